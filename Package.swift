@@ -3,13 +3,58 @@ import PackageDescription
 
 let package = Package(
     name: "Pantry",
-    platforms: [.macOS(.v14)],
-    products: [],
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "pantry", targets: ["pantry"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
-    targets: []
+    targets: [
+        // Commands, events and the rules between them. Pure: no I/O, no clock, no database.
+        .target(name: "PantryDomain"),
+        // The durable event log (SQLite through GRDB), behind the `EventStore` protocol.
+        .target(
+            name: "PantryEventStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The single writer: decide, group commit, idempotency.
+        .target(
+            name: "PantryCore",
+            dependencies: [
+                "PantryDomain",
+                "PantryEventStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "pantry",
+            dependencies: [
+                "PantryDomain",
+                "PantryEventStore",
+                "PantryCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "pantry-bench",
+            dependencies: [
+                "PantryDomain",
+                "PantryEventStore",
+                "PantryCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain"]),
+        .testTarget(name: "PantryEventStoreTests", dependencies: ["PantryEventStore"]),
+        .testTarget(name: "PantryCoreTests", dependencies: ["PantryDomain", "PantryEventStore", "PantryCore"]),
+        // Drives the built `pantry` binary as a child process.
+        .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryEventStore"]),
+    ]
 )

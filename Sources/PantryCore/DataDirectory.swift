@@ -1,0 +1,14 @@
+import Foundation
+
+/// Where a deployment keeps its files. Every process is pointed at the same directory.
+public struct DataDirectory: Sendable {
+    public let url: URL
+
+    public init(_ path: String) throws {
+        url = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    public var eventLog: String { url.appendingPathComponent("events.sqlite").path }
+    public var writerLock: String { url.appendingPathComponent("events.lock").path }
+}

@@ -1,0 +1,51 @@
+/// Everything `decide` needs to know, and nothing more. Built only by `evolve`.
+public struct PantryState: Sendable, Equatable {
+    public struct User: Sendable, Equatable {
+        public var username: String
+        public var email: String
+    }
+
+    public struct PointKey: Hashable, Sendable {
+        public var userId: UserID
+        public var recipeId: RecipeID
+        public var ingredient: String
+    }
+
+    public private(set) var users: [UserID: User] = [:]
+    /// Lower-cased username / email to user: both are unique case-insensitively.
+    public private(set) var usernames: [String: UserID] = [:]
+    public private(set) var emails: [String: UserID] = [:]
+    public private(set) var usedIngredients: Set<PointKey> = []
+    public private(set) var savedRecipes: [UserID: Set<RecipeID>] = [:]
+    /// Per user: grocery item key to its checked state.
+    public private(set) var groceries: [UserID: [String: Bool]] = [:]
+    public private(set) var carts: [UserID: [RecipeID: Int]] = [:]
+
+    public init() {}
+
+    mutating func apply(_ event: Event) {
+        switch event {
+        case .userRegistered(let e):
+            users[e.userId] = User(username: e.username, email: e.email)
+            usernames[e.username.lowercased()] = e.userId
+            emails[e.email.lowercased()] = e.userId
+        case .recipeSaved(let e):
+            savedRecipes[e.userId, default: []].insert(e.recipeId)
+        case .savedRecipeRemoved(let e):
+            savedRecipes[e.userId]?.remove(e.recipeId)
+        case .groceryAdded(let e):
+            // Adding an item again means more is needed, so it is unchecked.
+            groceries[e.userId, default: [:]][e.item] = false
+        case .groceryChecked(let e):
+            groceries[e.userId, default: [:]][e.item] = e.checked
+        case .groceryRemoved(let e):
+            groceries[e.userId]?[e.item] = nil
+        case .pointEarned(let e):
+            usedIngredients.insert(PointKey(userId: e.userId, recipeId: e.recipeId, ingredient: e.ingredient))
+        case .cartAdjusted(let e):
+            carts[e.userId, default: [:]][e.recipeId] = e.count == 0 ? nil : e.count
+        case .experienceWritten:
+            break // no rule depends on earlier experiences
+        }
+    }
+}

@@ -1,0 +1,44 @@
+/// Why a command was refused: a stable machine-readable `code` and a message for people.
+public struct Rejection: Error, Sendable, Equatable {
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// Stable codes: clients switch on these, so a code is never renamed or reused.
+    public enum Code: String, Sendable, Codable, CaseIterable {
+        // Input shape (raised by the adapters that decode commands).
+        case malformedJSON = "malformed_json"
+        case invalidUTF8 = "invalid_utf8"
+        case tooLarge = "too_large"
+        case unknownCommand = "unknown_command"
+        case invalidField = "invalid_field"
+        case invalidCommandId = "invalid_command_id"
+        // Rules of the domain.
+        case invalidUserId = "invalid_user_id"
+        case userExists = "user_exists"
+        case invalidUsername = "invalid_username"
+        case usernameTaken = "username_taken"
+        case invalidEmail = "invalid_email"
+        case emailTaken = "email_taken"
+        case invalidPasswordHash = "invalid_password_hash"
+        case unknownUser = "unknown_user"
+        case invalidRecipeId = "invalid_recipe_id"
+        case invalidTitle = "invalid_title"
+        case invalidImageURL = "invalid_image_url"
+        case invalidIngredient = "invalid_ingredient"
+        case invalidAmount = "invalid_amount"
+        case invalidUnit = "invalid_unit"
+        case alreadySaved = "already_saved"
+        case notSaved = "not_saved"
+        case noSuchItem = "no_such_item"
+        case unchanged = "unchanged"
+        case alreadyUsed = "already_used"
+        case invalidDelta = "invalid_delta"
+        case cartOutOfRange = "cart_out_of_range"
+        case invalidText = "invalid_text"
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// Field rules shared by every command. Each returns the cleaned value or throws a `Rejection`.
+public enum Validate {
+    public static let maxRecipeIdLength = 128
+    public static let maxTitleLength = 300
+    public static let maxIngredientLength = 100
+    public static let maxUnitLength = 32
+    public static let maxURLLength = 2048
+    public static let maxExperienceLength = 2000
+    public static let maxCommandIdLength = 128
+    public static let maxAmount = 1_000_000.0
+
+    /// Trimmed, non-empty, at most `max` characters, no control characters.
+    static func text(_ raw: String, max: Int, code: Rejection.Code, field: String) throws(Rejection) -> String {
+        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !value.isEmpty else { throw Rejection(code, "\(field) must not be empty") }
+        guard value.count <= max else { throw Rejection(code, "\(field) must be at most \(max) characters") }
+        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw Rejection(code, "\(field) must not contain control characters")
+        }
+        return value
+    }
+
+    public static func commandId(_ raw: String) throws(Rejection) -> CommandID {
+        guard !raw.isEmpty, raw.count <= maxCommandIdLength,
+              raw.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+            throw Rejection(.invalidCommandId, "commandId must be 1-\(maxCommandIdLength) printable ASCII characters")
+        }
+        return raw
+    }
+
+    public static func userId(_ raw: String) throws(Rejection) -> UserID {
+        guard (1...64).contains(raw.utf8.count), raw.unicodeScalars.allSatisfy(isIdentifierScalar) else {
+            throw Rejection(.invalidUserId, "userId must be 1-64 characters of letters, digits, '_' or '-'")
+        }
+        return raw
+    }
+
+    public static func username(_ raw: String) throws(Rejection) -> String {
+        let allowed: (Unicode.Scalar) -> Bool = { isIdentifierScalar($0) || $0 == "." }
+        guard (3...32).contains(raw.unicodeScalars.count), raw.unicodeScalars.allSatisfy(allowed) else {
+            throw Rejection(.invalidUsername, "username must be 3-32 characters of letters, digits, '_', '.' or '-'")
+        }
+        return raw
+    }
+
+    /// Deliberately simple: one '@', a non-empty local part, a dotted domain, no spaces.
+    public static func email(_ raw: String) throws(Rejection) -> String {
+        let value = raw.trimmingCharacters(in: .whitespaces)
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        let wellFormed = value.utf8.count <= 254
+            && parts.count == 2
+            && (1...64).contains(parts[0].utf8.count)
+            && parts[1].contains(".")
+            && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".") && !parts[1].contains("..")
+            && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F }
+        guard wellFormed else { throw Rejection(.invalidEmail, "email must look like name@example.org") }
+        return value
+    }
+
+    /// The log must never hold a password: only a PHC-style hash string is accepted.
+    public static func passwordHash(_ raw: String) throws(Rejection) -> String {
+        guard raw.hasPrefix("$"), (20...512).contains(raw.utf8.count),
+              raw.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+            throw Rejection(.invalidPasswordHash, "passwordHash must be a PHC hash string such as $scrypt$...")
+        }
+        return raw
+    }
+
+    public static func recipeId(_ raw: String) throws(Rejection) -> RecipeID {
+        try text(raw, max: maxRecipeIdLength, code: .invalidRecipeId, field: "recipeId")
+    }
+
+    public static func title(_ raw: String) throws(Rejection) -> String {
+        try text(raw, max: maxTitleLength, code: .invalidTitle, field: "title")
+    }
+
+    public static func ingredient(_ raw: String) throws(Rejection) -> String {
+        try text(raw, max: maxIngredientLength, code: .invalidIngredient, field: "ingredient")
+    }
+
+    /// Image URLs end up in other people's apps, so only absolute http(s) URLs with a host pass.
+    public static func imageURL(_ raw: String?) throws(Rejection) -> String? {
+        guard let raw else { return nil }
+        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard value.count <= maxURLLength,
+              let url = URL(string: value),
+              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty else {
+            throw Rejection(.invalidImageURL, "image must be an absolute http(s) URL of at most \(maxURLLength) characters")
+        }
+        return value
+    }
+
+    public static func amount(_ raw: Double?) throws(Rejection) -> Double? {
+        guard let raw else { return nil }
+        guard raw.isFinite, raw >= 0, raw <= maxAmount else {
+            throw Rejection(.invalidAmount, "amount must be a number from 0 to \(Int(maxAmount))")
+        }
+        return raw
+    }
+
+    public static func unit(_ raw: String?) throws(Rejection) -> String? {
+        guard let raw else { return nil }
+        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if value.isEmpty { return nil }
+        return try text(value, max: maxUnitLength, code: .invalidUnit, field: "unit")
+    }
+
+    public static func experienceText(_ raw: String) throws(Rejection) -> String {
+        try text(raw, max: maxExperienceLength, code: .invalidText, field: "text")
+    }
+
+    private static func isIdentifierScalar(_ s: Unicode.Scalar) -> Bool {
+        switch s {
+        case "a"..."z", "A"..."Z", "0"..."9", "_", "-": true
+        default: false
+        }
+    }
+}
+
+/// The comparison key of an ingredient: case- and whitespace-insensitive.
+public func normalizedIngredient(_ name: String) -> String {
+    name.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+}

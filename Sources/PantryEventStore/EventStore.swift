@@ -1,0 +1,34 @@
+/// The log, behind one protocol so that a second backend (PostgreSQL, say) can pass the same tests.
+public protocol EventStore: AnyObject, Sendable {
+    /// Appends all of `appends` in one durable transaction, or nothing. Returns the positions
+    /// given to each append's events, in order. Throws `EventStoreError.wrongExpectedVersion`
+    /// when a stream moved on.
+    func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>]
+
+    /// Events with a position greater than `position`, oldest first, at most `limit`.
+    func read(after position: Int64, limit: Int) throws -> [RecordedEvent]
+
+    /// Every event of one stream, oldest first.
+    func readStream(_ streamId: String) throws -> [RecordedEvent]
+
+    /// The position of the newest event, 0 for an empty log.
+    func headPosition() throws -> Int64
+
+    /// How many events of each type the log holds.
+    func countsByType() throws -> [String: Int]
+}
+
+public enum EventStoreError: Error, Equatable, CustomStringConvertible {
+    case wrongExpectedVersion(streamId: String, expected: Int64, actual: Int64)
+    case emptyAppend(streamId: String)
+    case corrupt(String)
+
+    public var description: String {
+        switch self {
+        case .wrongExpectedVersion(let stream, let expected, let actual):
+            "stream \(stream) is at version \(actual), not the expected \(expected)"
+        case .emptyAppend(let stream): "an append to \(stream) holds no events"
+        case .corrupt(let reason): "the event log is corrupt: \(reason)"
+        }
+    }
+}

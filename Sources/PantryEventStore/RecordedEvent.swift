@@ -1,0 +1,72 @@
+import Foundation
+
+/// Who and what caused an event; stored beside it in the log.
+public struct EventMetadata: Sendable, Equatable, Codable {
+    public var commandId: String
+    public var correlationId: String?
+    public var causationId: String?
+    public var userId: String
+    /// Milliseconds since 1970 (UTC) when the writer appended the event.
+    public var recordedAt: Int64
+
+    public init(commandId: String, correlationId: String?, causationId: String?, userId: String, recordedAt: Int64) {
+        self.commandId = commandId
+        self.correlationId = correlationId
+        self.causationId = causationId
+        self.userId = userId
+        self.recordedAt = recordedAt
+    }
+}
+
+/// An event about to be appended; the store gives it its position and stream version.
+public struct NewEvent: Sendable, Equatable {
+    public var type: String
+    public var schemaVersion: Int
+    /// The JSON payload.
+    public var data: Data
+    public var metadata: EventMetadata
+
+    public init(type: String, schemaVersion: Int, data: Data, metadata: EventMetadata) {
+        self.type = type
+        self.schemaVersion = schemaVersion
+        self.data = data
+        self.metadata = metadata
+    }
+}
+
+/// The events of one command for one stream, appended only if the stream is at `expectedVersion`
+/// (0 for a stream that does not exist yet).
+public struct StreamAppend: Sendable, Equatable {
+    public var streamId: String
+    public var expectedVersion: Int64
+    public var events: [NewEvent]
+
+    public init(streamId: String, expectedVersion: Int64, events: [NewEvent]) {
+        self.streamId = streamId
+        self.expectedVersion = expectedVersion
+        self.events = events
+    }
+}
+
+/// An event as it stands in the log.
+public struct RecordedEvent: Sendable, Equatable {
+    /// Global, dense, strictly increasing from 1.
+    public var position: Int64
+    public var streamId: String
+    /// Dense within the stream, from 1.
+    public var streamVersion: Int64
+    public var type: String
+    public var schemaVersion: Int
+    public var data: Data
+    public var metadata: EventMetadata
+
+    public init(position: Int64, streamId: String, streamVersion: Int64, type: String, schemaVersion: Int, data: Data, metadata: EventMetadata) {
+        self.position = position
+        self.streamId = streamId
+        self.streamVersion = streamVersion
+        self.type = type
+        self.schemaVersion = schemaVersion
+        self.data = data
+        self.metadata = metadata
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// The event log in one SQLite file (WAL, `synchronous=FULL`): an append that returned is on disk.
+///
+/// Positions are the table's integer primary key, assigned as head + 1 inside the write
+/// transaction, so they are dense whatever is rolled back. Many processes may read the file at
+/// once; only one may append (see `WriterLock`).
+public final class SQLiteEventStore: EventStore {
+    public let path: String
+    private let pool: DatabasePool
+    /// Last known version per stream, so an append checks its expectation without a query.
+    private let streamVersions = Mutex<[String: Int64]>([:])
+
+    public init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        var config = Configuration()
+        config.readonly = readOnly
+        config.label = "events"
+        config.busyMode = .timeout(10)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: config)
+        if !readOnly { try Self.migrator.migrate(pool) }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: events") { db in
+            try db.execute(sql: """
+                CREATE TABLE events (
+                    position INTEGER PRIMARY KEY,
+                    stream_id TEXT NOT NULL,
+                    stream_version INTEGER NOT NULL,
+                    type TEXT NOT NULL,
+                    schema_version INTEGER NOT NULL,
+                    data TEXT NOT NULL,
+                    command_id TEXT NOT NULL,
+                    correlation_id TEXT,
+                    causation_id TEXT,
+                    user_id TEXT NOT NULL,
+                    recorded_at INTEGER NOT NULL,
+                    UNIQUE (stream_id, stream_version)
+                )
+                """)
+        }
+        return migrator
+    }
+
+    public func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>] {
+        guard !appends.isEmpty else { return [] }
+        return try pool.write { db in
+            var head = try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(position), 0) FROM events") ?? 0
+            var versions: [String: Int64] = [:]
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO events (position, stream_id, stream_version, type, schema_version, data,
+                                    command_id, correlation_id, causation_id, user_id, recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            var ranges: [ClosedRange<Int64>] = []
+            ranges.reserveCapacity(appends.count)
+            for append in appends {
+                guard !append.events.isEmpty else { throw EventStoreError.emptyAppend(streamId: append.streamId) }
+                let current = try versions[append.streamId] ?? knownVersion(of: append.streamId, db)
+                guard current == append.expectedVersion else {
+                    throw EventStoreError.wrongExpectedVersion(
+                        streamId: append.streamId, expected: append.expectedVersion, actual: current)
+                }
+                let first = head + 1
+                for (offset, event) in append.events.enumerated() {
+                    head += 1
+                    let m = event.metadata
+                    insert.setUncheckedArguments([
+                        head, append.streamId, current + Int64(offset) + 1, event.type, event.schemaVersion,
+                        String(decoding: event.data, as: UTF8.self),
+                        m.commandId, m.correlationId, m.causationId, m.userId, m.recordedAt,
+                    ])
+                    try insert.execute()
+                }
+                versions[append.streamId] = current + Int64(append.events.count)
+                ranges.append(first...head)
+            }
+            // Only a committed transaction may teach the cache; `pool.write` commits after this closure.
+            let committed = versions
+            db.afterNextTransaction { _ in
+                self.streamVersions.withLock { $0.merge(committed) { _, new in new } }
+            }
+            return ranges
+        }
+    }
+
+    private func knownVersion(of streamId: String, _ db: Database) throws -> Int64 {
+        if let cached = streamVersions.withLock({ $0[streamId] }) { return cached }
+        return try Int64.fetchOne(
+            db, sql: "SELECT IFNULL(MAX(stream_version), 0) FROM events WHERE stream_id = ?", arguments: [streamId]) ?? 0
+    }
+
+    public func read(after position: Int64, limit: Int) throws -> [RecordedEvent] {
+        try pool.read { db in
+            try Self.events(db, sql: "SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?",
+                            arguments: [position, limit])
+        }
+    }
+
+    public func readStream(_ streamId: String) throws -> [RecordedEvent] {
+        try pool.read { db in
+            try Self.events(db, sql: "SELECT * FROM events WHERE stream_id = ? ORDER BY stream_version",
+                            arguments: [streamId])
+        }
+    }
+
+    public func headPosition() throws -> Int64 {
+        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(position), 0) FROM events") ?? 0 }
+    }
+
+    public func countsByType() throws -> [String: Int] {
+        try pool.read { db in
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT type, COUNT(*) AS n FROM events GROUP BY type") {
+                counts[row["type"]] = row["n"]
+            }
+            return counts
+        }
+    }
+
+    private static func events(_ db: Database, sql: String, arguments: StatementArguments) throws -> [RecordedEvent] {
+        let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        var events: [RecordedEvent] = []
+        while let row = try cursor.next() {
+            let data: String = row["data"]
+            events.append(RecordedEvent(
+                position: row["position"],
+                streamId: row["stream_id"],
+                streamVersion: row["stream_version"],
+                type: row["type"],
+                schemaVersion: row["schema_version"],
+                data: Data(data.utf8),
+                metadata: EventMetadata(
+                    commandId: row["command_id"],
+                    correlationId: row["correlation_id"],
+                    causationId: row["causation_id"],
+                    userId: row["user_id"],
+                    recordedAt: row["recorded_at"])))
+        }
+        return events
+    }
+}

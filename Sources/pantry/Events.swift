@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import PantryCore
+import PantryEventStore
+
+struct Events: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the event log as JSON lines.")
+
+    @OptionGroup var options: DataOptions
+
+    @Option(help: "The first position to print.")
+    var from: Int64 = 1
+
+    @Option(help: "Stop after this many events.")
+    var limit: Int?
+
+    @Flag(help: "Keep printing new events as they are appended.")
+    var follow = false
+
+    func run() throws {
+        let directory = try DataDirectory(options.data)
+        guard FileManager.default.fileExists(atPath: directory.eventLog) else {
+            throw ValidationError("there is no event log at \(directory.eventLog)")
+        }
+        let store = try SQLiteEventStore(path: directory.eventLog, readOnly: true)
+        let encoder = JSONEncoder.lines
+        var after = max(from, 1) - 1
+        var remaining = limit ?? Int.max
+        while remaining > 0 {
+            let batch = try store.read(after: after, limit: min(remaining, 1_000))
+            for event in batch {
+                var line = EventDocument.encode(event, with: encoder)
+                line.append(UInt8(ascii: "\n"))
+                FileHandle.standardOutput.write(line)
+            }
+            remaining -= batch.count
+            after = batch.last?.position ?? after
+            if batch.isEmpty {
+                guard follow else { return }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+@main
+struct Pantry: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Pantry: the event-sourced backend for recipe apps.",
+        subcommands: [Submit.self, Events.self, Stats.self]
+    )
+}
+
+/// Options every subcommand that touches a deployment shares.
+struct DataOptions: ParsableArguments {
+    @Option(name: .long, help: "The data directory (event log, projections, caches).")
+    var data: String = "./data"
+}
+
+/// Logs go to stderr so that stdout stays machine-readable; `PANTRY_LOG_LEVEL` sets the level.
+func bootstrapLogging() {
+    let level = ProcessInfo.processInfo.environment["PANTRY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = level
+        return handler
+    }
+}
+
+/// One JSON document per line on stdout.
+func printJSONLine(_ value: some Encodable, encoder: JSONEncoder) {
+    // The values printed are plain structs of strings and numbers; encoding cannot fail.
+    var line = try! encoder.encode(value)
+    line.append(UInt8(ascii: "\n"))
+    FileHandle.standardOutput.write(line)
+}
+
+extension JSONEncoder {
+    static var lines: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
