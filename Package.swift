@@ -11,5 +11,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
-    targets: []
+    targets: [
+        .systemLibrary(
+            name: "CZeroMQ",
+            pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .target(
+            name: "ZeroMQ",
+            dependencies: ["CZeroMQ"]
+        ),
+        .testTarget(
+            name: "ZeroMQTests",
+            dependencies: ["ZeroMQ"]
+        ),
+    ]
 )
