@@ -49,8 +49,9 @@ extension ZMQSocket {
         try setInt32Option(ZMQ_RCVTIMEO, "ZMQ_RCVTIMEO", milliseconds)
     }
 
-    /// Largest inbound message in bytes (all frames together); a peer sending a larger one is
-    /// disconnected and the message dropped. -1 (the default) means no limit.
+    /// Largest inbound frame in bytes (libzmq checks each frame of a multipart message on its
+    /// own); a peer sending a larger one is disconnected and its message dropped.
+    /// -1 (the default) means no limit.
     public var maxMessageSize: Int64 {
         get throws {
             var value: Int64 = 0
