@@ -10,8 +10,11 @@ public final class ZMQContext: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 
     public init(ioThreads: Int = 1) throws {
+        guard let threadCount = Int32(exactly: ioThreads) else {
+            throw ZMQError.failed(operation: "zmq_ctx_set(ZMQ_IO_THREADS, \(ioThreads))", code: EINVAL)
+        }
         guard let handle = zmq_ctx_new() else { throw ZMQError.last("zmq_ctx_new") }
-        guard zmq_ctx_set(handle, ZMQ_IO_THREADS, Int32(ioThreads)) == 0 else {
+        guard zmq_ctx_set(handle, ZMQ_IO_THREADS, threadCount) == 0 else {
             let error = ZMQError.last("zmq_ctx_set(ZMQ_IO_THREADS, \(ioThreads))")
             zmq_ctx_term(handle)
             throw error

@@ -12,8 +12,10 @@ public enum ZMQError: Error, Sendable, Equatable, CustomStringConvertible {
     case failed(operation: String, code: Int32)
 
     /// Builds the error for the errno libzmq reported for the call that just failed.
-    static func last(_ operation: String) -> ZMQError {
-        ZMQError(operation: operation, code: zmq_errno())
+    /// `operation` is built after errno is read, since building strings may allocate and clobber it.
+    static func last(_ operation: @autoclosure () -> String) -> ZMQError {
+        let code = zmq_errno()
+        return ZMQError(operation: operation(), code: code)
     }
 
     init(operation: String, code: Int32) {

@@ -5,18 +5,16 @@ import ZeroMQ
 @Suite struct LifecycleTests {
     @Test func shutdownUnblocksAReceiveInAnotherThread() throws {
         let context = try ZMQContext()
-        let outcome = ThreadResult<Result<[Data]?, ZMQError>>()
+        let outcome = ThreadResult<Result<[Data]?, any Error>>()
         let receiving = DispatchSemaphore(value: 0)
         Thread {
-            do {
+            outcome.set(Result {
                 let pull = try ZMQSocket(context: context, type: .pull)
                 defer { pull.close() }
                 try pull.bind("tcp://127.0.0.1:*")
                 receiving.signal()
-                outcome.set(.success(try pull.receive()))
-            } catch {
-                outcome.set(.failure(error as! ZMQError))
-            }
+                return try pull.receive()
+            })
         }.start()
 
         #expect(receiving.wait(timeout: .now() + .seconds(2)) == .success)
@@ -25,7 +23,7 @@ import ZeroMQ
         context.shutdown()
 
         let result = outcome.wait(timeout: .seconds(2))
-        guard case .failure(let error) = result else {
+        guard case .failure(let error as ZMQError) = result else {
             Issue.record("expected ETERM, got \(String(describing: result))")
             return
         }
@@ -34,10 +32,10 @@ import ZeroMQ
     }
 
     @Test func closingWithPendingMessagesDoesNotHang() throws {
-        let queuedCount = ThreadResult<Result<Int, ZMQError>>()
+        let queuedCount = ThreadResult<Result<Int, any Error>>()
         // Runs on its own thread so a hang in zmq_ctx_term fails the test instead of stalling it.
         Thread {
-            do {
+            queuedCount.set(Result {
                 var queued = 0
                 do {
                     let context = try ZMQContext()
@@ -48,10 +46,8 @@ import ZeroMQ
                     }
                     push.close()
                 }  // releasing the last reference terminates the context
-                queuedCount.set(.success(queued))
-            } catch {
-                queuedCount.set(.failure(error as! ZMQError))
-            }
+                return queued
+            })
         }.start()
 
         let result = queuedCount.wait(timeout: .seconds(5))
