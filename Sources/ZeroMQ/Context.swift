@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Sendable because libzmq contexts are thread-safe; the handle never changes after `init`.
 /// Every ``ZMQSocket`` retains its context, so `deinit` (which runs `zmq_ctx_term`) only
-/// happens once all sockets are closed and cannot wait on a socket forever.
+/// happens once all sockets are closed, and waits at most for their linger.
 public final class ZMQContext: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 
