@@ -56,5 +56,19 @@ let package = Package(
         .testTarget(name: "PantryCoreTests", dependencies: ["PantryDomain", "PantryEventStore", "PantryCore"]),
         // Drives the built `pantry` binary as a child process.
         .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryEventStore"]),
+        // libzmq, wrapped once: nothing else touches its C API.
+        .systemLibrary(
+            name: "CZeroMQ",
+            pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .target(
+            name: "ZeroMQ",
+            dependencies: ["CZeroMQ"]
+        ),
+        .testTarget(
+            name: "ZeroMQTests",
+            dependencies: ["ZeroMQ"]
+        ),
     ]
 )

@@ -1,0 +1,60 @@
+import CZeroMQ
+import Foundation
+
+/// A libzmq socket.
+///
+/// Not Sendable: libzmq sockets must not be used from two threads at once, so create, use
+/// and close each socket on one thread. To stop a thread blocked in `receive` or `send`,
+/// call ``ZMQContext/shutdown()`` from elsewhere; the blocked call throws
+/// ``ZMQError/terminated(operation:)``.
+///
+/// New sockets get a linger of 0: pending outbound messages are dropped on close, so closing
+/// sockets and terminating the context never wait for unreachable peers. Call
+/// ``setLinger(milliseconds:)`` when delivery at close matters more than a prompt exit.
+public final class ZMQSocket {
+    public let context: ZMQContext
+    public let type: ZMQSocketType
+    private var handle: UnsafeMutableRawPointer?
+
+    public init(context: ZMQContext, type: ZMQSocketType) throws {
+        guard let handle = zmq_socket(context.handle, type.cValue) else {
+            throw ZMQError.last("zmq_socket(\(type))")
+        }
+        self.context = context
+        self.type = type
+        self.handle = handle
+        try setLinger(milliseconds: 0)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes the socket; later calls on it throw ENOTSOCK. Calling it again does nothing.
+    public func close() {
+        guard let handle else { return }
+        zmq_close(handle)
+        self.handle = nil
+    }
+
+    public var isClosed: Bool { handle == nil }
+
+    public func bind(_ endpoint: String) throws {
+        let handle = try openHandle("zmq_bind(\(endpoint))")
+        guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("zmq_bind(\(endpoint))") }
+    }
+
+    public func connect(_ endpoint: String) throws {
+        let handle = try openHandle("zmq_connect(\(endpoint))")
+        guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError.last("zmq_connect(\(endpoint))") }
+    }
+
+    /// The handle for a libzmq call, or ENOTSOCK once closed (libzmq would read freed memory).
+    func openHandle(_ operation: @autoclosure () -> String) throws -> UnsafeMutableRawPointer {
+        guard let handle else { throw ZMQError.failed(operation: operation(), code: ENOTSOCK) }
+        return handle
+    }
+}
+
+@available(*, unavailable, message: "use each ZMQSocket from a single thread")
+extension ZMQSocket: Sendable {}
