@@ -14,7 +14,6 @@ public final class CommandProcessor {
     private var acceptedCommands: [CommandID: ClosedRange<Int64>] = [:]
     /// Set when the state could not be rebuilt after a failed append: nothing is decided until it is.
     private var needsReload = false
-    private let encoder = JSONEncoder()
     private let logger: Logger
 
     public init(store: any EventStore, logger: Logger = Logger(label: "pantry.core")) throws {
@@ -90,7 +89,7 @@ public final class CommandProcessor {
                 let expected = streamVersions[stream] ?? 0
                 appends.append(StreamAppend(streamId: stream, expectedVersion: expected, events: events.map {
                     NewEvent(type: EventCoding.typeName(of: $0), schemaVersion: EventCoding.currentSchemaVersion,
-                             data: EventCoding.encode($0, with: encoder), metadata: metadata)
+                             data: EventCoding.encode($0), metadata: metadata)
                 }))
                 appendOwners.append(index)
                 streamVersions[stream] = expected + Int64(events.count)

@@ -14,6 +14,9 @@ public final class GroupCommitQueue: @unchecked Sendable {
     private let processor: CommandProcessor
     private let maxBatch: Int
     private var thread: Thread?
+    /// Batches committed so far; with `committedCommands`, shows how much each fsync was shared.
+    public private(set) var committedBatches = 0
+    public private(set) var committedCommands = 0
 
     public init(processor: CommandProcessor, maxBatch: Int = 4096) {
         self.processor = processor
@@ -60,6 +63,8 @@ public final class GroupCommitQueue: @unchecked Sendable {
             condition.unlock()
 
             let outcomes = processor.process(batch.map(\.envelope))
+            committedBatches += 1
+            committedCommands += batch.count
             for (waiter, outcome) in zip(batch, outcomes) { waiter.reply.resume(returning: outcome) }
         }
     }

@@ -38,19 +38,33 @@ public enum EventCoding {
         "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten",
     ]
 
-    public static func encode(_ event: Event, with encoder: JSONEncoder) -> Data {
-        // Plain structs of strings and numbers: encoding cannot fail.
+    public static func encode(_ event: Event) -> Data {
+        var w = JSONObjectWriter()
         switch event {
-        case .userRegistered(let e): try! encoder.encode(e)
-        case .recipeSaved(let e): try! encoder.encode(e)
-        case .savedRecipeRemoved(let e): try! encoder.encode(e)
-        case .groceryAdded(let e): try! encoder.encode(e)
-        case .groceryChecked(let e): try! encoder.encode(e)
-        case .groceryRemoved(let e): try! encoder.encode(e)
-        case .pointEarned(let e): try! encoder.encode(e)
-        case .cartAdjusted(let e): try! encoder.encode(e)
-        case .experienceWritten(let e): try! encoder.encode(e)
+        case .userRegistered(let e):
+            w.field("userId", e.userId); w.field("username", e.username)
+            w.field("email", e.email); w.field("passwordHash", e.passwordHash)
+        case .recipeSaved(let e):
+            w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("title", e.title); w.field("image", e.image)
+        case .savedRecipeRemoved(let e):
+            w.field("userId", e.userId); w.field("recipeId", e.recipeId)
+        case .groceryAdded(let e):
+            w.field("userId", e.userId); w.field("item", e.item); w.field("ingredient", e.ingredient)
+            w.field("amount", e.amount); w.field("unit", e.unit); w.field("recipeId", e.recipeId); w.field("merged", e.merged)
+        case .groceryChecked(let e):
+            w.field("userId", e.userId); w.field("item", e.item); w.field("checked", e.checked)
+        case .groceryRemoved(let e):
+            w.field("userId", e.userId); w.field("item", e.item)
+        case .pointEarned(let e):
+            w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("ingredient", e.ingredient)
+        case .cartAdjusted(let e):
+            w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("title", e.title); w.field("image", e.image)
+            w.field("delta", e.delta); w.field("count", e.count)
+        case .experienceWritten(let e):
+            w.field("experienceId", e.experienceId); w.field("userId", e.userId); w.field("username", e.username)
+            w.field("recipeId", e.recipeId); w.field("text", e.text)
         }
+        return Data(w.finish())
     }
 
     public static func decode(type: String, schemaVersion: Int, data: Data, with decoder: JSONDecoder) throws(Failure) -> Event {

@@ -13,6 +13,11 @@ public enum Validate {
 
     /// Trimmed, non-empty, at most `max` characters, no control characters.
     static func text(_ raw: String, max: Int, code: Rejection.Code, field: String) throws(Rejection) -> String {
+        if let value = trimmedPrintableASCII(raw) {
+            guard !value.isEmpty else { throw Rejection(code, "\(field) must not be empty") }
+            guard value.utf8.count <= max else { throw Rejection(code, "\(field) must be at most \(max) characters") }
+            return value
+        }
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !value.isEmpty else { throw Rejection(code, "\(field) must not be empty") }
         guard value.count <= max else { throw Rejection(code, "\(field) must be at most \(max) characters") }
@@ -112,6 +117,17 @@ public enum Validate {
         try text(raw, max: maxExperienceLength, code: .invalidText, field: "text")
     }
 
+    /// The common case, printable ASCII, trimmed without Foundation: this runs for every field of
+    /// every command on the single writer thread. Nil when the slow, Unicode-aware path is needed.
+    static func trimmedPrintableASCII(_ raw: String) -> String? {
+        let bytes = raw.utf8
+        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+        guard let first = bytes.firstIndex(where: { $0 != 0x20 }),
+              let last = bytes.lastIndex(where: { $0 != 0x20 }) else { return "" }
+        if first == bytes.startIndex && last == bytes.index(before: bytes.endIndex) { return raw }
+        return String(raw[first...last])
+    }
+
     private static func isIdentifierScalar(_ s: Unicode.Scalar) -> Bool {
         switch s {
         case "a"..."z", "A"..."Z", "0"..."9", "_", "-": true
@@ -122,5 +138,12 @@ public enum Validate {
 
 /// The comparison key of an ingredient: case- and whitespace-insensitive.
 public func normalizedIngredient(_ name: String) -> String {
-    name.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    let bytes = name.utf8
+    var previous: UInt8 = 0x20
+    let alreadyNormal = bytes.allSatisfy { byte in
+        defer { previous = byte }
+        return byte > 0x20 && byte < 0x7F && !(0x41...0x5A).contains(byte) || (byte == 0x20 && previous != 0x20)
+    } && bytes.last != 0x20
+    if alreadyNormal { return name }
+    return name.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
 }

@@ -26,7 +26,7 @@ public final class SQLiteEventStore: EventStore {
         if !readOnly { try Self.migrator.migrate(pool) }
     }
 
-    static var migrator: DatabaseMigrator {
+    public static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: events") { db in
             try db.execute(sql: """
@@ -74,7 +74,7 @@ public final class SQLiteEventStore: EventStore {
                     let m = event.metadata
                     insert.setUncheckedArguments([
                         head, append.streamId, current + Int64(offset) + 1, event.type, event.schemaVersion,
-                        String(decoding: event.data, as: UTF8.self),
+                        event.data.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
                         m.commandId, m.correlationId, m.causationId, m.userId, m.recordedAt,
                     ])
                     try insert.execute()

@@ -1,0 +1,64 @@
+/// Writes one flat JSON object. Events are encoded on the single writer thread for every accepted
+/// command, and this is several times cheaper than `JSONEncoder`; decoding still uses `Codable`,
+/// and the tests check that both agree.
+struct JSONObjectWriter {
+    private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
+
+    init() { bytes.reserveCapacity(256) }
+
+    mutating func field(_ key: String, _ value: String) {
+        self.key(key)
+        appendString(value)
+    }
+
+    mutating func field(_ key: String, _ value: String?) {
+        guard let value else { return }
+        field(key, value)
+    }
+
+    mutating func field(_ key: String, _ value: Int) {
+        self.key(key)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func field(_ key: String, _ value: Double?) {
+        guard let value else { return }
+        self.key(key)
+        // Validation keeps amounts finite, and Swift's shortest description of a finite Double is valid JSON.
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    mutating func field(_ key: String, _ value: Bool) {
+        self.key(key)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    mutating func finish() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    private mutating func key(_ key: String) {
+        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+        appendString(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    private mutating func appendString(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
