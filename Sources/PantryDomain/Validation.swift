@@ -11,8 +11,9 @@ public enum Validate {
     public static let maxCommandIdLength = 128
     public static let maxAmount = 1_000_000.0
 
-    /// Trimmed, non-empty, at most `max` characters, no control characters.
-    static func text(_ raw: String, max: Int, code: Rejection.Code, field: String) throws(Rejection) -> String {
+    /// Trimmed, non-empty, at most `max` characters, no control characters (but line breaks and
+    /// tabs where `multiline`).
+    static func text(_ raw: String, max: Int, code: Rejection.Code, field: String, multiline: Bool = false) throws(Rejection) -> String {
         if let value = trimmedPrintableASCII(raw) {
             guard !value.isEmpty else { throw Rejection(code, "\(field) must not be empty") }
             guard value.utf8.count <= max else { throw Rejection(code, "\(field) must be at most \(max) characters") }
@@ -21,7 +22,8 @@ public enum Validate {
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !value.isEmpty else { throw Rejection(code, "\(field) must not be empty") }
         guard value.count <= max else { throw Rejection(code, "\(field) must be at most \(max) characters") }
-        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        let allowed: Set<Unicode.Scalar> = multiline ? ["\n", "\r", "\t"] : []
+        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) else {
             throw Rejection(code, "\(field) must not contain control characters")
         }
         return value
@@ -114,7 +116,7 @@ public enum Validate {
     }
 
     public static func experienceText(_ raw: String) throws(Rejection) -> String {
-        try text(raw, max: maxExperienceLength, code: .invalidText, field: "text")
+        try text(raw, max: maxExperienceLength, code: .invalidText, field: "text", multiline: true)
     }
 
     /// The common case, printable ASCII, trimmed without Foundation: this runs for every field of

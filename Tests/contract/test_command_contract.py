@@ -1,0 +1,90 @@
+"""The schemas in schemas/ and the Swift code accept and refuse the same documents."""
+import json
+import subprocess
+
+import pytest
+
+from contract import command_errors, outcome_errors, recorded_event_errors
+
+HASH = "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo"
+
+
+def cmd(command_id, kind, **data):
+    return {"commandId": command_id, "type": kind, "data": data}
+
+
+VALID = [
+    cmd("c1", "RegisterUser", userId="u1", username="anna.b", email="anna@example.org", passwordHash=HASH),
+    cmd("c2", "RegisterUser", userId="u2", username="Bob_2", email="bob@example.org", passwordHash=HASH),
+    cmd("c3", "SaveRecipe", userId="u1", recipeId="spoonacular:716429", title="Pasta with Garlic",
+        image="https://img.spoonacular.com/recipes/716429-312x231.jpg"),
+    cmd("c4", "SaveRecipe", userId="u1", recipeId="mealdb:52772", title="Teriyaki Chicken Casserole 🍗"),
+    cmd("c5", "RemoveSavedRecipe", userId="u1", recipeId="mealdb:52772"),
+    cmd("c6", "AddGrocery", userId="u1", ingredient="Olive Oil", amount=2, unit="tbsp", recipeId="spoonacular:716429"),
+    cmd("c7", "AddGrocery", userId="u1", ingredient="olive  oil", amount=1.5, unit="tbsp"),
+    cmd("c8", "CheckGrocery", userId="u1", ingredient="OLIVE OIL", checked=True),
+    cmd("c9", "AddGrocery", userId="u1", ingredient="crème fraîche"),
+    cmd("c10", "RemoveGrocery", userId="u1", ingredient="crème fraîche"),
+    cmd("c11", "UseOwnedIngredient", userId="u1", recipeId="spoonacular:716429", ingredient="garlic"),
+    cmd("c12", "UseOwnedIngredient", userId="u2", recipeId="spoonacular:716429", ingredient="garlic"),
+    cmd("c13", "AdjustCart", userId="u1", recipeId="spoonacular:716429", title="Pasta with Garlic", delta=3),
+    cmd("c14", "AdjustCart", userId="u1", recipeId="spoonacular:716429", title="Pasta with Garlic", delta=-1),
+    cmd("c15", "WriteExperience", userId="u2", recipeId="spoonacular:716429", text="Add the garlic late, it burns."),
+    {**cmd("c16", "UseOwnedIngredient", userId="u2", recipeId="r2", ingredient="salt"),
+     "correlationId": "request-9", "causationId": "c15"},
+]
+
+# Each is refused by the JSON Schema and by `pantry submit`, whatever the state of the log.
+INVALID = {
+    "missing data": {"commandId": "x1", "type": "SaveRecipe"},
+    "unknown top-level field": {**cmd("x2", "RemoveSavedRecipe", userId="u1", recipeId="r"), "extra": 1},
+    "unknown data field": cmd("x3", "UseOwnedIngredient", userId="u1", recipeId="r", ingredient="salt", points=5),
+    "wrong type delta": cmd("x4", "AdjustCart", userId="u1", recipeId="r", title="t", delta="2"),
+    "zero delta": cmd("x5", "AdjustCart", userId="u1", recipeId="r", title="t", delta=0),
+    "delta too large": cmd("x6", "AdjustCart", userId="u1", recipeId="r", title="t", delta=100),
+    "empty ingredient": cmd("x7", "UseOwnedIngredient", userId="u1", recipeId="r", ingredient="   "),
+    "short username": cmd("x8", "RegisterUser", userId="u9", username="ab", email="ab@example.org", passwordHash=HASH),
+    "bad email": cmd("x9", "RegisterUser", userId="u9", username="abc", email="not-an-email", passwordHash=HASH),
+    "plain password": cmd("x10", "RegisterUser", userId="u9", username="abc", email="abc@example.org", passwordHash="hunter2"),
+    "javascript image": cmd("x11", "SaveRecipe", userId="u1", recipeId="r", title="t", image="javascript:alert(1)"),
+    "text too long": cmd("x12", "WriteExperience", userId="u1", recipeId="r", text="a" * 2001),
+    "unknown type": cmd("x13", "DeleteEverything", userId="u1"),
+    "null title": cmd("x14", "SaveRecipe", userId="u1", recipeId="r", title=None),
+    "bad user id": cmd("x15", "RemoveGrocery", userId="u 1", ingredient="salt"),
+    "empty command id": cmd("", "RemoveGrocery", userId="u1", ingredient="salt"),
+    "control character": cmd("x17", "WriteExperience", userId="u1", recipeId="r", text="bell\u0007"),
+}
+
+
+def test_valid_commands_match_the_schemas_and_are_accepted(submit):
+    for doc in VALID:
+        assert command_errors(doc) == [], doc
+    outcomes = [json.loads(line) for line in submit([json.dumps(d) for d in VALID])]
+    assert [o["status"] for o in outcomes] == ["accepted"] * len(VALID), outcomes
+    for outcome in outcomes:
+        assert outcome_errors(outcome) == []
+
+
+@pytest.mark.parametrize("name", sorted(INVALID))
+def test_invalid_commands_are_refused_by_both(name, submit):
+    doc = INVALID[name]
+    assert command_errors(doc), f"the schema accepted {name}"
+    setup = [json.dumps(VALID[0])]
+    outcomes = [json.loads(line) for line in submit(setup + [json.dumps(doc)])]
+    assert outcomes[0]["status"] == "accepted"
+    assert outcomes[1]["status"] == "rejected", outcomes[1]
+    assert outcome_errors(outcomes[1]) == []
+
+
+def test_events_written_by_swift_match_the_schemas(submit, pantry_bin):
+    submit([json.dumps(d) for d in VALID])
+    result = subprocess.run([pantry_bin, "events", "--data", str(submit.data)], capture_output=True, timeout=60)
+    events = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    assert len(events) == len(VALID)
+    assert [e["position"] for e in events] == list(range(1, len(VALID) + 1))
+    for event in events:
+        assert recorded_event_errors(event) == [], event
+    assert {e["type"] for e in events} == {
+        "UserRegistered", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded", "GroceryChecked",
+        "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten"}
+    assert all("hunter2" not in json.dumps(e) for e in events)
