@@ -1,0 +1,53 @@
+import Foundation
+import PantryDomain
+import PantryEventStore
+import Testing
+
+@Suite struct SubmitBadInputTests {
+    @Test func everyBadLineGetsARejectionAndAppendsNothing() throws {
+        let directory = try PantryBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let register = #"{"commandId":"r1","type":"RegisterUser","data":{"userId":"u1","username":"anna","email":"a@example.org","passwordHash":"\#(testPasswordHash)"}}"#
+        let good = #"{"commandId":"g1","type":"UseOwnedIngredient","data":{"userId":"u1","recipeId":"r","ingredient":"salt"}}"#
+        let bad: [(bytes: [UInt8], code: String)] = [
+            (Array("not json".utf8), "malformed_json"),
+            (Array("[1,2,3]".utf8), "invalid_field"),
+            (Array("{}".utf8), "invalid_field"),
+            (Array(#"{"commandId":"b1","type":"AdjustCart","data":{"userId":"u1","recipeId":"r","title":"t","delta":"2"}}"#.utf8), "invalid_field"),
+            (Array(#"{"commandId":"b2","type":"Explode","data":{}}"#.utf8), "unknown_command"),
+            (Array(#"{"commandId":"b3","type":"SaveRecipe","data":{"userId":"u1","recipeId":"r","title":"\#(String(repeating: "x", count: 5000))"}}"#.utf8), "invalid_title"),
+            (Array(#"{"commandId":"b4","type":"SaveRecipe","data":{"userId":"u1","recipeId":"r","title":"\#(String(repeating: "y", count: 70_000))"}}"#.utf8), "too_large"),
+            ([0x7B, 0xFF, 0xFE, 0x7D], "invalid_utf8"),
+            (Array(#"{"commandId":"b5","type":"UseOwnedIngredient","data":{"userId":"nobody","recipeId":"r","ingredient":"salt"}}"#.utf8), "unknown_user"),
+            (Array(#"{"commandId":"b6","type":"UseOwnedIngredient","data":{"userId":"u1","recipeId":"r","ingredient":""}}"#.utf8), "invalid_ingredient"),
+        ]
+        var input = Data((register + "\n").utf8)
+        for line in bad { input.append(contentsOf: line.bytes + [0x0A]) }
+        input.append(Data((good + "\n").utf8))
+
+        let (status, lines) = try PantryBinary.run(["submit", "--data", directory.path], input: input)
+
+        #expect(status == 0)
+        try #require(lines.count == bad.count + 2)
+        #expect(lines.first?.jsonObject?["status"] as? String == "accepted")
+        for (line, expected) in zip(lines.dropFirst(), bad) {
+            let outcome = try #require(line.jsonObject)
+            #expect(outcome["status"] as? String == "rejected")
+            #expect(outcome["code"] as? String == expected.code, "\(line)")
+            #expect((outcome["message"] as? String)?.isEmpty == false)
+        }
+        #expect(lines.last?.jsonObject?["status"] as? String == "accepted", "the process kept going after bad input")
+        let store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path, readOnly: true)
+        #expect(try store.headPosition() == 2)
+    }
+
+    @Test func aSecondWriterOnTheSameLogIsRefused() throws {
+        let directory = try PantryBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lock = try WriterLock(path: directory.appendingPathComponent("events.lock").path)
+        let (status, lines) = try PantryBinary.run(["submit", "--data", directory.path], input: Data("{}\n".utf8))
+        #expect(status != 0)
+        #expect(lines.isEmpty)
+        withExtendedLifetime(lock) {}
+    }
+}
