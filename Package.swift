@@ -30,12 +30,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // ZeroMQ between the processes: the core server, the command client, the feed follower.
+        .target(
+            name: "PantryBus",
+            dependencies: [
+                "PantryDomain",
+                "PantryEventStore",
+                "PantryCore",
+                "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "pantry",
             dependencies: [
                 "PantryDomain",
                 "PantryEventStore",
                 "PantryCore",
+                "PantryBus",
+                "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -54,13 +54,28 @@ public final class CommandProcessor {
         logger.info("loaded the log", metadata: ["events": "\(position)", "users": "\(state.users.count)"])
     }
 
+    /// What one batch came to: an outcome per command, and the events it appended, in log order.
+    public struct BatchResult: Sendable {
+        public var outcomes: [CommandOutcome]
+        public var appended: [RecordedEvent]
+    }
+
     /// Decides `batch` in order and commits all accepted events in one transaction. A rejected
     /// command does not affect the others; a failed commit fails every command that would have written.
     public func process(_ batch: [CommandEnvelope], now: Date = Date()) -> [CommandOutcome] {
+        processRecording(batch, now: now).outcomes
+    }
+
+    /// `process`, also handing back the appended events so they can be published without
+    /// reading them back from the log.
+    public func processRecording(_ batch: [CommandEnvelope], now: Date = Date()) -> BatchResult {
         if needsReload {
             reloadAfterFailure()
-            if needsReload { return batch.map { .failed($0.commandId, "the log cannot be read; the core is not accepting commands") } }
+            if needsReload {
+                return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read; the core is not accepting commands") }, appended: [])
+            }
         }
+        var appended: [RecordedEvent] = []
         var outcomes = [CommandOutcome?](repeating: nil, count: batch.count)
         var appends: [StreamAppend] = []
         var appendOwners: [Int] = []
@@ -101,10 +116,16 @@ public final class CommandProcessor {
         if !appends.isEmpty {
             do {
                 let ranges = try store.append(appends)
-                for (owner, range) in zip(appendOwners, ranges) {
+                for ((owner, append), range) in zip(zip(appendOwners, appends), ranges) {
                     let commandId = batch[owner].commandId
                     acceptedCommands[commandId] = range
                     outcomes[owner] = .accepted(commandId, range)
+                    for (offset, event) in append.events.enumerated() {
+                        appended.append(RecordedEvent(
+                            position: range.lowerBound + Int64(offset), streamId: append.streamId,
+                            streamVersion: append.expectedVersion + Int64(offset) + 1, type: event.type,
+                            schemaVersion: event.schemaVersion, data: event.data, metadata: event.metadata))
+                    }
                 }
                 head = ranges.last?.upperBound ?? head
             } catch {
@@ -121,7 +142,7 @@ public final class CommandProcessor {
             }
         }
         // Every index was answered above: by the idempotency record, a rejection, the append or a repeat.
-        return outcomes.map { $0! }
+        return BatchResult(outcomes: outcomes.map { $0! }, appended: appended)
     }
 
     /// The failed batch was already evolved into `state`; only the log can say what is true now.

@@ -90,6 +90,26 @@ public enum EventCoding {
         }
     }
 
+    /// Decodes a payload nested in a larger document (an event as published on the feed) without
+    /// first cutting it out as bytes. Only the current version can be read this way; callers
+    /// holding an older one go through `decode(type:schemaVersion:data:with:)`, which upcasts.
+    public static func decode<Key: CodingKey>(
+        type: String, from container: KeyedDecodingContainer<Key>, forKey key: Key
+    ) throws -> Event {
+        switch type {
+        case "UserRegistered": return .userRegistered(try container.decode(UserRegistered.self, forKey: key))
+        case "RecipeSaved": return .recipeSaved(try container.decode(RecipeSaved.self, forKey: key))
+        case "SavedRecipeRemoved": return .savedRecipeRemoved(try container.decode(SavedRecipeRemoved.self, forKey: key))
+        case "GroceryAdded": return .groceryAdded(try container.decode(GroceryAdded.self, forKey: key))
+        case "GroceryChecked": return .groceryChecked(try container.decode(GroceryChecked.self, forKey: key))
+        case "GroceryRemoved": return .groceryRemoved(try container.decode(GroceryRemoved.self, forKey: key))
+        case "PointEarned": return .pointEarned(try container.decode(PointEarned.self, forKey: key))
+        case "CartAdjusted": return .cartAdjusted(try container.decode(CartAdjusted.self, forKey: key))
+        case "ExperienceWritten": return .experienceWritten(try container.decode(ExperienceWritten.self, forKey: key))
+        default: throw Failure.unknownType(type)
+        }
+    }
+
     /// Rewrites a stored payload of an older version into the current shape, one version step at
     /// a time (v1→v2, v2→v3, ...), so the log is never rewritten. Every event is at version 1 today,
     /// so there is no step yet; a new version adds its step here and its rule to `schemas/README.md`.

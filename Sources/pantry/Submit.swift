@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PantryBus
 import PantryCore
 import PantryDomain
 import PantryEventStore
+import ZeroMQ
 
 struct Submit: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,18 +13,42 @@ struct Submit: ParsableCommand {
         discussion: """
             Each line is {"commandId": "...", "type": "UseOwnedIngredient", "data": {...}}; see schemas/commands.
             Lines that arrive together are decided and committed as one batch. A bad line gets a
-            rejection and changes nothing; the rest go on.
+            rejection and changes nothing; the rest go on. When a core is running on the data
+            directory the commands go to it; otherwise this process writes the log itself.
             """
     )
 
     @OptionGroup var options: DataOptions
 
+    @Option(help: "The core's command endpoint, when it is not the default of the data directory.")
+    var commands: String?
+
     func run() throws {
         bootstrapLogging()
         let directory = try DataDirectory(options.data)
-        let lock = try WriterLock(path: directory.writerLock)
+        let lock: WriterLock
+        do {
+            lock = try WriterLock(path: directory.writerLock)
+        } catch is WriterLock.Held {
+            // Someone holds the log: a running core, which takes commands over ZeroMQ.
+            var endpoints = BusEndpoints(dataDirectory: directory.url)
+            if let commands { endpoints.commands = commands }
+            return try submitToCore(endpoint: endpoints.commands)
+        }
         defer { withExtendedLifetime(lock) {} }
         let processor = try CommandProcessor(store: SQLiteEventStore(path: directory.eventLog))
+        try forEachBatch { envelopes in processor.process(envelopes) }
+    }
+
+    private func submitToCore(endpoint: String) throws {
+        let context = try ZMQContext()
+        let client = try CommandClient(context: context, endpoint: endpoint)
+        try forEachBatch { envelopes in try client.submit(envelopes) }
+    }
+
+    /// Reads stdin a batch at a time, answers lines that cannot be decoded itself and hands the
+    /// rest to `decide`, printing every outcome in input order.
+    private func forEachBatch(_ decide: ([CommandEnvelope]) throws -> [CommandOutcome]) throws {
         let encoder = JSONEncoder.lines
         var reader = LineReader(descriptor: STDIN_FILENO, maxLineBytes: CommandCoding.maxDocumentBytes)
 
@@ -46,7 +72,7 @@ struct Submit: ParsableCommand {
                     }
                 }
             }
-            for (owner, outcome) in zip(owners, processor.process(envelopes)) { outcomes[owner] = outcome }
+            for (owner, outcome) in zip(owners, try decide(envelopes)) { outcomes[owner] = outcome }
             for outcome in outcomes.compactMap({ $0 }) { printJSONLine(outcome, encoder: encoder) }
         }
     }

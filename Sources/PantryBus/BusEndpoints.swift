@@ -1,0 +1,26 @@
+import Foundation
+
+/// Where the processes meet. By default `ipc://` sockets in the data directory; each can be set to
+/// `tcp://127.0.0.1:PORT` through the environment (`PANTRY_CORE_COMMANDS`, `PANTRY_CORE_EVENTS`,
+/// `PANTRY_<NAME>_QUERIES`) or flags.
+public struct BusEndpoints: Sendable, Equatable {
+    public var commands: String
+    public var events: String
+
+    public init(commands: String, events: String) {
+        self.commands = commands
+        self.events = events
+    }
+
+    public init(dataDirectory: URL, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        commands = environment["PANTRY_CORE_COMMANDS"] ?? "ipc://\(dataDirectory.appendingPathComponent("core-commands.sock").path)"
+        events = environment["PANTRY_CORE_EVENTS"] ?? "ipc://\(dataDirectory.appendingPathComponent("core-events.sock").path)"
+    }
+
+    /// The request/reply endpoint a worker answers queries on.
+    public static func queries(of worker: String, dataDirectory: URL,
+                               environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        environment["PANTRY_\(worker.uppercased())_QUERIES"]
+            ?? "ipc://\(dataDirectory.appendingPathComponent("\(worker)-queries.sock").path)"
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Logging
+import PantryCore
+import PantryDomain
+import PantryEventStore
+import ZeroMQ
+
+/// The core process: the single writer of the log. Commands arrive on a ROUTER socket; every
+/// command waiting at that moment is decided and group-committed as one batch; each is answered;
+/// and only then are the batch's events published on the PUB socket. One thread owns both sockets.
+public final class CoreServer {
+    public struct Configuration: Sendable {
+        public var endpoints: BusEndpoints
+        public var maxBatch = 4096
+        /// How often the head position is published when nothing else is.
+        public var heartbeatInterval: Duration = .milliseconds(200)
+        /// Slow subscribers drop messages beyond this and catch up from the log.
+        public var publishHighWaterMark = 100_000
+        /// Larger messages make libzmq drop the sender; bodies above `CommandCoding.maxDocumentBytes`
+        /// but below this get a `too_large` answer instead.
+        public var maxMessageBytes: Int64 = 16 << 20
+
+        public init(endpoints: BusEndpoints) { self.endpoints = endpoints }
+    }
+
+    private let processor: CommandProcessor
+    private let configuration: Configuration
+    private let commands: ZMQSocket
+    private let feed: ZMQSocket
+    private let logger: Logger
+    private let encoder = JSONEncoder()
+
+    public init(processor: CommandProcessor, context: ZMQContext, configuration: Configuration,
+                logger: Logger = Logger(label: "pantry.core")) throws {
+        self.processor = processor
+        self.configuration = configuration
+        self.logger = logger
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        commands = try ZMQSocket(context: context, type: .router)
+        try commands.setMaxMessageSize(configuration.maxMessageBytes)
+        feed = try ZMQSocket(context: context, type: .pub)
+        try feed.setSendHighWaterMark(configuration.publishHighWaterMark)
+        try removeStaleSocketFile(configuration.endpoints.commands)
+        try removeStaleSocketFile(configuration.endpoints.events)
+        try commands.bind(configuration.endpoints.commands)
+        try feed.bind(configuration.endpoints.events)
+    }
+
+    /// A SIGKILLed core leaves its ipc socket files behind; the writer lock proves nobody uses them.
+    private func removeStaleSocketFile(_ endpoint: String) throws {
+        guard endpoint.hasPrefix("ipc://") else { return }
+        let path = String(endpoint.dropFirst("ipc://".count))
+        if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// Serves until the context is shut down (SIGTERM or SIGINT in `pantry core`).
+    public func run() throws {
+        logger.info("core serving", metadata: [
+            "commands": "\(configuration.endpoints.commands)", "events": "\(configuration.endpoints.events)",
+            "head": "\(processor.head)",
+        ])
+        var poller = ZMQPoller()
+        poller.register(commands)
+        let clock = ContinuousClock()
+        var nextHeartbeat = clock.now
+        do {
+            while true {
+                if clock.now >= nextHeartbeat {
+                    try feed.send(FeedMessage.heartbeatFrames(head: processor.head), dontWait: true)
+                    nextHeartbeat = clock.now + configuration.heartbeatInterval
+                }
+                let wait = max(0, (nextHeartbeat - clock.now) / .milliseconds(1))
+                guard try poller.poll(timeoutMilliseconds: Int(wait.rounded(.up))).first?.contains(.readable) == true else {
+                    continue
+                }
+                try serveWaitingCommands()
+            }
+        } catch let error as ZMQError where error.isTerminated {
+            logger.info("core stopped", metadata: ["head": "\(processor.head)"])
+        }
+    }
+
+    private func serveWaitingCommands() throws {
+        var requests: [(route: [Data], body: Data)] = []
+        while requests.count < configuration.maxBatch, let frames = try commands.receive(dontWait: true) {
+            // ROUTER prepends the peer's identity; REQ peers add an empty delimiter. Whatever
+            // precedes the body is echoed back so the reply finds its way.
+            guard frames.count >= 2 else { continue }
+            requests.append((Array(frames.dropLast()), frames[frames.count - 1]))
+        }
+        var outcomes = [CommandOutcome?](repeating: nil, count: requests.count)
+        var envelopes: [CommandEnvelope] = []
+        var owners: [Int] = []
+        for (index, request) in requests.enumerated() {
+            if request.body.isEmpty {
+                outcomes[index] = .rejected(nil, Rejection(.malformedJSON, "the command frame is empty"))
+                continue
+            }
+            switch CommandCoding.decode(request.body) {
+            case .success(let envelope):
+                envelopes.append(envelope)
+                owners.append(index)
+            case .failure(let failure):
+                outcomes[index] = .rejected(failure.commandId, failure.rejection)
+            }
+        }
+        let result = processor.processRecording(envelopes)
+        for (owner, outcome) in zip(owners, result.outcomes) { outcomes[owner] = outcome }
+
+        for (request, outcome) in zip(requests, outcomes) {
+            // Every request was answered above, by a rejection or by the processor.
+            let body = try encoder.encode(outcome!)
+            try commands.send(request.route + [body], dontWait: true)
+        }
+        for event in result.appended {
+            try feed.send(FeedMessage.frames(for: event, encoder: encoder), dontWait: true)
+        }
+        if !result.appended.isEmpty {
+            logger.trace("batch committed", metadata: ["commands": "\(requests.count)", "head": "\(processor.head)"])
+        }
+    }
+}

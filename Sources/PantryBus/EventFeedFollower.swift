@@ -1,0 +1,95 @@
+import Foundation
+import Logging
+import PantryDomain
+import PantryEventStore
+import ZeroMQ
+
+/// Follows the event feed and hands back events in log order, each exactly once, starting after a
+/// checkpoint. ZeroMQ is the fast path; the log is the truth: at start, on a gap in positions and
+/// on a heartbeat ahead of what was seen, the missing events are read from the log.
+public final class EventFeedFollower {
+    public let socket: ZMQSocket
+    private let log: any EventStore
+    private let logger: Logger
+    private let decoder = JSONDecoder()
+    /// The position of the last event handed back.
+    public private(set) var position: Int64
+    /// The newest head the core announced.
+    public private(set) var announcedHead: Int64 = 0
+    public private(set) var eventsReadFromLog = 0
+    public private(set) var gapsHealed = 0
+
+    public init(context: ZMQContext, endpoint: String, log: any EventStore, after checkpoint: Int64,
+                logger: Logger) throws {
+        socket = try ZMQSocket(context: context, type: .sub)
+        try socket.setReceiveHighWaterMark(100_000)
+        try socket.subscribe("")
+        try socket.connect(endpoint)
+        self.log = log
+        self.logger = logger
+        position = checkpoint
+    }
+
+    /// Everything in the log after the current position (the start, or a late worker).
+    public func readLog(limit: Int = 10_000) throws -> [(RecordedEvent, Event)] {
+        let recorded = try log.read(after: position, limit: limit)
+        var events: [(RecordedEvent, Event)] = []
+        events.reserveCapacity(recorded.count)
+        for record in recorded {
+            guard record.position == position + 1 else {
+                throw EventStoreError.corrupt("position \(position + 1) is missing from the log")
+            }
+            let event = try EventCoding.decode(type: record.type, schemaVersion: record.schemaVersion,
+                                               data: record.data, with: decoder)
+            events.append((record, event))
+            position = record.position
+        }
+        eventsReadFromLog += events.count
+        return events
+    }
+
+    /// Whether the core has announced events this follower has not handed back yet.
+    public var isBehind: Bool { announcedHead > position }
+
+    /// Takes every message waiting on the feed without blocking and returns the next events in
+    /// order, filling any gap from the log. Malformed messages are logged and skipped: the next
+    /// heartbeat or event reveals what they carried, and the log supplies it.
+    public func drain(limit: Int = 10_000) throws -> [(RecordedEvent, Event)] {
+        var events: [(RecordedEvent, Event)] = []
+        while events.count < limit, let frames = try socket.receive(dontWait: true) {
+            let message: FeedMessage
+            do {
+                message = try FeedMessage.decode(frames, decoder: decoder)
+            } catch {
+                logger.warning("skipped a malformed feed message", metadata: ["error": "\(error)"])
+                continue
+            }
+            switch message {
+            case .heartbeat(let head):
+                announcedHead = max(announcedHead, head)
+            case .event(let recorded, let event):
+                announcedHead = max(announcedHead, recorded.position)
+                if recorded.position <= position { continue }
+                if recorded.position > position + 1 {
+                    gapsHealed += 1
+                    logger.debug("gap on the feed; reading the log", metadata: [
+                        "expected": "\(position + 1)", "got": "\(recorded.position)",
+                    ])
+                    while position + 1 < recorded.position {
+                        let missing = try readLog(limit: Int(min(recorded.position - position - 1, 10_000)))
+                        if missing.isEmpty { break }
+                        events += missing
+                    }
+                }
+                if recorded.position == position + 1 {
+                    events.append((recorded, event))
+                    position = recorded.position
+                }
+            }
+        }
+        if events.isEmpty && isBehind {
+            events = try readLog(limit: limit)
+        }
+        return events
+    }
+}

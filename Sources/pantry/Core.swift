@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PantryBus
+import PantryCore
+import PantryEventStore
+import ZeroMQ
+
+struct Core: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the core: the single writer of the log, serving commands over ZeroMQ and publishing events.")
+
+    @OptionGroup var options: DataOptions
+
+    @Option(help: "Command endpoint (ROUTER); default ipc:// in the data directory, or PANTRY_CORE_COMMANDS.")
+    var commands: String?
+
+    @Option(help: "Event feed endpoint (PUB); default ipc:// in the data directory, or PANTRY_CORE_EVENTS.")
+    var events: String?
+
+    func run() throws {
+        bootstrapLogging()
+        let logger = Logger(label: "pantry.core")
+        let directory = try DataDirectory(options.data)
+        let lock = try WriterLock(path: directory.writerLock)
+        defer { withExtendedLifetime(lock) {} }
+        var endpoints = BusEndpoints(dataDirectory: directory.url)
+        if let commands { endpoints.commands = commands }
+        if let events { endpoints.events = events }
+
+        let processor = try CommandProcessor(store: SQLiteEventStore(path: directory.eventLog), logger: logger)
+        let context = try ZMQContext()
+        let server = try CoreServer(processor: processor, context: context,
+                                    configuration: .init(endpoints: endpoints), logger: logger)
+        let signals = stopOnSignals { context.shutdown() }
+        defer { withExtendedLifetime(signals) {} }
+        try server.run()
+    }
+}
+
+/// SIGTERM and SIGINT (honcho, Ctrl-C) call `stop`, which makes the serving loop return cleanly.
+func stopOnSignals(_ stop: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+    [SIGTERM, SIGINT].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler(handler: stop)
+        source.resume()
+        return source
+    }
+}
