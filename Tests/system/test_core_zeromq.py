@@ -6,7 +6,7 @@ import sys
 
 import zmq
 
-from conftest import wait_for
+from pantry_processes import wait_for
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "contract"))
 from contract import outcome_errors, recorded_event_errors  # noqa: E402
