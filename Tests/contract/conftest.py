@@ -2,6 +2,7 @@ import subprocess
 
 import pytest
 
+
 @pytest.fixture
 def submit(pantry_bin, tmp_path):
     """Feeds JSON lines to `pantry submit` on a fresh log and returns the outcome lines."""

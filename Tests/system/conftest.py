@@ -2,6 +2,7 @@ import pytest
 
 from pantry_processes import Processes
 
+
 @pytest.fixture
 def processes(pantry_bin, tmp_path):
     data = tmp_path / "data"
