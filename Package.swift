@@ -59,6 +59,8 @@ let package = Package(
                 "PantryDomain",
                 "PantryEventStore",
                 "PantryCore",
+                "PantryBus",
+                "ZeroMQ",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

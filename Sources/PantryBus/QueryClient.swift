@@ -1,0 +1,48 @@
+import Foundation
+import ZeroMQ
+
+/// Asks a projection worker a question over its ROUTER socket (`schemas/zeromq.md`, queries).
+/// One client per thread, like its socket.
+public final class QueryClient {
+    public enum Failure: Error, CustomStringConvertible {
+        case timeout(endpoint: String)
+        case refused(code: String, message: String)
+
+        public var description: String {
+            switch self {
+            case .timeout(let endpoint): "the worker at \(endpoint) did not answer in time"
+            case .refused(let code, let message): "\(code): \(message)"
+            }
+        }
+    }
+
+    private let socket: ZMQSocket
+    private let endpoint: String
+
+    public init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(15)) throws {
+        socket = try ZMQSocket(context: context, type: .dealer)
+        try socket.setReceiveTimeout(milliseconds: Int(timeout / .milliseconds(1)))
+        try socket.connect(endpoint)
+        self.endpoint = endpoint
+    }
+
+    /// Sends one request document and returns the reply document as it came.
+    public func send(_ request: Data) throws -> Data {
+        try socket.send([request])
+        guard let frames = try socket.receive(), let reply = frames.last else { throw Failure.timeout(endpoint: endpoint) }
+        return reply
+    }
+
+    /// A query by name with its parameters; waits until the worker has applied `after`. Returns the
+    /// reply's `result`, or throws the worker's refusal.
+    public func query(_ parameters: [String: Any], after: Int64? = nil) throws -> Any {
+        var request = parameters
+        if let after { request["after"] = after }
+        let reply = try JSONSerialization.jsonObject(with: send(try JSONSerialization.data(withJSONObject: request)))
+        guard let object = reply as? [String: Any] else { throw Failure.refused(code: "bad_reply", message: "not a JSON object") }
+        if let error = object["error"] as? [String: Any] {
+            throw Failure.refused(code: error["code"] as? String ?? "error", message: error["message"] as? String ?? "")
+        }
+        return object["result"] ?? NSNull()
+    }
+}

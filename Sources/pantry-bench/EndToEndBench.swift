@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import Histogram
+import PantryBus
+import PantryCore
+import PantryDomain
+import ZeroMQ
+
+/// Commands per second through a running deployment (core and workers started by
+/// `ops/bench-e2e`), from several client threads pipelining over ZeroMQ, and the latency from
+/// "accepted" to "visible in the leaderboard" at half that rate.
+struct EndToEndBench: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "e2e")
+
+    @Option(help: "The deployment's data directory.") var data = "./data"
+    @Option(help: "Client threads, each with its own DEALER socket.") var clients = 4
+    @Option(help: "Commands each client keeps in flight.") var window = 512
+    @Option(help: "Accepted UseOwnedIngredient commands to send in the throughput phase.") var commands = 200_000
+    @Option(help: "Users the commands are spread over.") var users = 10_000
+    @Option(help: "Seconds of the latency phase.") var latencySeconds = 10.0
+
+    func run() throws {
+        let directory = URL(fileURLWithPath: data)
+        let endpoints = BusEndpoints(dataDirectory: directory)
+        let context = try ZMQContext()
+        let run = UInt64(Date().timeIntervalSince1970 * 1000)
+
+        let setup = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(60))
+        var registrations: [CommandEnvelope] = []
+        for n in 0..<users {
+            registrations.append(CommandEnvelope(commandId: "bench-\(run)-register-\(n)", command: .registerUser(RegisterUser(
+                userId: "b\(run)u\(n)", username: "b\(run % 100_000)u\(n)", email: "b\(run)u\(n)@example.org",
+                passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo"))))
+        }
+        for chunk in stride(from: 0, to: registrations.count, by: 2_000) {
+            let outcomes = try setup.submit(Array(registrations[chunk..<min(chunk + 2_000, registrations.count)]))
+            guard outcomes.allSatisfy({ $0.status == .accepted }) else { throw ValidationError("registration failed: \(outcomes.first { $0.status != .accepted }!)") }
+        }
+
+        // Throughput: every client pipelines `window` commands, then tops up as answers arrive.
+        let perClient = commands / clients
+        let clock = ContinuousClock()
+        let began = clock.now
+        let accepted = Counter()
+        let threads = (0..<clients).map { client in
+            Thread {
+                do {
+                    let connection = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(60))
+                    var next = 0
+                    while next < perClient {
+                        let count = min(window, perClient - next)
+                        let batch = (next..<next + count).map { k in
+                            let n = client * perClient + k
+                            return CommandEnvelope(commandId: "bench-\(run)-use-\(n)", command: .useOwnedIngredient(UseOwnedIngredient(
+                                userId: "b\(run)u\(n % users)", recipeId: "r\(n % 101)", ingredient: "ingredient \(n)")))
+                        }
+                        accepted.add(try connection.submit(batch).filter { $0.status == .accepted }.count)
+                        next += count
+                    }
+                } catch {
+                    FileHandle.standardError.write(Data("client \(client): \(error)\n".utf8))
+                }
+            }
+        }
+        threads.forEach { $0.start() }
+        while threads.contains(where: { !$0.isFinished }) { usleep(2_000) }
+        let elapsed = seconds(clock.now - began)
+        let rate = Double(accepted.value) / elapsed
+        print("end to end     \(accepted.value) accepted UseOwnedIngredient, \(clients) clients x \(window) in flight: \(fmt(rate)) commands/s (\(fmt(elapsed, 2)) s)")
+        guard accepted.value == perClient * clients else { throw ValidationError("only \(accepted.value) of \(perClient * clients) were accepted") }
+        try measureVisibility(context: context, endpoints: endpoints, directory: directory, run: run, rate: rate / 2)
+    }
+
+    /// At `rate` commands/s, how long from the core's "accepted" until the leaderboard worker
+    /// answers a query that waits for that position.
+    private func measureVisibility(context: ZMQContext, endpoints: BusEndpoints, directory: URL, run: UInt64, rate: Double) throws {
+        let client = try CommandClient(context: context, endpoint: endpoints.commands)
+        let leaderboard = try QueryClient(context: context, endpoint: BusEndpoints.queries(of: "leaderboard", dataDirectory: directory))
+        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        let clock = ContinuousClock()
+        let began = clock.now
+        let interval = Duration.seconds(1.0 / rate)
+        var n = 0
+        var nextSend = began
+        while clock.now - began < .seconds(latencySeconds) {
+            let now = clock.now
+            if now < nextSend { Thread.sleep(forTimeInterval: seconds(nextSend - now)) }
+            nextSend += interval
+            let user = "b\(run)u\(n % users)"
+            let outcome = try client.submit(CommandEnvelope(commandId: "bench-\(run)-latency-\(n)", command: .useOwnedIngredient(
+                UseOwnedIngredient(userId: user, recipeId: "latency", ingredient: "ingredient \(n)"))))
+            let acceptedAt = clock.now
+            guard outcome.status == .accepted, let position = outcome.positions?.last else { throw ValidationError("\(outcome)") }
+            _ = try leaderboard.query(["query": "entry", "userId": user], after: position)
+            histogram.record(UInt64((clock.now - acceptedAt) / .microseconds(1)))
+            n += 1
+        }
+        func ms(_ q: Double) -> String { fmt(Double(histogram.valueAtPercentile(q)) / 1000, 3) }
+        print("visible        \(n) commands at \(fmt(rate)) commands/s offered (one at a time): accepted -> leaderboard p50 \(ms(50)) ms, p99 \(ms(99)) ms, max \(ms(100)) ms")
+        print("               (targets: >= 30000 commands/s end to end, p99 <= 5 ms at half that load)")
+    }
+}
+
+/// A total shared by the client threads.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var total = 0
+    func add(_ n: Int) { lock.withLock { total += n } }
+    var value: Int { lock.withLock { total } }
+}
