@@ -30,6 +30,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Read models built from the log by the worker processes (one SQLite file each).
+        .target(
+            name: "PantryProjections",
+            dependencies: [
+                "PantryDomain",
+                "PantryEventStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PantryProjectionsTests",
+            dependencies: [
+                "PantryProjections", "PantryDomain", "PantryEventStore", "PantryCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .executableTarget(
             name: "pantry",
             dependencies: [
