@@ -144,6 +144,12 @@ public final class ProjectionStore: Sendable {
         try pool.read(body)
     }
 
+    /// Copies everything in the WAL into the main file and empties the WAL, so that the main file
+    /// alone holds the whole state (done before a rebuilt file is moved).
+    public func checkpointWAL() throws {
+        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    }
+
     /// Closes the file. Further use of this store throws.
     public func close() throws {
         try pool.close()

@@ -44,7 +44,8 @@ public enum Replayer {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
             report = ReplayReport(projection: projection.name, events: applied, checkpoint: try store.checkpoint,
                                   checksum: try store.checksum(), seconds: seconds)
-            // Closing the last connection checkpoints the WAL into the file and deletes it.
+            // The main file must hold everything before it moves: its WAL is not moved with it.
+            try store.checkpointWAL()
             try store.close()
         } catch {
             try? store.close()
@@ -56,8 +57,13 @@ public enum Replayer {
 
     /// Moves a rebuilt file over the live one (see the type's notes on the live worker).
     public static func swapIn(_ fresh: URL, over live: URL) throws {
-        // Folded in by `close()`; removed anyway in case another reader still had the file open.
-        try removeFile(URL(fileURLWithPath: fresh.path + "-wal"))
+        // `rebuild` checkpointed the WAL into the file; a WAL that still holds frames would be lost.
+        let freshWAL = URL(fileURLWithPath: fresh.path + "-wal")
+        if let size = try? FileManager.default.attributesOfItem(atPath: freshWAL.path)[.size] as? NSNumber, size.intValue > 0 {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: freshWAL.path,
+                NSLocalizedDescriptionKey: "\(freshWAL.path) still holds frames: checkpoint it before the swap"])
+        }
+        try removeFile(freshWAL)
         try removeFile(URL(fileURLWithPath: fresh.path + "-shm"))
         try removeFile(URL(fileURLWithPath: live.path + "-wal"))
         try removeFile(URL(fileURLWithPath: live.path + "-shm"))
