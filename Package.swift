@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // Commands, events and the rules between them. Pure: no I/O, no clock, no database.
@@ -39,6 +40,24 @@ let package = Package(
                 "PantryCore",
                 "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Read models built from the log by the worker processes (one SQLite file each).
+        .target(
+            name: "PantryProjections",
+            dependencies: [
+                "PantryDomain",
+                "PantryEventStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PantryProjectionsTests",
+            dependencies: [
+                "PantryProjections", "PantryDomain", "PantryEventStore", "PantryCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(

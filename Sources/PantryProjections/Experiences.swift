@@ -1,0 +1,79 @@
+import GRDB
+import PantryDomain
+import PantryEventStore
+
+public struct Experience: Sendable, Equatable, Codable {
+    public var experienceId: String
+    public var recipeId: RecipeID
+    public var userId: UserID
+    public var username: String
+    public var text: String
+    /// Milliseconds since 1970 (UTC): when the log recorded it.
+    public var writtenAt: Int64
+
+    public init(experienceId: String, recipeId: RecipeID, userId: UserID, username: String, text: String, writtenAt: Int64) {
+        self.experienceId = experienceId; self.recipeId = recipeId; self.userId = userId
+        self.username = username; self.text = text; self.writtenAt = writtenAt
+    }
+}
+
+/// Tips and reviews per recipe. "Newest first" is log order reversed (the position, not the clock,
+/// which may step back).
+public struct ExperiencesProjection: Projection {
+    public static let defaultLimit = 50
+    public static let maxLimit = 500
+
+    public init() {}
+    public var name: String { "experiences" }
+    public var eventTypes: Set<String> { ["ExperienceWritten"] }
+
+    public func migrate(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE experiences (
+                experience_id TEXT PRIMARY KEY NOT NULL,
+                recipe_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                username TEXT NOT NULL,
+                text TEXT NOT NULL,
+                written_at INTEGER NOT NULL,
+                position INTEGER NOT NULL UNIQUE
+            );
+            CREATE INDEX experiences_by_recipe ON experiences (recipe_id, position DESC);
+            """)
+    }
+
+    public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
+        guard case .experienceWritten(let e) = event else { return }
+        // The id is the writing command's id, which the core accepts once; a repeat is ignored.
+        try db.cachedStatement(sql: """
+            INSERT INTO experiences (experience_id, recipe_id, user_id, username, text, written_at, position)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (experience_id) DO NOTHING
+            """).execute(arguments: [e.experienceId, e.recipeId, e.userId, e.username, e.text,
+                                     recorded.metadata.recordedAt, recorded.position])
+    }
+
+    public func checksum(_ db: Database) throws -> String {
+        try ProjectionChecksum.sha256(db, queries: [
+            "SELECT experience_id, recipe_id, user_id, username, text, written_at, position FROM experiences ORDER BY experience_id",
+        ])
+    }
+
+    // MARK: Queries
+
+    /// A recipe's experiences, newest first, at most `limit` (clamped to 1...`maxLimit`).
+    public static func forRecipe(_ recipeId: RecipeID, limit: Int = defaultLimit, in db: Database) throws -> [Experience] {
+        let limit = min(max(limit, 1), maxLimit)
+        return try Row.fetchAll(db, sql: """
+            SELECT experience_id, recipe_id, user_id, username, text, written_at FROM experiences
+            WHERE recipe_id = ? ORDER BY position DESC LIMIT ?
+            """, arguments: [recipeId, limit]).map {
+            Experience(experienceId: $0["experience_id"], recipeId: $0["recipe_id"], userId: $0["user_id"],
+                       username: $0["username"], text: $0["text"], writtenAt: $0["written_at"])
+        }
+    }
+
+    public static func count(_ recipeId: RecipeID, in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM experiences WHERE recipe_id = ?", arguments: [recipeId]) ?? 0
+    }
+}

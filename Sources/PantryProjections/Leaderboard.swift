@@ -1,0 +1,115 @@
+import GRDB
+import PantryDomain
+import PantryEventStore
+
+/// One row of the points leaderboard.
+public struct LeaderboardEntry: Sendable, Equatable, Codable {
+    /// 1 for the leader. Ties on points go to whoever reached that score first; users without
+    /// points come after everyone with points, in registration order.
+    public var rank: Int
+    public var userId: UserID
+    public var username: String
+    public var points: Int
+
+    public init(rank: Int, userId: UserID, username: String, points: Int) {
+        self.rank = rank; self.userId = userId; self.username = username; self.points = points
+    }
+}
+
+/// Points per user. The order is `points DESC, reached_at_position ASC`, where
+/// `reached_at_position` is the log position of the event that gave the user the current score
+/// (their registration while they have 0 points), so positions are unique and ranks never tie.
+/// The index on exactly that order keeps `top`, `entry` and `around` index-only for 100k users.
+public struct LeaderboardProjection: Projection {
+    public init() {}
+    public var name: String { "leaderboard" }
+    public var eventTypes: Set<String> { ["UserRegistered", "PointEarned"] }
+
+    public func migrate(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE leaderboard_users (
+                user_id TEXT PRIMARY KEY NOT NULL,
+                username TEXT NOT NULL,
+                points INTEGER NOT NULL,
+                reached_at_position INTEGER NOT NULL,
+                registered_at_position INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX leaderboard_rank ON leaderboard_users (points DESC, reached_at_position, user_id, username);
+            """)
+    }
+
+    public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
+        switch event {
+        case .userRegistered(let e):
+            try db.cachedStatement(sql: """
+                INSERT INTO leaderboard_users (user_id, username, points, reached_at_position, registered_at_position)
+                VALUES (?1, ?2, 0, ?3, ?3)
+                ON CONFLICT (user_id) DO UPDATE SET username = excluded.username
+                """).execute(arguments: [e.userId, e.username, recorded.position])
+        case .pointEarned(let e):
+            // The decider only awards points to registered users; a point for an unknown user still
+            // counts (under the user id) rather than being lost.
+            try db.cachedStatement(sql: """
+                INSERT INTO leaderboard_users (user_id, username, points, reached_at_position, registered_at_position)
+                VALUES (?1, ?1, 1, ?2, ?2)
+                ON CONFLICT (user_id) DO UPDATE SET points = points + 1, reached_at_position = excluded.reached_at_position
+                """).execute(arguments: [e.userId, recorded.position])
+        default:
+            break
+        }
+    }
+
+    public func checksum(_ db: Database) throws -> String {
+        try ProjectionChecksum.sha256(db, queries: [
+            "SELECT user_id, username, points, reached_at_position, registered_at_position FROM leaderboard_users ORDER BY user_id",
+        ])
+    }
+
+    // MARK: Queries
+
+    private static let ordered = """
+        SELECT user_id, username, points FROM leaderboard_users INDEXED BY leaderboard_rank
+        ORDER BY points DESC, reached_at_position ASC
+        """
+
+    /// The first `n` users, ranks 1...n.
+    public static func top(_ n: Int, in db: Database) throws -> [LeaderboardEntry] {
+        guard n > 0 else { return [] }
+        return try page(offset: 0, limit: n, db)
+    }
+
+    /// The user's points and rank; nil for a user the leaderboard has never seen.
+    public static func entry(_ userId: UserID, in db: Database) throws -> LeaderboardEntry? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT username, points, reached_at_position FROM leaderboard_users WHERE user_id = ?
+            """, arguments: [userId]) else { return nil }
+        let points: Int = row["points"]
+        let reached: Int64 = row["reached_at_position"]
+        let ahead = try Int.fetchOne(db, sql: """
+            SELECT (SELECT COUNT(*) FROM leaderboard_users INDEXED BY leaderboard_rank WHERE points > ?1)
+                 + (SELECT COUNT(*) FROM leaderboard_users INDEXED BY leaderboard_rank WHERE points = ?1 AND reached_at_position < ?2)
+            """, arguments: [points, reached]) ?? 0
+        return LeaderboardEntry(rank: ahead + 1, userId: userId, username: row["username"], points: points)
+    }
+
+    /// The users ranked `rank - radius ... rank + radius` around `userId` (fewer at the edges),
+    /// the user included; empty for an unknown user.
+    public static func around(_ userId: UserID, radius: Int, in db: Database) throws -> [LeaderboardEntry] {
+        guard let me = try entry(userId, in: db) else { return [] }
+        let radius = max(0, radius)
+        let first = max(1, me.rank - radius)
+        return try page(offset: first - 1, limit: me.rank + radius - first + 1, db)
+    }
+
+    /// How many users the leaderboard holds.
+    public static func count(in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM leaderboard_users") ?? 0
+    }
+
+    private static func page(offset: Int, limit: Int, _ db: Database) throws -> [LeaderboardEntry] {
+        let rows = try Row.fetchAll(db, sql: ordered + " LIMIT ? OFFSET ?", arguments: [limit, offset])
+        return rows.enumerated().map { index, row in
+            LeaderboardEntry(rank: offset + index + 1, userId: row["user_id"], username: row["username"], points: row["points"])
+        }
+    }
+}

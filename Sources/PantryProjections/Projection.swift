@@ -1,0 +1,57 @@
+import Foundation
+import GRDB
+import PantryDomain
+import PantryEventStore
+
+/// A read model built from the event log. A projection is stateless code over its own SQLite file:
+/// everything it knows lives in the tables it creates in `migrate`, so the same type serves the live
+/// worker, the replayer and the readers.
+///
+/// `apply` is called inside the transaction that also advances the checkpoint, in log order, exactly
+/// once per position (the `ProjectionStore` guarantees that), so an implementation only has to fold
+/// one event into its tables.
+public protocol Projection: Sendable {
+    /// The projection's name, also its file name (`<name>.sqlite`).
+    var name: String { get }
+    /// The event types this projection reads. Events of any other type (including types added after
+    /// this code was written) are not decoded; they only advance the checkpoint.
+    var eventTypes: Set<String> { get }
+    /// Creates the projection's tables and indexes. Runs once, on an empty file.
+    func migrate(_ db: Database) throws
+    /// Folds one event into the tables. `recorded` gives the log position and `metadata.recordedAt`.
+    func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws
+    /// A SHA-256 (hex) over the projection's whole state in a canonical order, not including the
+    /// checkpoint: a replayed copy and a live copy at the same position have the same checksum.
+    func checksum(_ db: Database) throws -> String
+}
+
+public enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The first event after the checkpoint is missing: read `expected...` from the log and apply it.
+    case gap(expected: Int64, got: Int64)
+    /// An event of a type this projection reads could not be decoded. Nothing of its batch was applied.
+    case undecodable(position: Int64, reason: String)
+    /// `ProjectionCatalog.named` was given a name it does not know.
+    case unknownProjection(String)
+
+    public var description: String {
+        switch self {
+        case .gap(let expected, let got): "gap in the event stream: expected position \(expected), got \(got)"
+        case .undecodable(let position, let reason): "the event at position \(position) cannot be decoded: \(reason)"
+        case .unknownProjection(let name): "there is no projection named '\(name)'"
+        }
+    }
+}
+
+/// Every projection a worker can run.
+public enum ProjectionCatalog {
+    public static let all: [any Projection] = [
+        LeaderboardProjection(), CartsProjection(), FavouritesProjection(), GroceriesProjection(), ExperiencesProjection(),
+    ]
+
+    public static var names: [String] { all.map(\.name) }
+
+    public static func named(_ name: String) throws(ProjectionError) -> any Projection {
+        guard let projection = all.first(where: { $0.name == name }) else { throw .unknownProjection(name) }
+        return projection
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import GRDB
+import Logging
+import PantryDomain
+import PantryEventStore
+
+/// One projection in its own SQLite file, with the position of the last applied event.
+///
+/// The file is in WAL mode (readers in this and other processes never block the worker) with
+/// `synchronous=NORMAL`: a power loss may lose the last few committed transactions, but never
+/// corrupts the file, and what is lost is lost together with its checkpoint, so the worker simply
+/// reads those events from the log again. The log (`synchronous=FULL`) is the truth; this file can
+/// always be rebuilt from it, so paying an fsync per batch here would buy nothing.
+///
+/// Exactly-once in effect: a batch and the checkpoint move in one transaction, and every event at or
+/// below the checkpoint is skipped, so duplicates, overlaps and redelivery after a crash are harmless.
+///
+/// Only one process may write a projection file (its worker); any number may read it.
+public final class ProjectionStore: Sendable {
+    public let projection: any Projection
+    public let path: String
+    private let pool: DatabasePool
+    private let logger: Logger
+
+    /// Opens (creating if needed) the projection file at `path`.
+    public init(projection: any Projection, path: String, logger: Logger? = nil) throws {
+        self.projection = projection
+        self.path = path
+        self.logger = logger ?? Logger(label: "pantry.projection.\(projection.name)")
+        var config = Configuration()
+        config.label = projection.name
+        config.busyMode = .timeout(10)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        pool = try DatabasePool(path: path, configuration: config)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: \(projection.name)") { db in
+            try db.execute(sql: """
+                CREATE TABLE checkpoint (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    position INTEGER NOT NULL
+                );
+                INSERT INTO checkpoint (id, position) VALUES (1, 0);
+                """)
+            try projection.migrate(db)
+        }
+        try migrator.migrate(pool)
+    }
+
+    /// Opens `<directory>/<name>.sqlite` for one of `ProjectionCatalog.all`.
+    public static func open(name: String, directory: URL, logger: Logger? = nil) throws -> ProjectionStore {
+        let projection = try ProjectionCatalog.named(name)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return try ProjectionStore(projection: projection, path: fileURL(name: name, directory: directory).path, logger: logger)
+    }
+
+    /// `<directory>/<name>.sqlite`.
+    public static func fileURL(name: String, directory: URL) -> URL {
+        directory.appendingPathComponent("\(name).sqlite")
+    }
+
+    /// The position of the last applied event (0 when none was).
+    public var checkpoint: Int64 {
+        get throws { try pool.read { db in try Self.checkpoint(db) } }
+    }
+
+    static func checkpoint(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT position FROM checkpoint WHERE id = 1") ?? 0
+    }
+
+    /// Applies `events` (in position order; duplicates allowed) and advances the checkpoint, all in
+    /// one transaction. Events at or below the checkpoint are skipped. If the unapplied events do not
+    /// continue the checkpoint without a hole, nothing is applied and `.gap` is thrown: read the log
+    /// from `checkpoint` (see `catchUp`). Returns how many events were applied.
+    @discardableResult
+    public func apply(_ events: [RecordedEvent]) throws -> Int {
+        guard !events.isEmpty else { return 0 }
+        let projection = self.projection
+        let types = projection.eventTypes
+        return try pool.write { db in
+            let start = try Self.checkpoint(db)
+            var position = start
+            // Validate first so that a gap leaves the file untouched.
+            for recorded in events where recorded.position > position {
+                guard recorded.position == position + 1 else {
+                    throw ProjectionError.gap(expected: position + 1, got: recorded.position)
+                }
+                position = recorded.position
+            }
+            guard position > start else { return 0 }
+            let decoder = JSONDecoder()
+            position = start
+            for recorded in events where recorded.position > position {
+                if types.contains(recorded.type) {
+                    let event: Event
+                    do {
+                        event = try EventCoding.decode(
+                            type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, with: decoder)
+                    } catch {
+                        throw ProjectionError.undecodable(position: recorded.position, reason: "\(error)")
+                    }
+                    try projection.apply(event, recorded: recorded, db: db)
+                }
+                position = recorded.position
+            }
+            try db.execute(sql: "UPDATE checkpoint SET position = ? WHERE id = 1", arguments: [position])
+            return Int(position - start)
+        }
+    }
+
+    /// Reads the log after the checkpoint up to its head, in batches of `batchSize`, and applies it.
+    /// Use it at start, after a `.gap`, and to replay. Keeps going while the log grows, so it returns
+    /// only when it has seen an empty read. `progress` gets (checkpoint, head) after every batch,
+    /// where head is the log head when catching up started or the checkpoint if that is larger.
+    /// Returns how many events were applied.
+    @discardableResult
+    public func catchUp(from log: any EventStore, batchSize: Int = 1_000,
+                        progress: ((_ applied: Int64, _ head: Int64) -> Void)? = nil) throws -> Int64 {
+        precondition(batchSize > 0, "batchSize must be positive")
+        var head = try log.headPosition()
+        var position = try checkpoint
+        var applied: Int64 = 0
+        progress?(position, max(head, position))
+        while true {
+            let batch = try log.read(after: position, limit: batchSize)
+            guard let last = batch.last else { break }
+            applied += Int64(try apply(batch))
+            position = last.position
+            head = max(head, position)
+            progress?(position, head)
+        }
+        if applied > 0 { logger.debug("caught up", metadata: ["applied": "\(applied)", "checkpoint": "\(position)"]) }
+        return applied
+    }
+
+    /// The projection's checksum (see `Projection.checksum`).
+    public func checksum() throws -> String {
+        try pool.read { db in try projection.checksum(db) }
+    }
+
+    /// Runs a query (one of the projection's static query functions) on a consistent snapshot.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.read(body)
+    }
+
+    /// Copies everything in the WAL into the main file and empties the WAL, so that the main file
+    /// alone holds the whole state (done before a rebuilt file is moved).
+    public func checkpointWAL() throws {
+        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    }
+
+    /// Closes the file. Further use of this store throws.
+    public func close() throws {
+        try pool.close()
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+import Logging
+import PantryEventStore
+
+/// What a rebuild did.
+public struct ReplayReport: Sendable, Equatable, Codable {
+    public var projection: String
+    /// Events read and applied (every position from 1 to `checkpoint`).
+    public var events: Int64
+    public var checkpoint: Int64
+    public var checksum: String
+    public var seconds: Double
+
+    public var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
+}
+
+/// Rebuilds projections from the log into fresh files and swaps them in.
+///
+/// The swap renames `<name>.sqlite.rebuild` over `<name>.sqlite` (atomic on POSIX), after deleting the
+/// live file's `-wal` and `-shm`: a stale WAL left beside the new file would be replayed into it.
+/// The live worker of that projection MUST be stopped first (or told to close its file and reopen
+/// it after the swap): an open connection keeps writing to the old, unlinked file and its WAL.
+/// Readers that open the file per request simply see the new file.
+public enum Replayer {
+    public static let defaultBatchSize = 10_000
+
+    /// Rebuilds `projection` from position 0 into `<directory>/<name>.sqlite.rebuild`, reporting
+    /// `(applied, head)` after every batch, then (if `swap`) moves it over `<directory>/<name>.sqlite`.
+    /// A leftover rebuild file from an interrupted run is discarded first.
+    @discardableResult
+    public static func rebuild(_ projection: any Projection, directory: URL, from log: any EventStore,
+                               batchSize: Int = defaultBatchSize, swap: Bool = true,
+                               progress: ((_ applied: Int64, _ head: Int64) -> Void)? = nil) throws -> ReplayReport {
+        let live = ProjectionStore.fileURL(name: projection.name, directory: directory)
+        let fresh = URL(fileURLWithPath: live.path + ".rebuild")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try removeDatabaseFiles(at: fresh)
+        let started = DispatchTime.now()
+        let store = try ProjectionStore(projection: projection, path: fresh.path)
+        let report: ReplayReport
+        do {
+            let applied = try store.catchUp(from: log, batchSize: batchSize, progress: progress)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            report = ReplayReport(projection: projection.name, events: applied, checkpoint: try store.checkpoint,
+                                  checksum: try store.checksum(), seconds: seconds)
+            // The main file must hold everything before it moves: its WAL is not moved with it.
+            try store.checkpointWAL()
+            try store.close()
+        } catch {
+            try? store.close()
+            throw error
+        }
+        if swap { try swapIn(fresh, over: live) }
+        return report
+    }
+
+    /// Moves a rebuilt file over the live one (see the type's notes on the live worker).
+    public static func swapIn(_ fresh: URL, over live: URL) throws {
+        // `rebuild` checkpointed the WAL into the file; a WAL that still holds frames would be lost.
+        let freshWAL = URL(fileURLWithPath: fresh.path + "-wal")
+        if let size = try? FileManager.default.attributesOfItem(atPath: freshWAL.path)[.size] as? NSNumber, size.intValue > 0 {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: freshWAL.path,
+                NSLocalizedDescriptionKey: "\(freshWAL.path) still holds frames: checkpoint it before the swap"])
+        }
+        try removeFile(freshWAL)
+        try removeFile(URL(fileURLWithPath: fresh.path + "-shm"))
+        try removeFile(URL(fileURLWithPath: live.path + "-wal"))
+        try removeFile(URL(fileURLWithPath: live.path + "-shm"))
+        guard rename(fresh.path, live.path) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: live.path,
+                NSLocalizedDescriptionKey: "cannot rename \(fresh.path) to \(live.path): errno \(errno)"])
+        }
+    }
+
+    /// The checksum and checkpoint of a projection file, read without changing it (for `--verify`:
+    /// compare a live file with a rebuild at the same checkpoint).
+    public static func checksum(of projection: any Projection, at path: String) throws -> (checkpoint: Int64, checksum: String) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(10)
+        let queue = try DatabaseQueue(path: path, configuration: config)
+        defer { try? queue.close() }
+        return try queue.read { db in (try ProjectionStore.checkpoint(db), try projection.checksum(db)) }
+    }
+
+    /// The checksum of `<directory>/<name>.sqlite`.
+    public static func checksum(name: String, directory: URL) throws -> (checkpoint: Int64, checksum: String) {
+        try checksum(of: ProjectionCatalog.named(name), at: ProjectionStore.fileURL(name: name, directory: directory).path)
+    }
+
+    static func removeDatabaseFiles(at url: URL) throws {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try removeFile(URL(fileURLWithPath: url.path + suffix)) }
+    }
+
+    private static func removeFile(_ url: URL) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        try FileManager.default.removeItem(at: url)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+import PantryCore
+import PantryDomain
+import PantryEventStore
+import Testing
+@testable import PantryProjections
+
+/// ~5000 seeded random commands through the real `CommandProcessor` (rejections included).
+func randomHistory(seed: UInt64, commands: Int) throws -> History {
+    let h = try History()
+    var rng = SeededRandom(seed: seed)
+    let users = (0..<40).map { "u\($0)" }
+    let recipes = (0..<30).map { "r\($0)" }
+    let words = ["Chicken", "Curry", "Lemon", "Tart", "Soup", "Noodle", "Green", "Spicy", "Bread", "Pie", "Rice", "Salad"]
+    let ingredients = ["Flour", "flour", "Salt", "Olive  Oil", "olive oil", "Eggs", "Butter", "Sugar", "Milk", "Basil", "Garlic"]
+    let units: [String?] = ["g", "G", "kg", "cup", nil]
+    func title(_ recipe: String) -> String {
+        let n = Int(recipe.dropFirst())!
+        return "\(words[n % words.count]) \(words[(n * 7 + 3) % words.count]) \(n)"
+    }
+    var pending: [Command] = users.enumerated().map { i, id in
+        .registerUser(RegisterUser(userId: id, username: "user\(i)", email: "user\(i)@example.org",
+                                   passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2g"))
+    }
+    for _ in 0..<(commands - users.count) {
+        let user = users.randomElement(using: &rng)!
+        let recipe = recipes.randomElement(using: &rng)!
+        let ingredient = ingredients.randomElement(using: &rng)!
+        let roll = Int.random(in: 0..<100, using: &rng)
+        let command: Command
+        switch roll {
+        case 0..<28:
+            command = .useOwnedIngredient(UseOwnedIngredient(userId: user, recipeId: recipe, ingredient: ingredient))
+        case 28..<42:
+            command = .saveRecipe(SaveRecipe(userId: user, recipeId: recipe, title: title(recipe),
+                                             image: Bool.random(using: &rng) ? "https://img.example.org/\(recipe).jpg" : nil))
+        case 42..<48:
+            command = .removeSavedRecipe(RemoveSavedRecipe(userId: user, recipeId: recipe))
+        case 48..<63:
+            let amount: Double? = Bool.random(using: &rng) ? Double(Int.random(in: 1...2000, using: &rng)) / 4 : nil
+            command = .addGrocery(AddGrocery(userId: user, ingredient: ingredient, amount: amount,
+                                             unit: units.randomElement(using: &rng)!,
+                                             recipeId: Bool.random(using: &rng) ? recipe : nil))
+        case 63..<70:
+            command = .checkGrocery(CheckGrocery(userId: user, ingredient: ingredient, checked: Bool.random(using: &rng)))
+        case 70..<75:
+            command = .removeGrocery(RemoveGrocery(userId: user, ingredient: ingredient))
+        case 75..<92:
+            var delta = Int.random(in: -3...3, using: &rng)
+            if delta == 0 { delta = 1 }
+            command = .adjustCart(AdjustCart(userId: user, recipeId: recipe, title: title(recipe), delta: delta))
+        default:
+            command = .writeExperience(WriteExperience(userId: user, recipeId: recipe, text: "tip \(Int.random(in: 0..<1000, using: &rng))"))
+        }
+        pending.append(command)
+    }
+    var start = 0
+    while start < pending.count {
+        let end = min(pending.count, start + Int.random(in: 1...80, using: &rng))
+        let outcomes = h.runAll(Array(pending[start..<end]))
+        #expect(!outcomes.contains { $0.status == .failed })
+        start = end
+    }
+    return h
+}
+
+@Suite struct RandomHistoryTests {
+    @Test func randomBatchesWithDuplicatesAndOverlapsEqualAStraightReplay() throws {
+        let h = try randomHistory(seed: 0x5EED_CAFE, commands: 5_000)
+        let events = try h.events()
+        let head = try h.log.headPosition()
+        #expect(Int64(events.count) == head)
+        #expect(head > 2_500)
+        var types = Set<String>()
+        for e in events { types.insert(e.type) }
+        #expect(types == Set(EventCoding.typeNames))   // every event type occurs
+
+        let replayDir = h.directory.appendingPathComponent("replayed")
+        var rng = SeededRandom(seed: 42)
+        for projection in ProjectionCatalog.all {
+            let live = try h.store(projection, "-live")
+            var checkpoint: Int64 = 0
+            var gaps = 0
+            while checkpoint < head {
+                let roll = Int.random(in: 0..<8, using: &rng)
+                if roll == 0, checkpoint + 2 <= head {
+                    // Something was dropped on the wire: the next batch starts too late.
+                    let first = Int64.random(in: (checkpoint + 2)...min(head, checkpoint + 6), using: &rng)
+                    #expect(throws: ProjectionError.gap(expected: checkpoint + 1, got: first)) {
+                        try live.apply(Array(events[Int(first - 1)..<Int(min(head, first + 10))]))
+                    }
+                    gaps += 1
+                    if Bool.random(using: &rng) {
+                        // Recover the worker's way sometimes: read the missing range from the log.
+                        let missing = try h.log.read(after: checkpoint, limit: Int(first - 1 - checkpoint))
+                        try live.apply(missing)
+                        checkpoint = try live.checkpoint
+                        #expect(checkpoint == first - 1)
+                    }
+                    continue
+                }
+                // Redelivery: start at or before the checkpoint, sometimes far before.
+                let first = max(1, checkpoint + 1 - Int64.random(in: 0...(roll < 3 ? 200 : 15), using: &rng))
+                let last = min(head, first + Int64.random(in: 0..<120, using: &rng))
+                var batch = Array(events[Int(first - 1)..<Int(last)])
+                if Bool.random(using: &rng) {
+                    // Duplicates inside the batch, kept in position order.
+                    for _ in 0..<Int.random(in: 1...5, using: &rng) {
+                        let i = Int.random(in: 0..<batch.count, using: &rng)
+                        batch.insert(batch[i], at: i)
+                    }
+                }
+                try live.apply(batch)
+                if Int.random(in: 0..<4, using: &rng) == 0 { try live.apply(batch) }   // delivered twice
+                let before = checkpoint
+                checkpoint = try live.checkpoint
+                #expect(checkpoint == max(before, last))
+            }
+            #expect(gaps > 0)
+            #expect(try live.checkpoint == head)
+
+            let report = try Replayer.rebuild(projection, directory: replayDir, from: h.log, batchSize: 1_000)
+            #expect(report.checkpoint == head)
+            #expect(try live.checksum() == report.checksum, "\(projection.name)")
+            #expect(try Replayer.checksum(name: projection.name, directory: replayDir) == (head, report.checksum))
+        }
+    }
+
+    /// An independent oracle for the leaderboard order, computed from the raw events.
+    @Test func leaderboardMatchesANaiveRanking() throws {
+        let h = try randomHistory(seed: 7, commands: 1_500)
+        let store = try h.caughtUp(LeaderboardProjection())
+        var points: [String: (points: Int, reached: Int64, name: String)] = [:]
+        for recorded in try h.events() {
+            let event = try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
+                                               data: recorded.data, with: JSONDecoder())
+            switch event {
+            case .userRegistered(let e): points[e.userId] = (0, recorded.position, e.username)
+            case .pointEarned(let e): points[e.userId]!.points += 1; points[e.userId]!.reached = recorded.position
+            default: break
+            }
+        }
+        let expected = points.sorted { a, b in
+            a.value.points != b.value.points ? a.value.points > b.value.points : a.value.reached < b.value.reached
+        }.enumerated().map { LeaderboardEntry(rank: $0.offset + 1, userId: $0.element.key, username: $0.element.value.name,
+                                              points: $0.element.value.points) }
+        #expect(try store.read { try LeaderboardProjection.top(1_000, in: $0) } == expected)
+        for entry in expected {
+            #expect(try store.read { try LeaderboardProjection.entry(entry.userId, in: $0) } == entry)
+            let around = try store.read { try LeaderboardProjection.around(entry.userId, radius: 3, in: $0) }
+            #expect(around == Array(expected[max(0, entry.rank - 4)..<min(expected.count, entry.rank + 3)]))
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import GRDB
+import PantryCore
+import PantryDomain
+import PantryEventStore
+import Testing
+@testable import PantryProjections
+
+@Suite struct LeaderboardTests {
+    func point(_ history: History, _ user: String, _ ingredient: String) {
+        history.run(.useOwnedIngredient(UseOwnedIngredient(userId: user, recipeId: "r1", ingredient: ingredient)))
+    }
+
+    @Test func tiesGoToWhoeverGotThereFirst() throws {
+        let h = try History()
+        for (id, name) in [("u1", "alice"), ("u2", "bob"), ("u3", "carol"), ("u4", "dave"), ("u5", "erin")] {
+            h.register(id, name)
+        }
+        point(h, "u2", "salt")      // bob reaches 1 first
+        point(h, "u1", "salt")      // alice reaches 1 later
+        point(h, "u3", "salt")
+        point(h, "u3", "pepper")    // carol 2
+        let store = try h.caughtUp(LeaderboardProjection())
+
+        let top = try store.read { try LeaderboardProjection.top(10, in: $0) }
+        #expect(top.map(\.username) == ["carol", "bob", "alice", "dave", "erin"])
+        #expect(top.map(\.rank) == [1, 2, 3, 4, 5])
+        #expect(top.map(\.points) == [2, 1, 1, 0, 0])
+        #expect(try store.read { try LeaderboardProjection.top(2, in: $0) }.map(\.userId) == ["u3", "u2"])
+        #expect(try store.read { try LeaderboardProjection.top(0, in: $0) }.isEmpty)
+
+        // Alice reaches 2 after carol: behind carol, ahead of bob.
+        point(h, "u1", "pepper")
+        try store.catchUp(from: h.log)
+        #expect(try store.read { try LeaderboardProjection.top(10, in: $0) }.map(\.username)
+                == ["carol", "alice", "bob", "dave", "erin"])
+        // Users without points are ranked too, in registration order.
+        #expect(try store.read { try LeaderboardProjection.entry("u4", in: $0) }
+                == LeaderboardEntry(rank: 4, userId: "u4", username: "dave", points: 0))
+        #expect(try store.read { try LeaderboardProjection.entry("u1", in: $0) }
+                == LeaderboardEntry(rank: 2, userId: "u1", username: "alice", points: 2))
+        #expect(try store.read { try LeaderboardProjection.entry("nobody", in: $0) } == nil)
+        #expect(try store.read { try LeaderboardProjection.count(in: $0) } == 5)
+    }
+
+    @Test func aroundMeAtTheEdges() throws {
+        let h = try History()
+        for i in 1...7 { h.register("u\(i)", "user\(i)") }
+        // u7 leads with 3, u6 has 2, u5 has 1; u1...u4 have none (rank by registration).
+        for (user, n) in [("u7", 3), ("u6", 2), ("u5", 1)] {
+            for k in 0..<n { point(h, user, "ingredient\(k)") }
+        }
+        let store = try h.caughtUp(LeaderboardProjection())
+        func around(_ user: String, _ radius: Int) throws -> [String] {
+            try store.read { try LeaderboardProjection.around(user, radius: radius, in: $0) }.map { "\($0.rank):\($0.userId)" }
+        }
+        #expect(try around("u7", 2) == ["1:u7", "2:u6", "3:u5"])                        // top edge
+        #expect(try around("u6", 2) == ["1:u7", "2:u6", "3:u5", "4:u1"])
+        #expect(try around("u2", 2) == ["3:u5", "4:u1", "5:u2", "6:u3", "7:u4"])        // middle
+        #expect(try around("u4", 2) == ["5:u2", "6:u3", "7:u4"])                        // bottom edge
+        #expect(try around("u4", 0) == ["7:u4"])
+        #expect(try around("u1", 100).count == 7)
+        #expect(try around("nobody", 2).isEmpty)
+    }
+}
+
+@Suite struct CartTests {
+    @Test func linesCountsAndTotals() throws {
+        let h = try History()
+        h.register("u1", "alice")
+        h.register("u2", "bob")
+        func adjust(_ user: String, _ recipe: String, _ delta: Int, title: String? = nil) {
+            h.run(.adjustCart(AdjustCart(userId: user, recipeId: recipe, title: title ?? "Recipe \(recipe)",
+                                         image: "https://img.example.org/\(recipe).jpg", delta: delta)))
+        }
+        adjust("u1", "r1", 2)
+        adjust("u1", "r2", 1)
+        adjust("u2", "r1", 5)
+        adjust("u1", "r1", 3, title: "Renamed r1")
+        let store = try h.caughtUp(CartsProjection())
+        #expect(try store.read { try CartsProjection.lines("u1", in: $0) } == [
+            CartLine(recipeId: "r1", title: "Renamed r1", image: "https://img.example.org/r1.jpg", count: 5),
+            CartLine(recipeId: "r2", title: "Recipe r2", image: "https://img.example.org/r2.jpg", count: 1),
+        ])
+        #expect(try store.read { try CartsProjection.totals("u1", in: $0) } == CartTotals(lines: 2, items: 6))
+
+        adjust("u1", "r1", -5)      // to 0: the line disappears
+        try store.catchUp(from: h.log)
+        #expect(try store.read { try CartsProjection.lines("u1", in: $0) }.map(\.recipeId) == ["r2"])
+        #expect(try store.read { try CartsProjection.totals("u1", in: $0) } == CartTotals(lines: 1, items: 1))
+        #expect(try store.read { try CartsProjection.cart("u2", in: $0) }.totals == CartTotals(lines: 1, items: 5))
+        #expect(try store.read { try CartsProjection.cart("nobody", in: $0) } == Cart(lines: [], totals: CartTotals(lines: 0, items: 0)))
+
+        adjust("u1", "r1", 1)       // comes back at the end
+        try store.catchUp(from: h.log)
+        #expect(try store.read { try CartsProjection.lines("u1", in: $0) }.map(\.recipeId) == ["r2", "r1"])
+    }
+}
+
+@Suite struct GroceryTests {
+    @Test func mergesPerUnitAndUnchecksOnReAdd() throws {
+        let h = try History()
+        h.register("u1", "alice")
+        func add(_ ingredient: String, _ amount: Double? = nil, _ unit: String? = nil, _ recipe: String? = nil) {
+            h.run(.addGrocery(AddGrocery(userId: "u1", ingredient: ingredient, amount: amount, unit: unit, recipeId: recipe)))
+        }
+        func check(_ ingredient: String, _ checked: Bool) {
+            h.run(.checkGrocery(CheckGrocery(userId: "u1", ingredient: ingredient, checked: checked)))
+        }
+        add("Flour", 500, "g", "r1")
+        add("Salt")
+        add("Eggs", 3)
+        add("flour", 1, "kg", "r2")
+        add("FLOUR", 200, "G", "r1")
+        add("salt")
+        check("flour", true)
+        let store = try h.caughtUp(GroceriesProjection())
+        var list = try store.read { try GroceriesProjection.list("u1", in: $0) }
+        #expect(list.map(\.item) == ["salt", "eggs", "flour"])  // checked last
+        #expect(list[2] == GroceryItem(item: "flour", ingredient: "Flour", checked: true,
+                                       amounts: [GroceryAmount(amount: 700, unit: "g"), GroceryAmount(amount: 1, unit: "kg")],
+                                       unmeasuredAdds: 0, recipeIds: ["r1", "r2"]))
+        #expect(list[0].unmeasuredAdds == 2 && list[0].amounts.isEmpty && list[0].recipeIds.isEmpty)
+        #expect(list[1].amounts == [GroceryAmount(amount: 3, unit: nil)])
+
+        add("Flour", 100, "g")      // re-add: unchecked, summed, back at its first position
+        h.run(.removeGrocery(RemoveGrocery(userId: "u1", ingredient: "EGGS")))
+        check("salt", true)
+        try store.catchUp(from: h.log)
+        list = try store.read { try GroceriesProjection.list("u1", in: $0) }
+        #expect(list.map(\.item) == ["flour", "salt"])
+        #expect(list.map(\.checked) == [false, true])
+        #expect(list[0].amounts == [GroceryAmount(amount: 800, unit: "g"), GroceryAmount(amount: 1, unit: "kg")])
+
+        // Removed and added again: a fresh item, nothing carried over.
+        h.run(.removeGrocery(RemoveGrocery(userId: "u1", ingredient: "flour")))
+        add("flour", 2, "cup")
+        try store.catchUp(from: h.log)
+        #expect(try store.read { try GroceriesProjection.item("u1", item: "flour", in: $0) }
+                == GroceryItem(item: "flour", ingredient: "flour", checked: false,
+                               amounts: [GroceryAmount(amount: 2, unit: "cup")], unmeasuredAdds: 0, recipeIds: []))
+        #expect(try store.read { try GroceriesProjection.list("u2", in: $0) }.isEmpty)
+    }
+}
+
+@Suite struct FavouriteTests {
+    @Test func newestFirstSearchAndSuggestion() throws {
+        let h = try History()
+        h.register("u1", "alice")
+        h.register("u2", "bob")
+        var savedAt: [String: Int64] = [:]
+        for (id, title) in [("r1", "Spicy Chicken Curry"), ("r2", "Lemon Tart"), ("r3", "Chicken Noodle Soup"),
+                            ("r4", "Green curry with CHICKEN")] {
+            h.run(.saveRecipe(SaveRecipe(userId: "u1", recipeId: id, title: title, image: "https://img.example.org/\(id).jpg")))
+            savedAt[id] = h.clockMillis
+        }
+        h.run(.saveRecipe(SaveRecipe(userId: "u2", recipeId: "r9", title: "Crème brûlée")))
+        let store = try h.caughtUp(FavouritesProjection())
+        let list = try store.read { try FavouritesProjection.list("u1", in: $0) }
+        #expect(list.map(\.recipeId) == ["r4", "r3", "r2", "r1"])
+        #expect(list.map(\.savedAt) == ["r4", "r3", "r2", "r1"].map { savedAt[$0]! })
+        #expect(list.last?.image == "https://img.example.org/r1.jpg")
+
+        #expect(try store.read { try FavouritesProjection.search("u1", text: "chicken", in: $0) }.map(\.recipeId) == ["r4", "r3", "r1"])
+        #expect(try store.read { try FavouritesProjection.search("u1", text: " TART ", in: $0) }.map(\.recipeId) == ["r2"])
+        #expect(try store.read { try FavouritesProjection.search("u1", text: "", in: $0) }.count == 4)
+        #expect(try store.read { try FavouritesProjection.search("u1", text: "pizza", in: $0) }.isEmpty)
+        #expect(try store.read { try FavouritesProjection.search("u2", text: "CRÈME", in: $0) }.map(\.recipeId) == ["r9"])
+
+        // chicken and curry are in 3 and 2 titles.
+        #expect(try store.read { try FavouritesProjection.suggestion("u1", in: $0) }
+                == FavouriteSuggestion(keyword: "chicken", basedOn: ["r4", "r3", "r1"]))
+
+        h.run(.removeSavedRecipe(RemoveSavedRecipe(userId: "u1", recipeId: "r3")))
+        try store.catchUp(from: h.log)
+        #expect(try store.read { try FavouritesProjection.list("u1", in: $0) }.map(\.recipeId) == ["r4", "r2", "r1"])
+        // chicken and curry now tie at 2 titles, both newest in r4: alphabetical.
+        #expect(try store.read { try FavouritesProjection.suggestion("u1", in: $0) }
+                == FavouriteSuggestion(keyword: "chicken", basedOn: ["r4", "r1"]))
+        #expect(try store.read { try FavouritesProjection.suggestion("nobody", in: $0) } == nil)
+    }
+
+    @Test func suggestionTieGoesToTheNewestSave() throws {
+        let h = try History()
+        h.register("u1", "alice")
+        for (id, title) in [("r1", "Apple pie"), ("r2", "Zucchini bread"), ("r3", "The best 10 minute pie"), ("r4", "Zucchini fritters")] {
+            h.run(.saveRecipe(SaveRecipe(userId: "u1", recipeId: id, title: title)))
+        }
+        let store = try h.caughtUp(FavouritesProjection())
+        // pie and zucchini are in 2 titles each; zucchini's newest save (r4) is newer than pie's (r3).
+        #expect(try store.read { try FavouritesProjection.suggestion("u1", in: $0) }
+                == FavouriteSuggestion(keyword: "zucchini", basedOn: ["r4", "r2"]))
+        #expect(FavouritesProjection.significantWords("The best 10 minute pie") == ["pie"])
+    }
+}
+
+@Suite struct ExperienceTests {
+    @Test func newestFirstWithALimit() throws {
+        let h = try History()
+        h.register("u1", "alice")
+        h.register("u2", "bob")
+        var ids: [String] = []
+        for (user, recipe, text) in [("u1", "r1", "Add more garlic"), ("u2", "r1", "Great with rice"),
+                                     ("u1", "r2", "Too salty"), ("u2", "r1", "Made it twice")] {
+            h.run(.writeExperience(WriteExperience(userId: user, recipeId: recipe, text: text)))
+            ids.append(h.lastCommandId)
+        }
+        let store = try h.caughtUp(ExperiencesProjection())
+        let all = try store.read { try ExperiencesProjection.forRecipe("r1", in: $0) }
+        #expect(all.map(\.text) == ["Made it twice", "Great with rice", "Add more garlic"])
+        #expect(all.map(\.experienceId) == [ids[3], ids[1], ids[0]])
+        #expect(all.map(\.username) == ["bob", "bob", "alice"])
+        #expect(all[0].writtenAt > all[2].writtenAt)
+        #expect(try store.read { try ExperiencesProjection.forRecipe("r1", limit: 2, in: $0) }.map(\.text)
+                == ["Made it twice", "Great with rice"])
+        #expect(try store.read { try ExperiencesProjection.forRecipe("r2", in: $0) }.map(\.userId) == ["u1"])
+        #expect(try store.read { try ExperiencesProjection.forRecipe("r3", in: $0) }.isEmpty)
+        #expect(try store.read { try ExperiencesProjection.count("r1", in: $0) } == 3)
+    }
+}
+
+@Suite struct CatalogTests {
+    @Test func catalogNamesAndFiles() throws {
+        #expect(ProjectionCatalog.names == ["leaderboard", "carts", "favourites", "groceries", "experiences"])
+        #expect(throws: ProjectionError.unknownProjection("nope")) { try ProjectionCatalog.named("nope") }
+        let h = try History()
+        let dir = h.directory.appendingPathComponent("p")
+        for name in ProjectionCatalog.names {
+            let store = try ProjectionStore.open(name: name, directory: dir)
+            #expect(store.path == dir.appendingPathComponent("\(name).sqlite").path)
+            #expect(try store.checkpoint == 0)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+import PantryCore
+import PantryDomain
+import PantryEventStore
+import Testing
+@testable import PantryProjections
+
+/// A real event log in a temp directory, written through the real `CommandProcessor`.
+final class History {
+    let directory: URL
+    let log: SQLiteEventStore
+    let processor: CommandProcessor
+    private var counter = 0
+    /// A fake clock: every `run` is one second later, so `recordedAt` differs between runs.
+    private(set) var clock = Date(timeIntervalSince1970: 1_700_000_000)
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pantry-projections-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        log = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path)
+        processor = try CommandProcessor(store: log)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// Runs one command, which must be accepted.
+    func run(_ command: Command, sourceLocation: SourceLocation = #_sourceLocation) {
+        let outcome = runAll([command])[0]
+        #expect(outcome.status == .accepted, "\(command) → \(outcome)", sourceLocation: sourceLocation)
+    }
+
+    /// Runs commands as one group-committed batch; rejections are allowed.
+    @discardableResult
+    func runAll(_ commands: [Command]) -> [CommandOutcome] {
+        let envelopes = commands.map { command in
+            counter += 1
+            return CommandEnvelope(commandId: "cmd-\(counter)", command: command)
+        }
+        clock += 1
+        return processor.process(envelopes, now: clock)
+    }
+
+    var lastCommandId: String { "cmd-\(counter)" }
+    var clockMillis: Int64 { Int64(clock.timeIntervalSince1970 * 1000) }
+
+    func register(_ userId: String, _ username: String) {
+        run(.registerUser(RegisterUser(userId: userId, username: username, email: "\(username)@example.org",
+                                       passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2g")))
+    }
+
+    func events() throws -> [RecordedEvent] { try log.read(after: 0, limit: Int.max) }
+
+    func store(_ projection: any Projection, _ suffix: String = "") throws -> ProjectionStore {
+        let dir = directory.appendingPathComponent("projections\(suffix)", isDirectory: true)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return try ProjectionStore(projection: projection, path: dir.appendingPathComponent("\(projection.name).sqlite").path)
+    }
+
+    /// A store of `projection` caught up with the whole log.
+    func caughtUp<P: Projection>(_ projection: P) throws -> ProjectionStore {
+        let store = try store(projection)
+        try store.catchUp(from: log, batchSize: 3)
+        #expect(try store.checkpoint == log.headPosition())
+        return store
+    }
+}
+
+/// SplitMix64: small, seeded, the same on every platform.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
