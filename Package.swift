@@ -60,6 +60,18 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // The worker processes: a projection kept current from the feed, answering queries.
+        .target(
+            name: "PantryWorkers",
+            dependencies: [
+                "PantryBus",
+                "PantryEventStore",
+                "PantryProjections",
+                "ZeroMQ",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "pantry",
             dependencies: [
@@ -67,6 +79,8 @@ let package = Package(
                 "PantryEventStore",
                 "PantryCore",
                 "PantryBus",
+                "PantryProjections",
+                "PantryWorkers",
                 "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -17,6 +17,12 @@ public struct BusEndpoints: Sendable, Equatable {
         events = environment["PANTRY_CORE_EVENTS"] ?? "ipc://\(dataDirectory.appendingPathComponent("core-events.sock").path)"
     }
 
+    /// Messages the feed buffers per subscriber, on each side, before ZeroMQ drops them and the
+    /// subscriber has to read the log (`PANTRY_FEED_HIGH_WATER_MARK`; tests lower it to force drops).
+    public static func feedHighWaterMark(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
+        environment["PANTRY_FEED_HIGH_WATER_MARK"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 100_000
+    }
+
     /// The request/reply endpoint a worker answers queries on.
     public static func queries(of worker: String, dataDirectory: URL,
                                environment: [String: String] = ProcessInfo.processInfo.environment) -> String {

@@ -15,7 +15,7 @@ public final class CoreServer {
         /// How often the head position is published when nothing else is.
         public var heartbeatInterval: Duration = .milliseconds(200)
         /// Slow subscribers drop messages beyond this and catch up from the log.
-        public var publishHighWaterMark = 100_000
+        public var publishHighWaterMark = BusEndpoints.feedHighWaterMark()
         /// Larger messages make libzmq drop the sender; bodies above `CommandCoding.maxDocumentBytes`
         /// but below this get a `too_large` answer instead.
         public var maxMessageBytes: Int64 = 16 << 20

@@ -22,7 +22,7 @@ public final class EventFeedFollower {
     public init(context: ZMQContext, endpoint: String, log: any EventStore, after checkpoint: Int64,
                 logger: Logger) throws {
         socket = try ZMQSocket(context: context, type: .sub)
-        try socket.setReceiveHighWaterMark(100_000)
+        try socket.setReceiveHighWaterMark(BusEndpoints.feedHighWaterMark())
         try socket.subscribe("")
         try socket.connect(endpoint)
         self.log = log
@@ -31,21 +31,21 @@ public final class EventFeedFollower {
     }
 
     /// Everything in the log after the current position (the start, or a late worker).
-    public func readLog(limit: Int = 10_000) throws -> [(RecordedEvent, Event)] {
-        let recorded = try log.read(after: position, limit: limit)
-        var events: [(RecordedEvent, Event)] = []
-        events.reserveCapacity(recorded.count)
-        for record in recorded {
-            guard record.position == position + 1 else {
+    public func readLog(limit: Int = 10_000) throws -> [RecordedEvent] {
+        let events = try log.read(after: position, limit: limit)
+        for event in events {
+            guard event.position == position + 1 else {
                 throw EventStoreError.corrupt("position \(position + 1) is missing from the log")
             }
-            let event = try EventCoding.decode(type: record.type, schemaVersion: record.schemaVersion,
-                                               data: record.data, with: decoder)
-            events.append((record, event))
-            position = record.position
+            position = event.position
         }
         eventsReadFromLog += events.count
         return events
+    }
+
+    /// Starts over after `position` (when the consumer could not apply what it was handed).
+    public func rewind(to position: Int64) {
+        self.position = position
     }
 
     /// Whether the core has announced events this follower has not handed back yet.
@@ -54,8 +54,8 @@ public final class EventFeedFollower {
     /// Takes every message waiting on the feed without blocking and returns the next events in
     /// order, filling any gap from the log. Malformed messages are logged and skipped: the next
     /// heartbeat or event reveals what they carried, and the log supplies it.
-    public func drain(limit: Int = 10_000) throws -> [(RecordedEvent, Event)] {
-        var events: [(RecordedEvent, Event)] = []
+    public func drain(limit: Int = 10_000) throws -> [RecordedEvent] {
+        var events: [RecordedEvent] = []
         while events.count < limit, let frames = try socket.receive(dontWait: true) {
             let message: FeedMessage
             do {
@@ -67,7 +67,7 @@ public final class EventFeedFollower {
             switch message {
             case .heartbeat(let head):
                 announcedHead = max(announcedHead, head)
-            case .event(let recorded, let event):
+            case .event(let recorded, _):
                 announcedHead = max(announcedHead, recorded.position)
                 if recorded.position <= position { continue }
                 if recorded.position > position + 1 {
@@ -82,7 +82,7 @@ public final class EventFeedFollower {
                     }
                 }
                 if recorded.position == position + 1 {
-                    events.append((recorded, event))
+                    events.append(recorded)
                     position = recorded.position
                 }
             }

@@ -11,4 +11,10 @@ public struct DataDirectory: Sendable {
 
     public var eventLog: String { url.appendingPathComponent("events.sqlite").path }
     public var writerLock: String { url.appendingPathComponent("events.lock").path }
+    /// The projection files, one per worker.
+    public var projections: URL { url.appendingPathComponent("projections", isDirectory: true) }
+    /// Held by the running worker of a projection, so a replay never swaps a file in under it.
+    public func workerLock(_ projection: String) -> String {
+        projections.appendingPathComponent("\(projection).lock").path
+    }
 }

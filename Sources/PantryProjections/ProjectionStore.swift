@@ -109,21 +109,21 @@ public final class ProjectionStore: Sendable {
         }
     }
 
-    /// Reads the log after the checkpoint up to its head, in batches of `batchSize`, and applies it.
+    /// Reads the log after the checkpoint up to its head (or `last`), in batches of `batchSize`, and applies it.
     /// Use it at start, after a `.gap`, and to replay. Keeps going while the log grows, so it returns
     /// only when it has seen an empty read. `progress` gets (checkpoint, head) after every batch,
     /// where head is the log head when catching up started or the checkpoint if that is larger.
     /// Returns how many events were applied.
     @discardableResult
-    public func catchUp(from log: any EventStore, batchSize: Int = 1_000,
+    public func catchUp(from log: any EventStore, batchSize: Int = 1_000, through last: Int64 = .max,
                         progress: ((_ applied: Int64, _ head: Int64) -> Void)? = nil) throws -> Int64 {
         precondition(batchSize > 0, "batchSize must be positive")
-        var head = try log.headPosition()
+        var head = min(try log.headPosition(), last)
         var position = try checkpoint
         var applied: Int64 = 0
         progress?(position, max(head, position))
-        while true {
-            let batch = try log.read(after: position, limit: batchSize)
+        while position < last {
+            let batch = try log.read(after: position, limit: Int(min(Int64(batchSize), last - position)))
             guard let last = batch.last else { break }
             applied += Int64(try apply(batch))
             position = last.position

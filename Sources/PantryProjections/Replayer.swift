@@ -25,12 +25,12 @@ public struct ReplayReport: Sendable, Equatable, Codable {
 public enum Replayer {
     public static let defaultBatchSize = 10_000
 
-    /// Rebuilds `projection` from position 0 into `<directory>/<name>.sqlite.rebuild`, reporting
+    /// Rebuilds `projection` from position 0 (up to `last`) into `<directory>/<name>.sqlite.rebuild`, reporting
     /// `(applied, head)` after every batch, then (if `swap`) moves it over `<directory>/<name>.sqlite`.
     /// A leftover rebuild file from an interrupted run is discarded first.
     @discardableResult
     public static func rebuild(_ projection: any Projection, directory: URL, from log: any EventStore,
-                               batchSize: Int = defaultBatchSize, swap: Bool = true,
+                               batchSize: Int = defaultBatchSize, through last: Int64 = .max, swap: Bool = true,
                                progress: ((_ applied: Int64, _ head: Int64) -> Void)? = nil) throws -> ReplayReport {
         let live = ProjectionStore.fileURL(name: projection.name, directory: directory)
         let fresh = URL(fileURLWithPath: live.path + ".rebuild")
@@ -40,7 +40,7 @@ public enum Replayer {
         let store = try ProjectionStore(projection: projection, path: fresh.path)
         let report: ReplayReport
         do {
-            let applied = try store.catchUp(from: log, batchSize: batchSize, progress: progress)
+            let applied = try store.catchUp(from: log, batchSize: batchSize, through: last, progress: progress)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
             report = ReplayReport(projection: projection.name, events: applied, checkpoint: try store.checkpoint,
                                   checksum: try store.checksum(), seconds: seconds)
@@ -90,6 +90,19 @@ public enum Replayer {
     /// The checksum of `<directory>/<name>.sqlite`.
     public static func checksum(name: String, directory: URL) throws -> (checkpoint: Int64, checksum: String) {
         try checksum(of: ProjectionCatalog.named(name), at: ProjectionStore.fileURL(name: name, directory: directory).path)
+    }
+
+    /// The checkpoint of `<directory>/<name>.sqlite`, cheaply (no checksum), for status reports.
+    public static func checkpoint(name: String, directory: URL) throws -> Int64 {
+        let path = ProjectionStore.fileURL(name: name, directory: directory).path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        var config = Configuration()
+        config.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: config)
+        defer { try? queue.close() }
+        return try queue.read { db in try ProjectionStore.checkpoint(db) }
     }
 
     static func removeDatabaseFiles(at url: URL) throws {

@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import PantryProjections
+
+/// The queries each worker answers, by projection and query name, encoded as a JSON reply.
+enum ProjectionQueries {
+    /// How the worker has been fed, reported by the `status` query.
+    struct FeedStatus: Encodable {
+        var projection: String
+        var announcedHead: Int64
+        var eventsReadFromLog: Int
+        var gapsHealed: Int
+    }
+
+    static func answer(_ request: QueryRequest, projection: String, store: ProjectionStore, feed: FeedStatus,
+                       encoder: JSONEncoder) throws -> Data {
+        let position = try store.checkpoint
+        func reply(_ result: some Encodable) throws -> Data {
+            try encoder.encode(QueryReply(position: position, result: result))
+        }
+        func required(_ value: String?, _ name: String) throws -> String {
+            guard let value, !value.isEmpty, value.utf8.count <= 256 else { throw QueryError.badQuery("'\(name)' is required") }
+            return value
+        }
+        func bounded(_ value: Int?, _ name: String, default fallback: Int, max: Int) throws -> Int {
+            let value = value ?? fallback
+            guard (0...max).contains(value) else { throw QueryError.badQuery("'\(name)' must be from 0 to \(max)") }
+            return value
+        }
+
+        switch (projection, request.query) {
+        case (_, "status"):
+            return try reply(feed)
+        case ("leaderboard", "top"):
+            let limit = try bounded(request.limit, "limit", default: 10, max: 100)
+            return try reply(store.read { try LeaderboardProjection.top(limit, in: $0) })
+        case ("leaderboard", "entry"):
+            let userId = try required(request.userId, "userId")
+            guard let entry = try store.read({ try LeaderboardProjection.entry(userId, in: $0) }) else {
+                throw QueryError(code: "not_found", message: "user \(userId) is not on the leaderboard")
+            }
+            return try reply(entry)
+        case ("leaderboard", "around"):
+            let userId = try required(request.userId, "userId")
+            let radius = try bounded(request.radius, "radius", default: 3, max: 25)
+            return try reply(store.read { try LeaderboardProjection.around(userId, radius: radius, in: $0) })
+        case ("carts", "cart"):
+            let userId = try required(request.userId, "userId")
+            return try reply(store.read { try CartsProjection.cart(userId, in: $0) })
+        case ("favourites", "list"):
+            let userId = try required(request.userId, "userId")
+            return try reply(store.read { try FavouritesProjection.list(userId, in: $0) })
+        case ("favourites", "search"):
+            let userId = try required(request.userId, "userId")
+            let text = try required(request.text, "text")
+            return try reply(store.read { try FavouritesProjection.search(userId, text: text, in: $0) })
+        case ("favourites", "suggestion"):
+            let userId = try required(request.userId, "userId")
+            return try reply(store.read { try FavouritesProjection.suggestion(userId, in: $0) })
+        case ("groceries", "list"):
+            let userId = try required(request.userId, "userId")
+            return try reply(store.read { try GroceriesProjection.list(userId, in: $0) })
+        case ("experiences", "list"):
+            let recipeId = try required(request.recipeId, "recipeId")
+            let limit = try bounded(request.limit, "limit", default: 50, max: 200)
+            return try reply(store.read { try ExperiencesProjection.forRecipe(recipeId, limit: limit, in: $0) })
+        default:
+            throw QueryError.badQuery("the \(projection) worker has no query '\(request.query)'")
+        }
+    }
+}

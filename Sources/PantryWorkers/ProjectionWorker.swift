@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+import PantryBus
+import PantryEventStore
+import PantryProjections
+import ZeroMQ
+
+/// A worker process: keeps one projection up to date from the event feed (the log fills every gap)
+/// and answers queries about it on a ROUTER socket. One thread owns the sockets and the file.
+///
+/// Queries are answered by the worker rather than read from its file by other processes because
+/// the worker knows exactly which position it has applied: a query that must see a given command
+/// (`after`) is parked until then, with no polling, and a rebuilt file only has to be reopened here.
+public final class ProjectionWorker {
+    private let store: ProjectionStore
+    private let follower: EventFeedFollower
+    private let queries: ZMQSocket
+    private let logger: Logger
+    private let encoder = JSONEncoder()
+    private let decoder = JSONDecoder()
+    private var parked: [(route: [Data], request: QueryRequest, deadline: ContinuousClock.Instant)] = []
+    private let clock = ContinuousClock()
+
+    public init(store: ProjectionStore, log: any EventStore, context: ZMQContext, feed: String,
+                queryEndpoint: String, logger: Logger) throws {
+        self.store = store
+        self.logger = logger
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: try store.checkpoint, logger: logger)
+        queries = try ZMQSocket(context: context, type: .router)
+        try queries.setMaxMessageSize(64 << 10)
+        if queryEndpoint.hasPrefix("ipc://") {
+            try? FileManager.default.removeItem(atPath: String(queryEndpoint.dropFirst("ipc://".count)))
+        }
+        try queries.bind(queryEndpoint)
+    }
+
+    /// Serves until the context is shut down.
+    public func run() throws {
+        logger.info("worker serving", metadata: ["projection": "\(store.projection.name)", "checkpoint": "\(follower.position)"])
+        // Start from the log, without waiting for the first heartbeat.
+        try apply(follower.readLog())
+        var poller = ZMQPoller()
+        poller.register(follower.socket)
+        poller.register(queries)
+        var lastReport = clock.now
+        do {
+            while true {
+                let ready = try poller.poll(timeoutMilliseconds: follower.isBehind ? 0 : pollTimeout())
+                if ready[0].contains(.readable) || follower.isBehind { try apply(follower.drain()) }
+                if ready[1].contains(.readable) { try receiveQueries() }
+                answerParked()
+                if clock.now - lastReport > .seconds(10) {
+                    lastReport = clock.now
+                    logger.info("progress", metadata: [
+                        "checkpoint": "\(follower.position)", "head": "\(follower.announcedHead)",
+                        "fromLog": "\(follower.eventsReadFromLog)", "gapsHealed": "\(follower.gapsHealed)",
+                    ])
+                }
+            }
+        } catch let error as ZMQError where error.isTerminated {
+            logger.info("worker stopped", metadata: ["checkpoint": "\(follower.position)"])
+        }
+    }
+
+    private func apply(_ events: [RecordedEvent]) throws {
+        guard !events.isEmpty else { return }
+        do {
+            try store.apply(events)
+        } catch let error as ProjectionError {
+            // The follower and the file disagree (the file was rebuilt, say): trust the file.
+            let checkpoint = try store.checkpoint
+            logger.warning("could not apply a batch; resuming from the file's checkpoint",
+                           metadata: ["error": "\(error)", "checkpoint": "\(checkpoint)"])
+            follower.rewind(to: checkpoint)
+        }
+    }
+
+    private func pollTimeout() -> Int {
+        guard let nearest = parked.map(\.deadline).min() else { return 100 }
+        return max(0, min(100, Int(((nearest - clock.now) / .milliseconds(1)).rounded(.up))))
+    }
+
+    private func receiveQueries() throws {
+        while let frames = try queries.receive(dontWait: true) {
+            guard frames.count >= 2 else { continue }
+            let route = Array(frames.dropLast())
+            let request: QueryRequest
+            do {
+                request = try decoder.decode(QueryRequest.self, from: frames[frames.count - 1])
+            } catch {
+                try send(route, failure: .badQuery("the query is not a JSON object of the documented shape: \(error)"))
+                continue
+            }
+            if let after = request.after, after > follower.position {
+                let wait = min(max(request.wait ?? QueryRequest.defaultWaitMilliseconds, 0), QueryRequest.maxWaitMilliseconds)
+                parked.append((route, request, clock.now + .milliseconds(wait)))
+            } else {
+                try answer(route, request)
+            }
+        }
+    }
+
+    private func answerParked() {
+        guard !parked.isEmpty else { return }
+        let now = clock.now
+        var waiting: [(route: [Data], request: QueryRequest, deadline: ContinuousClock.Instant)] = []
+        for entry in parked {
+            do {
+                if let after = entry.request.after, after > follower.position {
+                    if now < entry.deadline {
+                        waiting.append(entry)
+                        continue
+                    }
+                    try send(entry.route, failure: QueryError(
+                        code: "not_caught_up", message: "position \(after) was not applied in time; at \(follower.position)"))
+                } else {
+                    try answer(entry.route, entry.request)
+                }
+            } catch {
+                logger.warning("could not answer a parked query", metadata: ["error": "\(error)"])
+            }
+        }
+        parked = waiting
+    }
+
+    private func answer(_ route: [Data], _ request: QueryRequest) throws {
+        do {
+            let feed = ProjectionQueries.FeedStatus(
+                projection: store.projection.name, announcedHead: follower.announcedHead,
+                eventsReadFromLog: follower.eventsReadFromLog, gapsHealed: follower.gapsHealed)
+            let reply = try ProjectionQueries.answer(request, projection: store.projection.name, store: store, feed: feed, encoder: encoder)
+            try queries.send(route + [reply], dontWait: true)
+        } catch let error as QueryError {
+            try send(route, failure: error)
+        }
+    }
+
+    private func send(_ route: [Data], failure: QueryError) throws {
+        let body = try encoder.encode(QueryFailure(position: follower.position, error: failure))
+        try queries.send(route + [body], dontWait: true)
+    }
+}

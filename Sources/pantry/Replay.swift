@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import PantryCore
+import PantryEventStore
+import PantryProjections
+
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Rebuild projections from position 0 into fresh files, then swap them in.",
+        discussion: """
+            With --verify, each projection is rebuilt up to the live file's checkpoint and the two
+            checksums are compared instead; nothing is swapped, and any difference exits non-zero.
+            Swapping needs the projection's worker stopped; verifying works while it runs.
+            """)
+
+    @Argument(help: "Projections to rebuild (default: all).")
+    var names: [String] = []
+
+    @OptionGroup var options: DataOptions
+
+    @Flag(help: "Compare a rebuild with the live state instead of swapping it in.")
+    var verify = false
+
+    @Option(help: "Events read from the log per batch.")
+    var batchSize = Replayer.defaultBatchSize
+
+    func validate() throws {
+        if let unknown = names.first(where: { !ProjectionCatalog.names.contains($0) }) {
+            throw ValidationError("there is no projection '\(unknown)'; choose from \(ProjectionCatalog.names.joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        let directory = try DataDirectory(options.data)
+        guard FileManager.default.fileExists(atPath: directory.eventLog) else {
+            throw ValidationError("there is no event log at \(directory.eventLog)")
+        }
+        let log = try SQLiteEventStore(path: directory.eventLog, readOnly: true)
+        var differences = 0
+        for name in names.isEmpty ? ProjectionCatalog.names : names {
+            let projection = try ProjectionCatalog.named(name)
+            if verify {
+                let live = try Replayer.checksum(name: name, directory: directory.projections)
+                let report = try Replayer.rebuild(projection, directory: directory.projections, from: log,
+                                                  batchSize: batchSize, through: live.checkpoint, swap: false,
+                                                  progress: ProgressBar(label: name).update)
+                try? FileManager.default.removeItem(atPath: ProjectionStore.fileURL(name: name, directory: directory.projections).path + ".rebuild")
+                let same = report.checksum == live.checksum && report.checkpoint == live.checkpoint
+                if !same { differences += 1 }
+                print("\(name): \(same ? "same" : "DIFFERENT") at position \(live.checkpoint) (live \(live.checksum.prefix(16)), rebuilt \(report.checksum.prefix(16)) at \(report.checkpoint)); \(rate(report))")
+            } else {
+                let lock: WriterLock
+                do {
+                    lock = try WriterLock(path: directory.workerLock(name))
+                } catch is WriterLock.Held {
+                    throw ValidationError("the \(name) worker is running: stop it before swapping in a rebuild, or use --verify")
+                }
+                let report = try Replayer.rebuild(projection, directory: directory.projections, from: log,
+                                                  batchSize: batchSize, progress: ProgressBar(label: name).update)
+                withExtendedLifetime(lock) {}
+                print("\(name): rebuilt and swapped in at position \(report.checkpoint), checksum \(report.checksum.prefix(16)); \(rate(report))")
+            }
+        }
+        if differences > 0 { throw ExitCode(1) }
+    }
+
+    private func rate(_ report: ReplayReport) -> String {
+        String(format: "%lld events in %.2f s, %.0f events/s", report.events, report.seconds, report.eventsPerSecond)
+    }
+}
+
+/// A one-line progress bar with events/s on stderr, redrawn at most ten times a second.
+final class ProgressBar {
+    private let label: String
+    private let started = DispatchTime.now()
+    private var lastDraw: UInt64 = 0
+
+    init(label: String) { self.label = label }
+
+    func update(applied: Int64, head: Int64) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - lastDraw > 100_000_000 || applied >= head else { return }
+        lastDraw = now
+        let fraction = head > 0 ? Double(applied) / Double(head) : 1
+        let filled = Int(fraction * 30)
+        let seconds = Double(now - started.uptimeNanoseconds) / 1e9
+        let rate = seconds > 0 ? Double(applied) / seconds : 0
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled)
+        let line = String(format: "\r%@ [%@] %3.0f%% %lld/%lld events %.0f events/s", label, bar, fraction * 100, applied, head, rate)
+        FileHandle.standardError.write(Data(line.utf8))
+        if applied >= head { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

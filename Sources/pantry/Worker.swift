@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PantryBus
+import PantryCore
+import PantryEventStore
+import PantryProjections
+import PantryWorkers
+import ZeroMQ
+
+struct Worker: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a projection worker: keeps one read model current and answers queries about it.",
+        discussion: "Projections: \(ProjectionCatalog.names.joined(separator: ", ")).")
+
+    @Argument(help: "The projection to keep.")
+    var name: String
+
+    @OptionGroup var options: DataOptions
+
+    func validate() throws {
+        guard ProjectionCatalog.names.contains(name) else {
+            throw ValidationError("there is no projection '\(name)'; choose one of \(ProjectionCatalog.names.joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        bootstrapLogging()
+        let logger = Logger(label: "pantry.worker.\(name)")
+        let directory = try DataDirectory(options.data)
+        try FileManager.default.createDirectory(at: directory.projections, withIntermediateDirectories: true)
+        let lock = try WriterLock(path: directory.workerLock(name))
+        defer { withExtendedLifetime(lock) {} }
+        let log = try openLogForReading(directory, logger: logger)
+        let store = try ProjectionStore.open(name: name, directory: directory.projections, logger: logger)
+        let context = try ZMQContext()
+        let worker = try ProjectionWorker(
+            store: store, log: log, context: context, feed: BusEndpoints(dataDirectory: directory.url).events,
+            queryEndpoint: BusEndpoints.queries(of: name, dataDirectory: directory.url), logger: logger)
+        let signals = stopOnSignals { context.shutdown() }
+        defer { withExtendedLifetime(signals) {} }
+        try worker.run()
+    }
+}
+
+/// Workers may start before the core has created the log: they wait for it rather than fail.
+func openLogForReading(_ directory: DataDirectory, logger: Logger) throws -> SQLiteEventStore {
+    var announced = false
+    while !FileManager.default.fileExists(atPath: directory.eventLog) {
+        if !announced { logger.info("waiting for the event log", metadata: ["path": "\(directory.eventLog)"]) }
+        announced = true
+        Thread.sleep(forTimeInterval: 0.2)
+    }
+    return try SQLiteEventStore(path: directory.eventLog, readOnly: true)
+}
