@@ -22,10 +22,18 @@ public enum CommandCoding {
         }
         do {
             return .success(try JSONDecoder().decode(WireEnvelope.self, from: data).envelope)
-        } catch let failure as DecodingFailure {
+        } catch var failure as DecodingFailure {
+            // An unknown top-level field is found before `commandId` is read; report it all the same.
+            if failure.commandId == nil { failure.commandId = partialCommandId(data) }
             return .failure(failure)
         } catch let error as DecodingError {
-            return .failure(DecodingFailure(commandId: partialCommandId(data), rejection: rejection(for: error)))
+            var rejection = rejection(for: error)
+            // Some decoders report a value of the wrong kind (1.5 for an integer) as corrupt data at
+            // the root; the document is valid JSON, so it is a field that is wrong.
+            if rejection.code == .malformedJSON, (try? JSONSerialization.jsonObject(with: data)) != nil {
+                rejection = Rejection(.invalidField, "a field has a value of the wrong type")
+            }
+            return .failure(DecodingFailure(commandId: partialCommandId(data), rejection: rejection))
         } catch {
             return .failure(DecodingFailure(rejection: Rejection(.malformedJSON, "not a JSON object: \(error)")))
         }

@@ -103,7 +103,7 @@ public enum Decider {
             let recipeId = try Validate.recipeId(c.recipeId)
             let title = try Validate.title(c.title)
             let image = try Validate.imageURL(c.image)
-            guard c.delta != 0, abs(c.delta) <= maxCartCount else {
+            guard c.delta != 0, (-maxCartCount...maxCartCount).contains(c.delta) else {
                 throw Rejection(.invalidDelta, "delta must be a non-zero number from -\(maxCartCount) to \(maxCartCount)")
             }
             let count = (state.carts[userId]?[recipeId] ?? 0) + c.delta

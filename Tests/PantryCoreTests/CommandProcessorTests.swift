@@ -1,0 +1,136 @@
+import Foundation
+import PantryCore
+import PantryDomain
+import PantryEventStore
+import Testing
+
+@Suite struct CommandProcessorTests {
+    @Test func eachCommandOfAMixedBatchGetsItsOwnOutcome() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
+            let outcomes = processor.process([
+                envelope("c1", register("u1")),
+                envelope("c2", save("ghost", "r1")),
+                envelope("c3", save("u1", "r1")),
+                envelope("c4", cart("u1", "r1", 0)),
+                envelope("", save("u1", "r2")),
+                envelope("c6", save("u1", "r1")),
+                envelope("c7", cart("u1", "r1", 2)),
+            ])
+            #expect(outcomes.map(\.commandId) == ["c1", "c2", "c3", "c4", "", "c6", "c7"])
+            #expect(outcomes.map(\.status) == [.accepted, .rejected, .accepted, .rejected, .rejected, .rejected, .accepted])
+            #expect(outcomes.map(\.code) == [nil, "unknown_user", nil, "invalid_delta", "invalid_command_id", "already_saved", nil])
+            #expect(outcomes.map(\.positions) == [[1], nil, [2], nil, nil, nil, [3]])
+            #expect(outcomes.allSatisfy { $0.duplicate == nil })
+            #expect(outcomes.filter { $0.status == .rejected }.allSatisfy { $0.message?.isEmpty == false })
+
+            let log = try processor.store.read(after: 0, limit: 100)
+            #expect(log.map(\.metadata.commandId) == ["c1", "c3", "c7"])
+            #expect(log.map(\.type) == ["UserRegistered", "RecipeSaved", "CartAdjusted"])
+            #expect(log.map(\.streamId) == ["user-u1", "user-u1", "user-u1"])
+            #expect(log.map(\.streamVersion) == [1, 2, 3])
+            #expect(processor.head == 3)
+            #expect(try foldedState(processor.store) == processor.state)
+        }
+    }
+
+    @Test func aRejectedCommandLeavesStateAndLogAlone() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
+            _ = processor.process([envelope("c1", register("u1")), envelope("c2", cart("u1", "r1", 99))])
+            let state = processor.state
+            let outcomes = processor.process([envelope("c3", cart("u1", "r1", 1)), envelope("c4", register("u1"))])
+            #expect(outcomes.map(\.code) == ["cart_out_of_range", "user_exists"])
+            #expect(processor.state == state)
+            #expect(processor.head == 2)
+            #expect(try processor.store.headPosition() == 2)
+            #expect(processor.positions(of: "c3") == nil)
+        }
+    }
+
+    @Test func aCommandIdSubmittedAgainInALaterBatchIsADuplicate() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
+            let first = processor.process([envelope("c1", register("u1")), envelope("c2", save("u1", "r1"))])
+            #expect(first == [.accepted("c1", 1...1), .accepted("c2", 2...2)])
+            // The same ids again, even with other content: the first answer, nothing appended.
+            let again = processor.process([envelope("c2", save("u1", "r1")), envelope("c1", register("u9"))])
+            #expect(again == [.accepted("c2", 2...2, duplicate: true), .accepted("c1", 1...1, duplicate: true)])
+            #expect(again.allSatisfy { $0.duplicate == true })
+            #expect(try processor.store.headPosition() == 2)
+            #expect(processor.state.users["u9"] == nil)
+            #expect(processor.positions(of: "c2") == 2...2)
+        }
+    }
+
+    @Test func aCommandIdTwiceInOneBatchIsADuplicate() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
+            let outcomes = processor.process([
+                envelope("c1", register("u1")),
+                envelope("c1", register("u1")),
+                envelope("c2", save("u1", "r1")),
+                envelope("c2", save("u1", "r1")),
+                envelope("c1", register("u1")),
+            ])
+            #expect(outcomes == [
+                .accepted("c1", 1...1), .accepted("c1", 1...1, duplicate: true),
+                .accepted("c2", 2...2), .accepted("c2", 2...2, duplicate: true), .accepted("c1", 1...1, duplicate: true),
+            ])
+            #expect(try processor.store.headPosition() == 2)
+            #expect(try processor.store.countsByType() == ["UserRegistered": 1, "RecipeSaved": 1])
+        }
+    }
+
+    @Test func aRejectedCommandIdMayBeRetried() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
+            #expect(processor.process([envelope("c1", save("u1", "r1"))]).first?.code == "unknown_user")
+            _ = processor.process([envelope("c0", register("u1"))])
+            #expect(processor.process([envelope("c1", save("u1", "r1"))]) == [.accepted("c1", 2...2)])
+        }
+    }
+
+    @Test func laterCommandsOfABatchSeeTheEarlierOnes() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
+            let outcomes = processor.process([
+                envelope("c1", register("u1")), envelope("c2", save("u1", "r1")),
+                envelope("c3", .removeSavedRecipe(RemoveSavedRecipe(userId: "u1", recipeId: "r1"))),
+                envelope("c4", register("u2")), envelope("c5", use("u2", "r1", "Salt")), envelope("c6", use("u2", "r1", " SALT ")),
+            ])
+            #expect(outcomes.map(\.status) == [.accepted, .accepted, .accepted, .accepted, .accepted, .rejected])
+            #expect(outcomes.last?.code == "already_used")
+            #expect(try processor.store.readStream("user-u1").map(\.streamVersion) == [1, 2, 3])
+            #expect(try processor.store.readStream("user-u2").map(\.position) == [4, 5])
+        }
+    }
+
+    @Test func idempotencyAndStateSurviveReopening() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            var state = PantryState()
+            do {
+                let processor = try openProcessor(path)
+                _ = processor.process([envelope("c1", register("u1")), envelope("c2", register("u2")), envelope("c3", save("u1", "r1"))])
+                _ = processor.process([envelope("c4", cart("u1", "r1", 5)), envelope("c5", use("u2", "r9", "Olive Oil")),
+                                       envelope("c6", addGrocery("u1", "Flour")), envelope("c7", cart("u1", "r1", 100))])
+                state = processor.state
+                #expect(processor.head == 6)
+            }
+            let reopened = try openProcessor(path)
+            #expect(reopened.state == state)
+            #expect(reopened.head == 6)
+            #expect(reopened.positions(of: "c5") == 5...5)
+            #expect(reopened.positions(of: "c7") == nil)
+            let outcomes = reopened.process([envelope("c3", save("u1", "r1")), envelope("c4", cart("u1", "r1", 5)),
+                                             envelope("c8", cart("u1", "r1", 1)), envelope("c9", use("u2", "r9", "olive oil"))])
+            #expect(outcomes == [.accepted("c3", 3...3, duplicate: true), .accepted("c4", 4...4, duplicate: true),
+                                 .accepted("c8", 7...7),
+                                 .rejected("c9", Rejection(.alreadyUsed, outcomes[3].message ?? ""))])
+            #expect(try reopened.store.readStream("user-u1").map(\.streamVersion) == [1, 2, 3, 4, 5])
+            #expect(reopened.state.carts["u1"]?["r1"] == 6)
+            #expect(try foldedState(reopened.store) == reopened.state)
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Logging
+import PantryCore
+import PantryDomain
+import PantryEventStore
+import Testing
+
+let phcHash = "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
+
+func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-core-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try body(url)
+}
+
+func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-core-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await body(url)
+}
+
+/// Quiet processors: the tests read outcomes, not logs.
+func openProcessor(_ path: String) throws -> CommandProcessor {
+    var logger = Logger(label: "test")
+    logger.logLevel = .critical
+    return try CommandProcessor(store: SQLiteEventStore(path: path), logger: logger)
+}
+
+func envelope(_ id: CommandID, _ command: Command) -> CommandEnvelope { CommandEnvelope(commandId: id, command: command) }
+
+func register(_ userId: UserID) -> Command {
+    .registerUser(RegisterUser(userId: userId, username: "user_\(userId)", email: "\(userId)@example.org", passwordHash: phcHash))
+}
+
+func save(_ userId: UserID, _ recipeId: RecipeID) -> Command {
+    .saveRecipe(SaveRecipe(userId: userId, recipeId: recipeId, title: "Recipe \(recipeId)"))
+}
+
+func cart(_ userId: UserID, _ recipeId: RecipeID, _ delta: Int) -> Command {
+    .adjustCart(AdjustCart(userId: userId, recipeId: recipeId, title: "Recipe \(recipeId)", delta: delta))
+}
+
+func use(_ userId: UserID, _ recipeId: RecipeID, _ ingredient: String) -> Command {
+    .useOwnedIngredient(UseOwnedIngredient(userId: userId, recipeId: recipeId, ingredient: ingredient))
+}
+
+func addGrocery(_ userId: UserID, _ ingredient: String) -> Command {
+    .addGrocery(AddGrocery(userId: userId, ingredient: ingredient))
+}
+
+/// The state the log holds, folded afresh from the file.
+func foldedState(_ store: any EventStore) throws -> PantryState {
+    let decoder = JSONDecoder()
+    return try store.read(after: 0, limit: 1_000_000).reduce(into: PantryState()) { state, recorded in
+        Decider.evolve(&state, try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
+                                                      data: recorded.data, with: decoder))
+    }
+}

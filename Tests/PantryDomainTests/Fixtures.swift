@@ -1,0 +1,123 @@
+import PantryDomain
+import Testing
+
+/// A PHC string of the kind the adapters produce; only its shape matters to the rules.
+let phcHash = "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
+
+func register(_ userId: UserID, _ username: String? = nil, email: String? = nil, hash: String = phcHash) -> Command {
+    let name = username ?? "user_\(userId)"
+    return .registerUser(RegisterUser(userId: userId, username: name, email: email ?? "\(name)@example.org", passwordHash: hash))
+}
+
+func save(_ userId: UserID, _ recipeId: RecipeID, title: String = "Soup", image: String? = nil) -> Command {
+    .saveRecipe(SaveRecipe(userId: userId, recipeId: recipeId, title: title, image: image))
+}
+
+func unsave(_ userId: UserID, _ recipeId: RecipeID) -> Command {
+    .removeSavedRecipe(RemoveSavedRecipe(userId: userId, recipeId: recipeId))
+}
+
+func addGrocery(_ userId: UserID, _ ingredient: String, amount: Double? = nil, unit: String? = nil, recipeId: RecipeID? = nil) -> Command {
+    .addGrocery(AddGrocery(userId: userId, ingredient: ingredient, amount: amount, unit: unit, recipeId: recipeId))
+}
+
+func check(_ userId: UserID, _ ingredient: String, _ checked: Bool = true) -> Command {
+    .checkGrocery(CheckGrocery(userId: userId, ingredient: ingredient, checked: checked))
+}
+
+func removeGrocery(_ userId: UserID, _ ingredient: String) -> Command {
+    .removeGrocery(RemoveGrocery(userId: userId, ingredient: ingredient))
+}
+
+func use(_ userId: UserID, _ recipeId: RecipeID, _ ingredient: String) -> Command {
+    .useOwnedIngredient(UseOwnedIngredient(userId: userId, recipeId: recipeId, ingredient: ingredient))
+}
+
+func cart(_ userId: UserID, _ recipeId: RecipeID, _ delta: Int, title: String = "Soup", image: String? = nil) -> Command {
+    .adjustCart(AdjustCart(userId: userId, recipeId: recipeId, title: title, image: image, delta: delta))
+}
+
+func experience(_ userId: UserID, _ recipeId: RecipeID, _ text: String) -> Command {
+    .writeExperience(WriteExperience(userId: userId, recipeId: recipeId, text: text))
+}
+
+/// A state built only through `decide` and `evolve`, as the processor builds it.
+struct World {
+    var state = PantryState()
+    var events: [Event] = []
+    private var counter = 0
+
+    init() {}
+
+    /// A world with the user `u1` ("alice") registered.
+    static func withAlice() throws -> World {
+        var world = World()
+        try world.accept(register("u1", "alice", email: "alice@example.org"))
+        return world
+    }
+
+    mutating func nextId() -> CommandID {
+        counter += 1
+        return "cmd-\(counter)"
+    }
+
+    /// Decides and, when accepted, evolves the state.
+    @discardableResult
+    mutating func run(_ command: Command, commandId: CommandID? = nil) -> Result<[Event], Rejection> {
+        let id = commandId ?? nextId()
+        let result = Decider.decide(CommandEnvelope(commandId: id, command: command), state: state)
+        if case .success(let new) = result {
+            for event in new { Decider.evolve(&state, event) }
+            events += new
+        }
+        return result
+    }
+
+    /// Runs a command that must be accepted and returns its single event.
+    @discardableResult
+    mutating func accept(_ command: Command, commandId: CommandID? = nil,
+                         sourceLocation: SourceLocation = #_sourceLocation) throws -> Event {
+        let result = run(command, commandId: commandId)
+        let events = try #require(try? result.get(), "expected \(command) to be accepted, got \(result)",
+                                  sourceLocation: sourceLocation)
+        try #require(events.count == 1, sourceLocation: sourceLocation)
+        return events[0]
+    }
+
+    /// Runs a command that must be refused, leaving the state as it was, and returns the code.
+    mutating func reject(_ command: Command, commandId: CommandID? = nil,
+                         sourceLocation: SourceLocation = #_sourceLocation) -> Rejection.Code? {
+        let before = state
+        let result = run(command, commandId: commandId)
+        #expect(state == before, sourceLocation: sourceLocation)
+        guard case .failure(let rejection) = result else {
+            Issue.record("expected \(command) to be refused, got \(result)", sourceLocation: sourceLocation)
+            return nil
+        }
+        return rejection.code
+    }
+}
+
+/// SplitMix64: small, fast and fully determined by its seed, so a failing seed can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension Event {
+    var userRegistered: UserRegistered? { if case .userRegistered(let e) = self { e } else { nil } }
+    var recipeSaved: RecipeSaved? { if case .recipeSaved(let e) = self { e } else { nil } }
+    var groceryAdded: GroceryAdded? { if case .groceryAdded(let e) = self { e } else { nil } }
+    var groceryChecked: GroceryChecked? { if case .groceryChecked(let e) = self { e } else { nil } }
+    var groceryRemoved: GroceryRemoved? { if case .groceryRemoved(let e) = self { e } else { nil } }
+    var pointEarned: PointEarned? { if case .pointEarned(let e) = self { e } else { nil } }
+    var cartAdjusted: CartAdjusted? { if case .cartAdjusted(let e) = self { e } else { nil } }
+    var experienceWritten: ExperienceWritten? { if case .experienceWritten(let e) = self { e } else { nil } }
+}

@@ -1,0 +1,111 @@
+import PantryDomain
+import Testing
+
+/// One row per way a command can be refused: the commands that set the scene, then the one refused.
+struct RuleCase: Sendable, CustomTestStringConvertible {
+    var name: String
+    var setup: [Command]
+    var command: Command
+    var commandId: CommandID?
+    var expected: Rejection.Code
+
+    init(_ expected: Rejection.Code, _ name: String, setup: [Command] = [register("u1", "alice")],
+         _ command: Command, commandId: CommandID? = nil) {
+        self.expected = expected; self.name = name; self.setup = setup; self.command = command; self.commandId = commandId
+    }
+
+    var testDescription: String { "\(expected.rawValue): \(name)" }
+
+    /// The code `decide` actually gives, after the setup (which must all be accepted).
+    func produce() throws -> Rejection.Code? {
+        var world = World()
+        for command in setup { try world.accept(command) }
+        return world.reject(command, commandId: commandId)
+    }
+}
+
+let alice = register("u1", "alice")
+let longText = String(repeating: "a", count: 2001)
+
+let ruleCases: [RuleCase] = [
+    RuleCase(.invalidCommandId, "empty commandId", save("u1", "r1"), commandId: ""),
+    RuleCase(.invalidCommandId, "commandId with a space", save("u1", "r1"), commandId: "cmd 1"),
+    RuleCase(.invalidCommandId, "commandId of 129 characters", save("u1", "r1"), commandId: String(repeating: "c", count: 129)),
+    RuleCase(.invalidCommandId, "non-ASCII commandId", save("u1", "r1"), commandId: "cmd-é"),
+    RuleCase(.invalidCommandId, "commandId with a newline", save("u1", "r1"), commandId: "cmd\n1"),
+    RuleCase(.invalidUserId, "empty userId", setup: [], register("", "alice")),
+    RuleCase(.invalidUserId, "userId with a space", setup: [], register("u 1", "alice")),
+    RuleCase(.invalidUserId, "userId of 65 characters", setup: [], register(String(repeating: "u", count: 65), "alice")),
+    RuleCase(.userExists, "same userId twice", register("u1", "alice2", email: "other@example.org")),
+    RuleCase(.invalidUsername, "username of 2 characters", setup: [], register("u1", "ab")),
+    RuleCase(.invalidUsername, "username of 33 characters", setup: [], register("u1", String(repeating: "a", count: 33))),
+    RuleCase(.invalidUsername, "username with a space", setup: [], register("u1", "al ice")),
+    RuleCase(.invalidUsername, "username with '!'", setup: [], register("u1", "alice!")),
+    RuleCase(.usernameTaken, "username differing only in case", register("u2", "ALICE", email: "a2@example.org")),
+    RuleCase(.invalidEmail, "email without '@'", setup: [], register("u1", "alice", email: "alice.example.org")),
+    RuleCase(.invalidEmail, "email without a dotted domain", setup: [], register("u1", "alice", email: "alice@localhost")),
+    RuleCase(.emailTaken, "email differing only in case", register("u2", "bob", email: "ALICE@Example.ORG")),
+    RuleCase(.invalidPasswordHash, "a plain password", setup: [], register("u1", "alice", hash: "correct horse battery staple")),
+    RuleCase(.invalidPasswordHash, "a short PHC-looking string", setup: [], register("u1", "alice", hash: "$short")),
+    RuleCase(.unknownUser, "saving for nobody", setup: [], save("ghost", "r1")),
+    RuleCase(.invalidRecipeId, "blank recipeId", save("u1", "   ")),
+    RuleCase(.invalidRecipeId, "recipeId of 129 characters", save("u1", String(repeating: "r", count: 129))),
+    RuleCase(.invalidTitle, "blank title", save("u1", "r1", title: " \n ")),
+    RuleCase(.invalidTitle, "title of 301 characters", save("u1", "r1", title: String(repeating: "t", count: 301))),
+    RuleCase(.invalidImageURL, "javascript: image", save("u1", "r1", image: "javascript:alert(1)")),
+    RuleCase(.invalidImageURL, "ftp image", cart("u1", "r1", 1, image: "ftp://example.org/a.png")),
+    RuleCase(.invalidImageURL, "relative image", save("u1", "r1", image: "/images/a.png")),
+    RuleCase(.invalidIngredient, "blank ingredient", addGrocery("u1", "  ")),
+    RuleCase(.invalidIngredient, "ingredient of 101 characters", use("u1", "r1", String(repeating: "i", count: 101))),
+    RuleCase(.invalidAmount, "negative amount", addGrocery("u1", "salt", amount: -1)),
+    RuleCase(.invalidAmount, "infinite amount", addGrocery("u1", "salt", amount: .infinity)),
+    RuleCase(.invalidAmount, "NaN amount", addGrocery("u1", "salt", amount: .nan)),
+    RuleCase(.invalidUnit, "unit of 33 characters", addGrocery("u1", "salt", unit: String(repeating: "g", count: 33))),
+    RuleCase(.alreadySaved, "saving twice", setup: [alice, save("u1", "r1")], save("u1", " r1 ")),
+    RuleCase(.notSaved, "removing a recipe never saved", unsave("u1", "r1")),
+    RuleCase(.notSaved, "removing twice", setup: [alice, save("u1", "r1"), unsave("u1", "r1")], unsave("u1", "r1")),
+    RuleCase(.noSuchItem, "checking a missing item", check("u1", "salt")),
+    RuleCase(.noSuchItem, "unchecking a missing item", check("u1", "salt", false)),
+    RuleCase(.noSuchItem, "removing a missing item", removeGrocery("u1", "salt")),
+    RuleCase(.noSuchItem, "checking a removed item", setup: [alice, addGrocery("u1", "salt"), removeGrocery("u1", "SALT")], check("u1", "salt")),
+    RuleCase(.unchanged, "checking a checked item", setup: [alice, addGrocery("u1", "salt"), check("u1", "salt")], check("u1", " Salt ")),
+    RuleCase(.unchanged, "unchecking an unchecked item", setup: [alice, addGrocery("u1", "salt")], check("u1", "salt", false)),
+    RuleCase(.alreadyUsed, "same ingredient, other spelling", setup: [alice, use("u1", "r1", " Olive  OIL")], use("u1", "r1", "olive oil")),
+    RuleCase(.invalidDelta, "zero delta", cart("u1", "r1", 0)),
+    RuleCase(.invalidDelta, "delta of 100", cart("u1", "r1", 100)),
+    RuleCase(.invalidDelta, "delta of Int.min", cart("u1", "r1", Int.min)),
+    RuleCase(.invalidDelta, "delta of Int.max", cart("u1", "r1", Int.max)),
+    RuleCase(.cartOutOfRange, "below zero", cart("u1", "r1", -1)),
+    RuleCase(.cartOutOfRange, "above 99", setup: [alice, cart("u1", "r1", 60)], cart("u1", "r1", 40)),
+    RuleCase(.invalidText, "blank experience", experience("u1", "r1", " \t\n ")),
+    RuleCase(.invalidText, "experience of 2001 characters", experience("u1", "r1", longText)),
+    RuleCase(.invalidText, "experience with a control character", experience("u1", "r1", "nice\u{07}")),
+]
+
+/// Codes raised while reading JSON, never by `decide`; `CommandCodingTests` covers them.
+let adapterOnlyCodes: Set<Rejection.Code> = [.malformedJSON, .invalidUTF8, .tooLarge, .unknownCommand, .invalidField]
+
+@Suite struct RejectionCodeTests {
+    @Test(arguments: ruleCases)
+    func commandIsRefusedWithItsCode(_ rule: RuleCase) throws {
+        #expect(try rule.produce() == rule.expected)
+    }
+
+    @Test func everyDomainCodeIsReachedBySomeCase() throws {
+        var produced: Set<Rejection.Code> = []
+        for rule in ruleCases {
+            if let code = try rule.produce() { produced.insert(code) }
+        }
+        let required = Set(Rejection.Code.allCases).subtracting(adapterOnlyCodes)
+        #expect(required.subtracting(produced).isEmpty, "never produced: \(required.subtracting(produced).map(\.rawValue).sorted())")
+        #expect(produced.isSubset(of: required), "decide produced adapter-only codes: \(produced.subtracting(required))")
+    }
+
+    @Test func codesAreStableStrings() {
+        #expect(Rejection.Code.allCases.count == 28)
+        #expect(Set(Rejection.Code.allCases.map(\.rawValue)).count == Rejection.Code.allCases.count)
+        for code in Rejection.Code.allCases {
+            #expect(code.rawValue.allSatisfy { $0.isLowercase || $0 == "_" || $0 == "8" }, "\(code.rawValue)")
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import PantryEventStore
+import Testing
+
+@Suite struct SQLiteEventStoreFileTests {
+    @Test func reopeningKeepsEverything() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            var before: [RecordedEvent] = []
+            do {
+                let store = try SQLiteEventStore(path: path)
+                _ = try store.append([append("s1", expecting: 0, event("A"), event("B")), append("s2", expecting: 0, event("C"))])
+                _ = try store.append([append("s1", expecting: 2, event("D", #"{"emoji":"🍅"}"#))])
+                before = try store.read(after: 0, limit: 100)
+            }
+            let reopened = try SQLiteEventStore(path: path)
+            #expect(try reopened.read(after: 0, limit: 100) == before)
+            #expect(try reopened.headPosition() == 4)
+            #expect(try reopened.countsByType() == ["A": 1, "B": 1, "C": 1, "D": 1])
+            // The stream versions are known again (from the file, not a cache).
+            #expect(throws: EventStoreError.wrongExpectedVersion(streamId: "s1", expected: 0, actual: 3)) {
+                try reopened.append([append("s1", expecting: 0, event("E"))])
+            }
+            #expect(try reopened.append([append("s1", expecting: 3, event("E"))]) == [5...5])
+        }
+    }
+
+    @Test func aReadOnlyStoreSeesWhatTheWriterAppended() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let writer = try SQLiteEventStore(path: path)
+            _ = try writer.append([append("s1", expecting: 0, event("A"))])
+            let reader = try SQLiteEventStore(path: path, readOnly: true)
+            #expect(try reader.headPosition() == 1)
+            _ = try writer.append([append("s1", expecting: 1, event("B")), append("s2", expecting: 0, event("C"))])
+            #expect(try reader.headPosition() == 3)
+            #expect(try reader.read(after: 1, limit: 10) == writer.read(after: 1, limit: 10))
+            #expect(try reader.readStream("s1").map(\.type) == ["A", "B"])
+            #expect(try reader.countsByType() == ["A": 1, "B": 1, "C": 1])
+            #expect(throws: (any Error).self) { try reader.append([append("s3", expecting: 0, event("X"))]) }
+            #expect(try writer.headPosition() == 3)
+        }
+    }
+
+    @Test func onlyOneWriterLockAtATime() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.lock").path
+            var first: WriterLock? = try WriterLock(path: path)
+            #expect(first != nil)
+            #expect(throws: WriterLock.Held.self) { try WriterLock(path: path) }
+            do {
+                _ = try WriterLock(path: path)
+            } catch let held as WriterLock.Held {
+                #expect(held.path == path)
+            }
+            first = nil
+            let second = try WriterLock(path: path)
+            #expect(throws: WriterLock.Held.self) { try WriterLock(path: path) }
+            withExtendedLifetime(second) {}
+            // Another path is another log.
+            _ = try WriterLock(path: dir.appendingPathComponent("other.lock").path)
+        }
+    }
+}
