@@ -15,12 +15,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
+        // A small, fast JSON object writer for the hot paths.
+        .target(name: "PantryJSON"),
         // Commands, events and the rules between them. Pure: no I/O, no clock, no database.
-        .target(name: "PantryDomain"),
+        .target(name: "PantryDomain", dependencies: ["PantryJSON"]),
         // The durable event log (SQLite through GRDB), behind the `EventStore` protocol.
         .target(
             name: "PantryEventStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["PantryJSON", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The single writer: decide, group commit, idempotency.
         .target(

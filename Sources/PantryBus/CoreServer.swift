@@ -28,14 +28,12 @@ public final class CoreServer {
     private let commands: ZMQSocket
     private let feed: ZMQSocket
     private let logger: Logger
-    private let encoder = JSONEncoder()
 
     public init(processor: CommandProcessor, context: ZMQContext, configuration: Configuration,
                 logger: Logger = Logger(label: "pantry.core")) throws {
         self.processor = processor
         self.configuration = configuration
         self.logger = logger
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         commands = try ZMQSocket(context: context, type: .router)
         try commands.setMaxMessageSize(configuration.maxMessageBytes)
         feed = try ZMQSocket(context: context, type: .pub)
@@ -109,11 +107,11 @@ public final class CoreServer {
 
         for (request, outcome) in zip(requests, outcomes) {
             // Every request was answered above, by a rejection or by the processor.
-            let body = try encoder.encode(outcome!)
+            let body = outcome!.jsonDocument
             try commands.send(request.route + [body], dontWait: true)
         }
         for event in result.appended {
-            try feed.send(FeedMessage.frames(for: event, encoder: encoder), dontWait: true)
+            try feed.send(FeedMessage.frames(for: event), dontWait: true)
         }
         if !result.appended.isEmpty {
             logger.trace("batch committed", metadata: ["commands": "\(requests.count)", "head": "\(processor.head)"])

@@ -25,8 +25,8 @@ public enum FeedMessage: Sendable, Equatable {
         }
     }
 
-    public static func frames(for event: RecordedEvent, encoder: JSONEncoder) -> [Data] {
-        [Data(event.type.utf8), Data(String(event.position).utf8), EventDocument.encode(event, with: encoder)]
+    public static func frames(for event: RecordedEvent) -> [Data] {
+        [Data(event.type.utf8), Data(String(event.position).utf8), EventDocument.encode(event)]
     }
 
     public static func heartbeatFrames(head: Int64) -> [Data] {

@@ -1,4 +1,6 @@
+import Foundation
 import PantryDomain
+import PantryJSON
 
 /// The answer to one command, as printed by `pantry submit` and sent by the core
 /// (`schemas/outcome.schema.json`).
@@ -26,6 +28,18 @@ public struct CommandOutcome: Sendable, Equatable, Codable {
 
     public static func rejected(_ commandId: CommandID?, _ rejection: Rejection) -> Self {
         CommandOutcome(commandId: commandId, status: .rejected, code: rejection.code.rawValue, message: rejection.message)
+    }
+
+    /// The outcome as one JSON document; written by hand because the core writes one per command.
+    public var jsonDocument: Data {
+        var w = JSONObjectWriter()
+        w.field("commandId", commandId)
+        w.field("status", status.rawValue)
+        if let positions { w.field("positions", positions) }
+        if duplicate == true { w.field("duplicate", true) }
+        w.field("code", code)
+        w.field("message", message)
+        return Data(w.finish())
     }
 
     public static func failed(_ commandId: CommandID?, _ reason: String) -> Self {

@@ -1,4 +1,5 @@
 import Foundation
+import PantryJSON
 
 /// The JSON form of event payloads (`schemas/events/*.json`) and the upcasting of old versions.
 public enum EventCoding {

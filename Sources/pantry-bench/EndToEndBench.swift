@@ -71,21 +71,40 @@ struct EndToEndBench: ParsableCommand {
         try measureVisibility(context: context, endpoints: endpoints, directory: directory, run: run, rate: rate / 2)
     }
 
-    /// At `rate` commands/s, how long from the core's "accepted" until the leaderboard worker
-    /// answers a query that waits for that position.
+    /// Under a background load of `rate` commands/s, how long from the core's "accepted" until the
+    /// leaderboard worker answers a query that waits for that position (sampled one at a time).
     private func measureVisibility(context: ZMQContext, endpoints: BusEndpoints, directory: URL, run: UInt64, rate: Double) throws {
+        let clock = ContinuousClock()
+        let began = clock.now
+        let until = began + .seconds(latencySeconds)
+        let loadSent = Counter()
+        let load = Thread {
+            do {
+                // Paced in 1 ms ticks; each tick's commands are pipelined and their answers collected.
+                let connection = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(60))
+                var n = 0
+                while clock.now < until {
+                    let due = Int(rate * seconds(clock.now - began)) - n
+                    if due <= 0 { Thread.sleep(forTimeInterval: 0.001); continue }
+                    let batch = (n..<n + due).map { k in
+                        CommandEnvelope(commandId: "bench-\(run)-load-\(k)", command: .useOwnedIngredient(UseOwnedIngredient(
+                            userId: "b\(run)u\(k % users)", recipeId: "load", ingredient: "ingredient \(k)")))
+                    }
+                    _ = try connection.submit(batch)
+                    n += due
+                    loadSent.add(due)
+                }
+            } catch {
+                FileHandle.standardError.write(Data("load: \(error)\n".utf8))
+            }
+        }
+        load.start()
+
         let client = try CommandClient(context: context, endpoint: endpoints.commands)
         let leaderboard = try QueryClient(context: context, endpoint: BusEndpoints.queries(of: "leaderboard", dataDirectory: directory))
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-        let clock = ContinuousClock()
-        let began = clock.now
-        let interval = Duration.seconds(1.0 / rate)
         var n = 0
-        var nextSend = began
-        while clock.now - began < .seconds(latencySeconds) {
-            let now = clock.now
-            if now < nextSend { Thread.sleep(forTimeInterval: seconds(nextSend - now)) }
-            nextSend += interval
+        while clock.now < until {
             let user = "b\(run)u\(n % users)"
             let outcome = try client.submit(CommandEnvelope(commandId: "bench-\(run)-latency-\(n)", command: .useOwnedIngredient(
                 UseOwnedIngredient(userId: user, recipeId: "latency", ingredient: "ingredient \(n)"))))
@@ -94,9 +113,12 @@ struct EndToEndBench: ParsableCommand {
             _ = try leaderboard.query(["query": "entry", "userId": user], after: position)
             histogram.record(UInt64((clock.now - acceptedAt) / .microseconds(1)))
             n += 1
+            Thread.sleep(forTimeInterval: 0.002)
         }
+        while !load.isFinished { usleep(1_000) }
+        let achieved = Double(loadSent.value) / seconds(clock.now - began)
         func ms(_ q: Double) -> String { fmt(Double(histogram.valueAtPercentile(q)) / 1000, 3) }
-        print("visible        \(n) commands at \(fmt(rate)) commands/s offered (one at a time): accepted -> leaderboard p50 \(ms(50)) ms, p99 \(ms(99)) ms, max \(ms(100)) ms")
+        print("visible        under \(fmt(achieved)) commands/s of load (asked \(fmt(rate))), \(n) samples: accepted -> leaderboard p50 \(ms(50)) ms, p99 \(ms(99)) ms, max \(ms(100)) ms")
         print("               (targets: >= 30000 commands/s end to end, p99 <= 5 ms at half that load)")
     }
 }

@@ -23,13 +23,12 @@ struct Events: ParsableCommand {
             throw ValidationError("there is no event log at \(directory.eventLog)")
         }
         let store = try SQLiteEventStore(path: directory.eventLog, readOnly: true)
-        let encoder = JSONEncoder.lines
         var after = max(from, 1) - 1
         var remaining = limit ?? Int.max
         while remaining > 0 {
             let batch = try store.read(after: after, limit: min(remaining, 1_000))
             for event in batch {
-                var line = EventDocument.encode(event, with: encoder)
+                var line = EventDocument.encode(event)
                 line.append(UInt8(ascii: "\n"))
                 FileHandle.standardOutput.write(line)
             }

@@ -23,6 +23,9 @@ struct Submit: ParsableCommand {
     @Option(help: "The core's command endpoint, when it is not the default of the data directory.")
     var commands: String?
 
+    @Option(help: "Seconds to wait for a running core's answer.")
+    var timeout: Double = 10
+
     func run() throws {
         bootstrapLogging()
         let directory = try DataDirectory(options.data)
@@ -42,14 +45,13 @@ struct Submit: ParsableCommand {
 
     private func submitToCore(endpoint: String) throws {
         let context = try ZMQContext()
-        let client = try CommandClient(context: context, endpoint: endpoint)
+        let client = try CommandClient(context: context, endpoint: endpoint, timeout: .seconds(timeout))
         try forEachBatch { envelopes in try client.submit(envelopes) }
     }
 
     /// Reads stdin a batch at a time, answers lines that cannot be decoded itself and hands the
     /// rest to `decide`, printing every outcome in input order.
     private func forEachBatch(_ decide: ([CommandEnvelope]) throws -> [CommandOutcome]) throws {
-        let encoder = JSONEncoder.lines
         var reader = LineReader(descriptor: STDIN_FILENO, maxLineBytes: CommandCoding.maxDocumentBytes)
 
         while let lines = reader.nextLines() {
@@ -73,7 +75,12 @@ struct Submit: ParsableCommand {
                 }
             }
             for (owner, outcome) in zip(owners, try decide(envelopes)) { outcomes[owner] = outcome }
-            for outcome in outcomes.compactMap({ $0 }) { printJSONLine(outcome, encoder: encoder) }
+            var output = Data()
+            for outcome in outcomes.compactMap({ $0 }) {
+                output.append(outcome.jsonDocument)
+                output.append(UInt8(ascii: "\n"))
+            }
+            FileHandle.standardOutput.write(output)
         }
     }
 }

@@ -23,7 +23,6 @@ import Testing
         let directory = try PantryBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         var state = PantryState()
-        let encoder = JSONEncoder()
         for (n, envelope) in Self.commands.enumerated() {
             try CommandCoding.encode(envelope).write(to: directory.appendingPathComponent("command-\(n).json"))
             let events = try Decider.decide(envelope, state: state).get()
@@ -36,7 +35,7 @@ import Testing
                     schemaVersion: EventCoding.currentSchemaVersion, data: data,
                     metadata: EventMetadata(commandId: envelope.commandId, correlationId: envelope.correlationId,
                                             causationId: envelope.causationId, userId: event.userId, recordedAt: 1_795_000_000_000))
-                try EventDocument.encode(recorded, with: encoder).write(to: directory.appendingPathComponent("recorded-\(n)-\(k).json"))
+                try EventDocument.encode(recorded).write(to: directory.appendingPathComponent("recorded-\(n)-\(k).json"))
                 Decider.evolve(&state, event)
             }
         }

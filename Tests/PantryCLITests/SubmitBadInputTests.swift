@@ -41,13 +41,17 @@ import Testing
         #expect(try store.headPosition() == 2)
     }
 
-    @Test func aSecondWriterOnTheSameLogIsRefused() throws {
+    /// A held writer lock means a core owns the log: submit never writes beside it, and says so
+    /// when that core does not answer.
+    @Test func submitNeverWritesALogAnotherProcessHolds() throws {
         let directory = try PantryBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let lock = try WriterLock(path: directory.appendingPathComponent("events.lock").path)
-        let (status, lines) = try PantryBinary.run(["submit", "--data", directory.path], input: Data("{}\n".utf8))
+        let register = #"{"commandId":"r1","type":"RegisterUser","data":{"userId":"u1","username":"anna","email":"a@example.org","passwordHash":"\#(testPasswordHash)"}}"#
+        let (status, lines) = try PantryBinary.run(["submit", "--data", directory.path, "--timeout", "0.5"], input: Data((register + "\n").utf8))
         #expect(status != 0)
         #expect(lines.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("events.sqlite").path))
         withExtendedLifetime(lock) {}
     }
 }

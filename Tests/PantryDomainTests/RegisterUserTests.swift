@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func registeringUpdatesTheState() throws {
-        var world = try World.withAlice()
+        let world = try World.withAlice()
         #expect(world.state.users["u1"]?.username == "alice")
         #expect(world.state.users["u1"]?.email == "alice@example.org")
         #expect(world.state.usernames["alice"] == "u1")

@@ -27,7 +27,16 @@ import Testing
         #expect(world.reject(addGrocery("u1", "salt", unit: text)) == .invalidUnit)
         #expect(world.reject(use("u1", "r1", text)) == .invalidIngredient)
         #expect(world.reject(cart("u1", "r1", 1, title: text)) == .invalidTitle)
-        #expect(world.reject(experience("u1", "r1", text)) == .invalidText)
+        if text.unicodeScalars.contains(where: { !["\n", "\r", "\t"].contains($0) && $0.properties.generalCategory == .control }) {
+            #expect(world.reject(experience("u1", "r1", text)) == .invalidText)
+        }
+    }
+
+    /// A review may span lines; only experiences allow line breaks and tabs.
+    @Test func experiencesMaySpanLines() throws {
+        var world = try World.withAlice()
+        let text = "Tips:\n\t- less salt\r\n\t- more garlic"
+        #expect(try world.accept(experience("u1", "r1", "  \(text)\n")).experienceWritten?.text == text)
     }
 
     @Test func ingredientBounds() throws {

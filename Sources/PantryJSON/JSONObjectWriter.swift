@@ -1,39 +1,60 @@
-/// Writes one flat JSON object. Events are encoded on the single writer thread for every accepted
-/// command, and this is several times cheaper than `JSONEncoder`; decoding still uses `Codable`,
-/// and the tests check that both agree.
-struct JSONObjectWriter {
-    private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
+/// Writes one JSON object of strings, numbers, booleans, nested objects and already-encoded JSON.
+/// Event payloads, event documents and outcomes are written on hot paths (the single writer, every
+/// published event), where this is several times cheaper than `JSONEncoder`; reading still uses
+/// `Codable`, and the tests check that both agree.
+public struct JSONObjectWriter {
+    public private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
 
-    init() { bytes.reserveCapacity(256) }
+    public init() { bytes.reserveCapacity(256) }
 
-    mutating func field(_ key: String, _ value: String) {
+    public mutating func field(_ key: String, _ value: String) {
         self.key(key)
         appendString(value)
     }
 
-    mutating func field(_ key: String, _ value: String?) {
+    public mutating func field(_ key: String, _ value: String?) {
         guard let value else { return }
         field(key, value)
     }
 
-    mutating func field(_ key: String, _ value: Int) {
+    public mutating func field(_ key: String, _ value: Int) {
+        field(key, Int64(value))
+    }
+
+    public mutating func field(_ key: String, _ value: Int64) {
         self.key(key)
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    mutating func field(_ key: String, _ value: Double?) {
+    public mutating func field(_ key: String, _ values: [Int64]) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: String(value).utf8)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// A value that is already JSON (a stored event payload, a nested object written before).
+    public mutating func field(_ key: String, json: some Sequence<UInt8>) {
+        self.key(key)
+        bytes.append(contentsOf: json)
+    }
+
+    public mutating func field(_ key: String, _ value: Double?) {
         guard let value else { return }
         self.key(key)
         // Validation keeps amounts finite, and Swift's shortest description of a finite Double is valid JSON.
         bytes.append(contentsOf: value.description.utf8)
     }
 
-    mutating func field(_ key: String, _ value: Bool) {
+    public mutating func field(_ key: String, _ value: Bool) {
         self.key(key)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
-    mutating func finish() -> [UInt8] {
+    public mutating func finish() -> [UInt8] {
         bytes.append(UInt8(ascii: "}"))
         return bytes
     }
