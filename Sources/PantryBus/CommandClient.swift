@@ -18,7 +18,9 @@ public final class CommandClient {
     public init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(10)) throws {
         socket = try ZMQSocket(context: context, type: .dealer)
         try socket.setReceiveTimeout(milliseconds: Int(timeout / .milliseconds(1)))
+        // Pipelined requests and their answers are bounded by the caller's window, not by ZeroMQ.
         try socket.setSendHighWaterMark(0)
+        try socket.setReceiveHighWaterMark(0)
         try socket.connect(endpoint)
         self.endpoint = endpoint
     }

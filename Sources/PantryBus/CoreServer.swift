@@ -19,6 +19,8 @@ public final class CoreServer {
         /// Larger messages make libzmq drop the sender; bodies above `CommandCoding.maxDocumentBytes`
         /// but below this get a `too_large` answer instead.
         public var maxMessageBytes: Int64 = 16 << 20
+        /// Answers queued for one client that does not read them.
+        public var replyHighWaterMark = 1_000_000
 
         public init(endpoints: BusEndpoints) { self.endpoints = endpoints }
     }
@@ -36,6 +38,10 @@ public final class CoreServer {
         self.logger = logger
         commands = try ZMQSocket(context: context, type: .router)
         try commands.setMaxMessageSize(configuration.maxMessageBytes)
+        // Replies queue per client up to this; a client pipelining more than it reads would
+        // otherwise lose answers. Mandatory routing turns a lost answer into an error we log.
+        try commands.setSendHighWaterMark(configuration.replyHighWaterMark)
+        try commands.setRouterMandatory(true)
         feed = try ZMQSocket(context: context, type: .pub)
         try feed.setSendHighWaterMark(configuration.publishHighWaterMark)
         try removeStaleSocketFile(configuration.endpoints.commands)
@@ -105,10 +111,18 @@ public final class CoreServer {
         let result = processor.processRecording(envelopes)
         for (owner, outcome) in zip(owners, result.outcomes) { outcomes[owner] = outcome }
 
+        var undelivered = 0
         for (request, outcome) in zip(requests, outcomes) {
             // Every request was answered above, by a rejection or by the processor.
-            let body = outcome!.jsonDocument
-            try commands.send(request.route + [body], dontWait: true)
+            do {
+                if try !commands.send(request.route + [outcome!.jsonDocument], dontWait: true) { undelivered += 1 }
+            } catch let error as ZMQError where !error.isTerminated {
+                undelivered += 1 // the client went away (EHOSTUNREACH); its commands still count
+            }
+        }
+        if undelivered > 0 {
+            logger.warning("answers could not be delivered; those clients must retry with the same command ids",
+                           metadata: ["count": "\(undelivered)"])
         }
         for event in result.appended {
             try feed.send(FeedMessage.frames(for: event), dontWait: true)

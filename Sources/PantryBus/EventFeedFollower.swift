@@ -19,8 +19,16 @@ public final class EventFeedFollower {
     public private(set) var eventsReadFromLog = 0
     public private(set) var gapsHealed = 0
 
+    /// Event types whose payloads the consumer reads; the others are handed back undecoded.
+    private let decodedTypes: Set<String>?
+
+    /// An event handed back: its payload is decoded when it came off the feed and is of a type the
+    /// consumer reads; nil when it came from the log or is of a type the consumer skips.
+    public typealias Delivery = (recorded: RecordedEvent, event: Event?)
+
     public init(context: ZMQContext, endpoint: String, log: any EventStore, after checkpoint: Int64,
-                logger: Logger) throws {
+                decodedTypes: Set<String>? = nil, logger: Logger) throws {
+        self.decodedTypes = decodedTypes
         socket = try ZMQSocket(context: context, type: .sub)
         try socket.setReceiveHighWaterMark(BusEndpoints.feedHighWaterMark())
         try socket.subscribe("")
@@ -31,7 +39,7 @@ public final class EventFeedFollower {
     }
 
     /// Everything in the log after the current position (the start, or a late worker).
-    public func readLog(limit: Int = 10_000) throws -> [RecordedEvent] {
+    public func readLog(limit: Int = 10_000) throws -> [Delivery] {
         let events = try log.read(after: position, limit: limit)
         for event in events {
             guard event.position == position + 1 else {
@@ -40,7 +48,7 @@ public final class EventFeedFollower {
             position = event.position
         }
         eventsReadFromLog += events.count
-        return events
+        return events.map { ($0, nil) }
     }
 
     /// Starts over after `position` (when the consumer could not apply what it was handed).
@@ -54,12 +62,14 @@ public final class EventFeedFollower {
     /// Takes every message waiting on the feed without blocking and returns the next events in
     /// order, filling any gap from the log. Malformed messages are logged and skipped: the next
     /// heartbeat or event reveals what they carried, and the log supplies it.
-    public func drain(limit: Int = 10_000) throws -> [RecordedEvent] {
-        var events: [RecordedEvent] = []
+    public func drain(limit: Int = 10_000) throws -> [Delivery] {
+        var events: [Delivery] = []
         while events.count < limit, let frames = try socket.receive(dontWait: true) {
             let message: FeedMessage
             do {
-                message = try FeedMessage.decode(frames, decoder: decoder)
+                message = try FeedMessage.decode(frames, decoder: decoder, after: position) { type in
+                    self.decodedTypes?.contains(type) ?? true
+                }
             } catch {
                 logger.warning("skipped a malformed feed message", metadata: ["error": "\(error)"])
                 continue
@@ -67,7 +77,7 @@ public final class EventFeedFollower {
             switch message {
             case .heartbeat(let head):
                 announcedHead = max(announcedHead, head)
-            case .event(let recorded, _):
+            case .event(let recorded, let event):
                 announcedHead = max(announcedHead, recorded.position)
                 if recorded.position <= position { continue }
                 if recorded.position > position + 1 {
@@ -82,7 +92,7 @@ public final class EventFeedFollower {
                     }
                 }
                 if recorded.position == position + 1 {
-                    events.append(recorded)
+                    events.append((recorded, event))
                     position = recorded.position
                 }
             }

@@ -6,7 +6,9 @@ import PantryEventStore
 /// three frames, `[topic, position, JSON]`. Events use their type as topic and the recorded-event
 /// document as JSON; heartbeats use the topic `heartbeat` and carry the head position.
 public enum FeedMessage: Sendable, Equatable {
-    case event(RecordedEvent, Event)
+    /// An event, with its payload decoded when the reader asked for its type. An event of a type
+    /// the reader skips is not decoded at all: its `RecordedEvent` carries only position and type.
+    case event(RecordedEvent, Event?)
     case heartbeat(head: Int64)
 
     public static let heartbeatTopic = "heartbeat"
@@ -33,11 +35,20 @@ public enum FeedMessage: Sendable, Equatable {
         [Data(heartbeatTopic.utf8), Data(String(head).utf8), Data(#"{"head":\#(head)}"#.utf8)]
     }
 
-    public static func decode(_ frames: [Data], decoder: JSONDecoder) throws(DecodingError) -> FeedMessage {
+    /// Decodes a message; events whose type `decoding` rejects (or at or below `after`, already
+    /// seen) are returned undecoded, which is what keeps a worker cheap for the events it ignores.
+    public static func decode(_ frames: [Data], decoder: JSONDecoder, after: Int64 = 0,
+                              decoding: (String) -> Bool = { _ in true }) throws(DecodingError) -> FeedMessage {
         guard frames.count == 3 else { throw .wrongFrameCount(frames.count) }
         let positionText = String(decoding: frames[1], as: UTF8.self)
         guard let position = Int64(positionText), position >= 0 else { throw .badPosition(positionText) }
-        if frames[0] == Data(heartbeatTopic.utf8) { return .heartbeat(head: position) }
+        let topic = String(decoding: frames[0], as: UTF8.self)
+        if topic == heartbeatTopic { return .heartbeat(head: position) }
+        if position <= after || !decoding(topic) {
+            return .event(RecordedEvent(
+                position: position, streamId: "", streamVersion: 0, type: topic, schemaVersion: 0, data: Data(),
+                metadata: EventMetadata(commandId: "", correlationId: nil, causationId: nil, userId: "", recordedAt: 0)), nil)
+        }
         let document: WireRecordedEvent
         do {
             document = try decoder.decode(WireRecordedEvent.self, from: frames[2])

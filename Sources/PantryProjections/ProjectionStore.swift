@@ -75,6 +75,13 @@ public final class ProjectionStore: Sendable {
     /// from `checkpoint` (see `catchUp`). Returns how many events were applied.
     @discardableResult
     public func apply(_ events: [RecordedEvent]) throws -> Int {
+        try apply(decoded: events.map { ($0, nil) })
+    }
+
+    /// `apply`, for events whose payload the caller may already have decoded (nil: decode it here
+    /// if this projection reads its type).
+    @discardableResult
+    public func apply(decoded events: [(recorded: RecordedEvent, event: Event?)]) throws -> Int {
         guard !events.isEmpty else { return 0 }
         let projection = self.projection
         let types = projection.eventTypes
@@ -82,7 +89,7 @@ public final class ProjectionStore: Sendable {
             let start = try Self.checkpoint(db)
             var position = start
             // Validate first so that a gap leaves the file untouched.
-            for recorded in events where recorded.position > position {
+            for (recorded, _) in events where recorded.position > position {
                 guard recorded.position == position + 1 else {
                     throw ProjectionError.gap(expected: position + 1, got: recorded.position)
                 }
@@ -91,11 +98,11 @@ public final class ProjectionStore: Sendable {
             guard position > start else { return 0 }
             let decoder = JSONDecoder()
             position = start
-            for recorded in events where recorded.position > position {
+            for (recorded, decoded) in events where recorded.position > position {
                 if types.contains(recorded.type) {
                     let event: Event
                     do {
-                        event = try EventCoding.decode(
+                        event = try decoded ?? EventCoding.decode(
                             type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, with: decoder)
                     } catch {
                         throw ProjectionError.undecodable(position: recorded.position, reason: "\(error)")

@@ -26,7 +26,8 @@ public final class ProjectionWorker {
         self.store = store
         self.logger = logger
         encoder.outputFormatting = [.withoutEscapingSlashes]
-        follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: try store.checkpoint, logger: logger)
+        follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: try store.checkpoint,
+                                         decodedTypes: store.projection.eventTypes, logger: logger)
         queries = try ZMQSocket(context: context, type: .router)
         try queries.setMaxMessageSize(64 << 10)
         if queryEndpoint.hasPrefix("ipc://") {
@@ -63,10 +64,10 @@ public final class ProjectionWorker {
         }
     }
 
-    private func apply(_ events: [RecordedEvent]) throws {
+    private func apply(_ events: [EventFeedFollower.Delivery]) throws {
         guard !events.isEmpty else { return }
         do {
-            try store.apply(events)
+            try store.apply(decoded: events)
         } catch let error as ProjectionError {
             // The follower and the file disagree (the file was rebuilt, say): trust the file.
             let checkpoint = try store.checkpoint
