@@ -11,5 +11,24 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
-    targets: []
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .target(name: "Curl", dependencies: ["CCurlShim", "CCurl"]),
+        .target(
+            name: "PantryFetch",
+            dependencies: [
+                "Curl",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/catalog.json")]
+        ),
+        .testTarget(name: "CurlTests", dependencies: ["Curl"]),
+        .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "Curl"]),
+    ]
 )
