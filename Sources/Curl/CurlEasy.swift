@@ -60,7 +60,10 @@ public final class CurlEasy {
             set(pantry_curl_setopt_header_function(handle, headerCallback))
             set(pantry_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context.toOpaque()))
             guard setup == CURLE_OK else { return setup }
-            return curl_easy_perform(handle)
+            let result = curl_easy_perform(handle)
+            // The buffer dies with this closure; the handle must not keep pointing at it.
+            _ = pantry_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
+            return result
         }
 
         guard code == CURLE_OK else {

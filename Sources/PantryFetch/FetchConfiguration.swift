@@ -43,7 +43,7 @@ public struct FetchConfiguration: Sendable {
         mealdbURL = "https://www.themealdb.com/api/json/v1/1"
         mealdbLimits = LimiterPolicy(dailyQuota: nil, ratePerSecond: 2, burst: 4, maxWait: 5)
         catalogFile = nil
-        catalogSeed = UInt64(UInt32.random(in: .min ... .max))
+        catalogSeed = UInt64.random(in: .min ... .max)
         connectTimeout = 5
         requestTimeout = 15
         cacheLifetimes = CacheLifetimes()

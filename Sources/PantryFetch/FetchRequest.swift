@@ -8,6 +8,7 @@ public enum FetchRequest: Sendable, Equatable, Hashable {
     case search(query: String, diet: String?, maxReadyTime: Int?, offset: Int, number: Int)
     /// `id` is provider-prefixed, e.g. "spoonacular:716429".
     case detail(id: String)
+    /// Up to `count` distinct recipes; TheMealDB gives at most 10 (one upstream call each).
     case random(count: Int)
     case autocomplete(prefix: String, number: Int)
     case image(url: String)

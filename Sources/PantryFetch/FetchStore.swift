@@ -80,6 +80,7 @@ final class FetchStore: Sendable {
     // MARK: limiter
 
     /// Reads, changes and writes one provider's limiter state in a single transaction.
+    /// GRDB begins write transactions IMMEDIATE, so this holds even with another process on the file.
     func updateLimiter<T: Sendable>(
         _ provider: String, policy: LimiterPolicy, now: Date,
         _ change: @escaping @Sendable (inout LimiterState) -> T

@@ -38,8 +38,9 @@ struct MealDBProvider: RecipeProvider {
             guard let meal = envelope.meals?.first else { throw .notFound }
             return .recipe(MealDBFormat.recipe(meal))
         case .random(let count):
+            // One meal per call: more than 10 would take seconds under the rate limit.
             var recipes: [Recipe] = []
-            for _ in 0..<count {
+            for _ in 0..<min(count, 10) {
                 let envelope: MealDBFormat.Envelope<MealDBFormat.Meal> = try await get("random.php", [])
                 if let meal = envelope.meals?.first, !recipes.contains(where: { $0.id == MealDBFormat.recipeID(meal.idMeal) }) {
                     recipes.append(MealDBFormat.recipe(meal))

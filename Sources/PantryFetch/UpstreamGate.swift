@@ -53,6 +53,9 @@ final class UpstreamGate: Sendable {
         logger.debug("upstream call", metadata: [
             "provider": "\(provider)", "path": "\(logPath)", "status": "\(response.status)",
             "elapsed": "\(started.duration(to: .now))",
+            "quotaRequest": "\(response.headers["X-API-Quota-Request"] ?? "-")",
+            "quotaUsed": "\(response.headers["X-API-Quota-Used"] ?? "-")",
+            "quotaLeft": "\(response.headers["X-API-Quota-Left"] ?? "-")",
         ])
         try await observe(response)
         return response
