@@ -52,15 +52,15 @@ public struct FetchConfiguration: Sendable {
 
     /// Reads the PANTRY_* variables; an unparsable value is an error, never a silent default.
     ///
-    /// PANTRY_SPOONACULAR_KEY, PANTRY_SPOONACULAR_URL, PANTRY_SPOONACULAR_DAILY_QUOTA (150),
+    /// `databasePath` defaults to PANTRY_FETCH_DB, else "data/fetch.sqlite". PANTRY_SPOONACULAR_KEY, PANTRY_SPOONACULAR_URL, PANTRY_SPOONACULAR_DAILY_QUOTA (150),
     /// PANTRY_SPOONACULAR_RATE (1/s), PANTRY_SPOONACULAR_BURST (2), PANTRY_MEALDB_URL,
     /// PANTRY_PROVIDER (spoonacular | mealdb | catalog; default spoonacular with a key, else
     /// catalog), PANTRY_CATALOG (file), PANTRY_CATALOG_SEED, PANTRY_FETCH_TIMEOUT (seconds).
     public static func fromEnvironment(
-        databasePath: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        databasePath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(FetchConfigurationError) -> FetchConfiguration {
-        var config = FetchConfiguration(databasePath: databasePath)
         func value(_ name: String) -> String? { nonEmpty(environment[name]) }
+        var config = FetchConfiguration(databasePath: databasePath ?? value("PANTRY_FETCH_DB") ?? "data/fetch.sqlite")
         func number<T: LosslessStringConvertible & Comparable>(_ name: String, _ range: ClosedRange<T>) throws(FetchConfigurationError) -> T? {
             guard let text = value(name) else { return nil }
             guard let parsed = T(text), range.contains(parsed) else {

@@ -13,6 +13,8 @@ final class FetchStore: Sendable {
     private let database: DatabaseQueue
 
     init(path: String) throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         database = try DatabaseQueue(path: path, configuration: configuration)

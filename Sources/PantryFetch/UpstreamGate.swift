@@ -30,9 +30,16 @@ final class UpstreamGate: Sendable {
 
     /// GETs `url` and returns a 2xx response; `logPath` is what may be logged (no key).
     func get(_ url: String, logPath: String) async throws(ProviderError) -> HTTPResponse {
-        try await reserve()
-        let started = ContinuousClock.now
+        // Counted from the reservation on: a reserved call the upstream has not seen yet
+        // must not be forgotten when its X-API-Quota-Left is read.
         inFlight.withLock { $0 += 1 }
+        do {
+            try await reserve()
+        } catch {
+            inFlight.withLock { $0 -= 1 }
+            throw error
+        }
+        let started = ContinuousClock.now
         let response: HTTPResponse
         do {
             defer { inFlight.withLock { $0 -= 1 } }

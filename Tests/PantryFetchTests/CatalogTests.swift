@@ -84,3 +84,14 @@ import Testing
         #expect(config?.primary == .spoonacular && config?.spoonacularLimits.dailyQuota == 50)
     }
 }
+
+@Suite struct StoreLocationTests {
+    @Test func databaseDirectoryIsCreatedAndPathComesFromEnvironment() async throws {
+        let base = URL(fileURLWithPath: try temporaryDatabasePath()).deletingLastPathComponent()
+        let path = base.appendingPathComponent("nested/dir/fetch.sqlite").path
+        let config = try FetchConfiguration.fromEnvironment(environment: ["PANTRY_FETCH_DB": path])
+        #expect(config.databasePath == path)
+        _ = try FetchService(configuration: config)
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+}

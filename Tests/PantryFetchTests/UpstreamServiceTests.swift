@@ -49,7 +49,7 @@ import Testing
         #expect(page.results.allSatisfy { $0.readyInMinutes != nil })
         #expect(random.count == 3)
         #expect(names == ["egg", "egg yolk"])
-        #expect(try await service.handle(.detail(id: "spoonacular:404")) == .failure(.notFound))
+        #expect(await service.handle(.detail(id: "spoonacular:404")) == .failure(.notFound))
     }
 
     @Test func mealDBMealsAreNormalised() async throws {
