@@ -74,6 +74,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // libcurl, wrapped once: a C shim for the variadic setopt, one thin Swift client over it.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .target(name: "Curl", dependencies: ["CCurlShim", "CCurl"]),
+        // Recipe data: providers, the persistent cache, quota and rate limits, the offline catalog.
+        .target(
+            name: "PantryFetch",
+            dependencies: [
+                "Curl",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/catalog.json")]
+        ),
+        .testTarget(name: "CurlTests", dependencies: ["Curl"]),
+        .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "Curl"]),
         .executableTarget(
             name: "pantry",
             dependencies: [

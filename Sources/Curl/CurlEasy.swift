@@ -1,0 +1,140 @@
+import CCurl
+import CCurlShim
+import Foundation
+
+private let globalInit: CURLcode = pantry_curl_global_init()
+
+/// Owns one libcurl easy handle and performs blocking transfers with it.
+///
+/// A handle is not thread-safe: use one `CurlEasy` per thread. Reusing it for
+/// successive requests keeps its connection cache, so repeated calls to the same
+/// host reuse the TCP/TLS connection. `HTTPClient` keeps one per worker thread.
+public final class CurlEasy {
+    private let handle: UnsafeMutableRawPointer
+
+    public init() {
+        precondition(globalInit == CURLE_OK, "curl_global_init failed")
+        guard let handle = curl_easy_init() else {
+            fatalError("curl_easy_init returned NULL (out of memory)")
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+    }
+
+    public func perform(_ request: HTTPRequest) throws(CurlError) -> HTTPResponse {
+        // Reset clears options left by the previous request but keeps live connections.
+        curl_easy_reset(handle)
+        let transfer = Transfer(maxBodyBytes: request.maxBodyBytes)
+        let context = Unmanaged.passRetained(transfer)
+        defer { context.release() }
+
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headerList) }
+        for header in request.headers {
+            headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
+        }
+
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { buffer in
+            var setup = pantry_curl_setopt_string(handle, CURLOPT_URL, request.url)
+            func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
+            set(pantry_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue))
+            // Signals are unsafe in a multi-threaded process; timeouts must not use SIGALRM.
+            set(pantry_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+            // An empty string offers every encoding libcurl can decode (gzip, deflate...).
+            set(pantry_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""))
+            set(pantry_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0))
+            set(pantry_curl_setopt_long(handle, CURLOPT_MAXREDIRS, 5))
+            set(pantry_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout)))
+            set(pantry_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds(request.timeout)))
+            // Only HTTP(S): a URL taken from input must not reach file:// or other schemes.
+            set(pantry_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+            set(pantry_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+            set(pantry_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
+            set(pantry_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer.baseAddress))
+            set(pantry_curl_setopt_write_function(handle, writeCallback))
+            set(pantry_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context.toOpaque()))
+            set(pantry_curl_setopt_header_function(handle, headerCallback))
+            set(pantry_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context.toOpaque()))
+            guard setup == CURLE_OK else { return setup }
+            let result = curl_easy_perform(handle)
+            // The buffer dies with this closure; the handle must not keep pointing at it.
+            _ = pantry_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
+            return result
+        }
+
+        guard code == CURLE_OK else {
+            var message = String(cString: curl_easy_strerror(code))
+            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !detail.isEmpty { message += ": \(detail)" }
+            if transfer.bodyTooLarge { message += " (body larger than \(request.maxBodyBytes) bytes)" }
+            throw CurlError(kind: Self.kind(of: code), code: Int(code.rawValue), message: message)
+        }
+
+        var status = 0
+        _ = pantry_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        var totalTime = 0.0
+        _ = pantry_curl_getinfo_double(handle, CURLINFO_TOTAL_TIME, &totalTime)
+        return HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, totalTime: totalTime)
+    }
+
+    private static func kind(of code: CURLcode) -> CurlError.Kind {
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timeout
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return .connectionFailed
+        default:
+            return .other
+        }
+    }
+}
+
+private func milliseconds(_ seconds: Double) -> Int {
+    Int((max(seconds, 0.001) * 1000).rounded(.up))
+}
+
+/// Collects one transfer's headers and body; passed to the C callbacks as userdata.
+private final class Transfer {
+    let maxBodyBytes: Int
+    var body = Data()
+    var headers = HTTPHeaders()
+    var bodyTooLarge = false
+
+    init(maxBodyBytes: Int) {
+        self.maxBodyBytes = maxBodyBytes
+    }
+}
+
+private let writeCallback: pantry_curl_data_callback = { data, size, count, userdata in
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+    let length = size * count
+    guard transfer.body.count + length <= transfer.maxBodyBytes else {
+        transfer.bodyTooLarge = true
+        return 0  // a short count makes libcurl abort with CURLE_WRITE_ERROR
+    }
+    if let data, length > 0 {
+        transfer.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
+    }
+    return length
+}
+
+private let headerCallback: pantry_curl_data_callback = { data, size, count, userdata in
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+    let length = size * count
+    guard let data, length > 0 else { return length }
+    let bytes = UnsafeRawBufferPointer(start: data, count: length)
+    let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    if line.hasPrefix("HTTP/") {
+        // A new status line starts a new response (redirect, 100 Continue): keep only the last.
+        transfer.headers = HTTPHeaders()
+    } else if let colon = line.firstIndex(of: ":") {
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        transfer.headers.append(name: name, value: value)
+    }
+    return length
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A configuration value that cannot be used; the message says which and why.
+public struct FetchConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+public struct FetchConfiguration: Sendable {
+    public enum Provider: String, Sendable, CaseIterable {
+        case spoonacular, mealdb, catalog
+    }
+
+    /// SQLite file for the cache and the quota state.
+    public var databasePath: String
+    /// Answers search, ingredient, random and autocomplete requests; details go by id prefix.
+    public var primary: Provider
+    public var spoonacularURL: String
+    /// Without a key Spoonacular is not used at all.
+    public var spoonacularKey: String?
+    public var spoonacularLimits: LimiterPolicy
+    public var mealdbURL: String
+    public var mealdbLimits: LimiterPolicy
+    /// Another catalog file instead of the bundled one.
+    public var catalogFile: String?
+    public var catalogSeed: UInt64
+    public var connectTimeout: Double
+    public var requestTimeout: Double
+    public var cacheLifetimes: CacheLifetimes
+    /// Hosts an `image` request may fetch from; the upstreams' own hosts are always allowed.
+    public var imageHosts: Set<String>
+
+    public init(databasePath: String) {
+        self.databasePath = databasePath
+        primary = .catalog
+        spoonacularURL = "https://api.spoonacular.com"
+        spoonacularKey = nil
+        // The free plan: about 1 request/s, 2 at once; the seed's key had 150 a day.
+        spoonacularLimits = LimiterPolicy(dailyQuota: 150, ratePerSecond: 1, burst: 2, maxWait: 5)
+        mealdbURL = "https://www.themealdb.com/api/json/v1/1"
+        mealdbLimits = LimiterPolicy(dailyQuota: nil, ratePerSecond: 2, burst: 4, maxWait: 5)
+        catalogFile = nil
+        catalogSeed = UInt64.random(in: .min ... .max)
+        connectTimeout = 5
+        requestTimeout = 15
+        cacheLifetimes = CacheLifetimes()
+        imageHosts = ["img.spoonacular.com", "spoonacular.com", "www.themealdb.com"]
+    }
+
+    /// Reads the PANTRY_* variables; an unparsable value is an error, never a silent default.
+    ///
+    /// `databasePath` defaults to PANTRY_FETCH_DB, else "data/fetch.sqlite". PANTRY_SPOONACULAR_KEY, PANTRY_SPOONACULAR_URL, PANTRY_SPOONACULAR_DAILY_QUOTA (150),
+    /// PANTRY_SPOONACULAR_RATE (1/s), PANTRY_SPOONACULAR_BURST (2), PANTRY_MEALDB_URL,
+    /// PANTRY_PROVIDER (spoonacular | mealdb | catalog; default spoonacular with a key, else
+    /// catalog), PANTRY_CATALOG (file), PANTRY_CATALOG_SEED, PANTRY_FETCH_TIMEOUT (seconds).
+    public static func fromEnvironment(
+        databasePath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(FetchConfigurationError) -> FetchConfiguration {
+        func value(_ name: String) -> String? { nonEmpty(environment[name]) }
+        var config = FetchConfiguration(databasePath: databasePath ?? value("PANTRY_FETCH_DB") ?? "data/fetch.sqlite")
+        func number<T: LosslessStringConvertible & Comparable>(_ name: String, _ range: ClosedRange<T>) throws(FetchConfigurationError) -> T? {
+            guard let text = value(name) else { return nil }
+            guard let parsed = T(text), range.contains(parsed) else {
+                throw FetchConfigurationError("\(name)=\(text) is not a number in \(range)")
+            }
+            return parsed
+        }
+        func url(_ name: String) throws(FetchConfigurationError) -> String? {
+            guard let text = value(name) else { return nil }
+            guard let components = URLComponents(string: text), ["http", "https"].contains(components.scheme ?? ""),
+                  components.host?.isEmpty == false
+            else { throw FetchConfigurationError("\(name)=\(text) is not an http(s) URL") }
+            return text
+        }
+
+        config.spoonacularKey = value("PANTRY_SPOONACULAR_KEY")
+        config.spoonacularURL = try url("PANTRY_SPOONACULAR_URL") ?? config.spoonacularURL
+        config.mealdbURL = try url("PANTRY_MEALDB_URL") ?? config.mealdbURL
+        if let quota: Int = try number("PANTRY_SPOONACULAR_DAILY_QUOTA", 0...1_000_000) { config.spoonacularLimits.dailyQuota = quota }
+        if let rate: Double = try number("PANTRY_SPOONACULAR_RATE", 0.001...1000) { config.spoonacularLimits.ratePerSecond = rate }
+        if let burst: Double = try number("PANTRY_SPOONACULAR_BURST", 1...1000) { config.spoonacularLimits.burst = burst }
+        if let timeout: Double = try number("PANTRY_FETCH_TIMEOUT", 0.1...300) { config.requestTimeout = timeout }
+        if let seed: UInt64 = try number("PANTRY_CATALOG_SEED", 0...UInt64.max) { config.catalogSeed = seed }
+        config.catalogFile = value("PANTRY_CATALOG")
+
+        if let name = value("PANTRY_PROVIDER") {
+            guard let provider = Provider(rawValue: name.lowercased()) else {
+                throw FetchConfigurationError("PANTRY_PROVIDER=\(name) is not one of spoonacular, mealdb, catalog")
+            }
+            config.primary = provider
+        } else {
+            config.primary = config.spoonacularKey == nil ? .catalog : .spoonacular
+        }
+        if config.primary == .spoonacular, config.spoonacularKey == nil {
+            throw FetchConfigurationError("PANTRY_PROVIDER=spoonacular needs PANTRY_SPOONACULAR_KEY")
+        }
+        return config
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// What a client asks the fetch service for. On the wire it is a flat JSON object
+/// with a `kind` field, e.g. `{"kind":"search","query":"pasta","diet":"vegan","number":10}`.
+public enum FetchRequest: Sendable, Equatable, Hashable {
+    /// Recipes that contain all of 1 to 5 ingredients, fewest missing first.
+    case byIngredients(ingredients: [String], number: Int)
+    case search(query: String, diet: String?, maxReadyTime: Int?, offset: Int, number: Int)
+    /// `id` is provider-prefixed, e.g. "spoonacular:716429".
+    case detail(id: String)
+    /// Up to `count` distinct recipes; TheMealDB gives at most 10 (one upstream call each).
+    case random(count: Int)
+    case autocomplete(prefix: String, number: Int)
+    case image(url: String)
+
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case byIngredients, search, detail, random, autocomplete, image
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .byIngredients: .byIngredients
+        case .search: .search
+        case .detail: .detail
+        case .random: .random
+        case .autocomplete: .autocomplete
+        case .image: .image
+        }
+    }
+
+    /// Decodes a request from JSON, turning any decoding problem into `.badRequest`.
+    public static func decode(json: Data) throws(FetchError) -> FetchRequest {
+        do {
+            return try JSONDecoder().decode(FetchRequest.self, from: json)
+        } catch let error as DecodingError {
+            throw .badRequest(message: "invalid request: \(describe(error))")
+        } catch {
+            throw .badRequest(message: "invalid request: \(error)")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return keys.isEmpty ? "" : " at \(keys)"
+        }
+        switch error {
+        case .keyNotFound(let key, _): return "missing field \(key.stringValue)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return context.debugDescription + path(context)
+        @unknown default: return "\(error)"
+        }
+    }
+}
+
+extension FetchRequest: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case kind, ingredients, number, query, diet, maxReadyTime, offset, id, count, prefix, url
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        switch try c.decode(Kind.self, forKey: .kind) {
+        case .byIngredients:
+            self = .byIngredients(
+                ingredients: try c.decode([String].self, forKey: .ingredients),
+                number: try c.decodeIfPresent(Int.self, forKey: .number) ?? 10)
+        case .search:
+            self = .search(
+                query: try c.decode(String.self, forKey: .query),
+                diet: try c.decodeIfPresent(String.self, forKey: .diet),
+                maxReadyTime: try c.decodeIfPresent(Int.self, forKey: .maxReadyTime),
+                offset: try c.decodeIfPresent(Int.self, forKey: .offset) ?? 0,
+                number: try c.decodeIfPresent(Int.self, forKey: .number) ?? 10)
+        case .detail:
+            self = .detail(id: try c.decode(String.self, forKey: .id))
+        case .random:
+            self = .random(count: try c.decodeIfPresent(Int.self, forKey: .count) ?? 10)
+        case .autocomplete:
+            self = .autocomplete(
+                prefix: try c.decode(String.self, forKey: .prefix),
+                number: try c.decodeIfPresent(Int.self, forKey: .number) ?? 5)
+        case .image:
+            self = .image(url: try c.decode(String.self, forKey: .url))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(kind, forKey: .kind)
+        switch self {
+        case .byIngredients(let ingredients, let number):
+            try c.encode(ingredients, forKey: .ingredients)
+            try c.encode(number, forKey: .number)
+        case .search(let query, let diet, let maxReadyTime, let offset, let number):
+            try c.encode(query, forKey: .query)
+            try c.encodeIfPresent(diet, forKey: .diet)
+            try c.encodeIfPresent(maxReadyTime, forKey: .maxReadyTime)
+            try c.encode(offset, forKey: .offset)
+            try c.encode(number, forKey: .number)
+        case .detail(let id):
+            try c.encode(id, forKey: .id)
+        case .random(let count):
+            try c.encode(count, forKey: .count)
+        case .autocomplete(let prefix, let number):
+            try c.encode(prefix, forKey: .prefix)
+            try c.encode(number, forKey: .number)
+        case .image(let url):
+            try c.encode(url, forKey: .url)
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+
+/// The data a request produced; which case depends on the request's kind.
+public enum FetchPayload: Sendable, Equatable {
+    /// byIngredients
+    case summaries([RecipeSummary])
+    /// search
+    case searchPage(SearchPage)
+    /// detail
+    case recipe(Recipe)
+    /// random
+    case recipes([Recipe])
+    /// autocomplete: ingredient names
+    case suggestions([String])
+    /// image
+    case image(ImageData)
+}
+
+extension FetchPayload: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case type, summaries, searchPage, recipe, recipes, suggestions, image
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try c.decode(String.self, forKey: .type)
+        switch type {
+        case "summaries": self = .summaries(try c.decode([RecipeSummary].self, forKey: .summaries))
+        case "searchPage": self = .searchPage(try c.decode(SearchPage.self, forKey: .searchPage))
+        case "recipe": self = .recipe(try c.decode(Recipe.self, forKey: .recipe))
+        case "recipes": self = .recipes(try c.decode([Recipe].self, forKey: .recipes))
+        case "suggestions": self = .suggestions(try c.decode([String].self, forKey: .suggestions))
+        case "image": self = .image(try c.decode(ImageData.self, forKey: .image))
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown payload type \(type)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .summaries(let value): try c.encode("summaries", forKey: .type); try c.encode(value, forKey: .summaries)
+        case .searchPage(let value): try c.encode("searchPage", forKey: .type); try c.encode(value, forKey: .searchPage)
+        case .recipe(let value): try c.encode("recipe", forKey: .type); try c.encode(value, forKey: .recipe)
+        case .recipes(let value): try c.encode("recipes", forKey: .type); try c.encode(value, forKey: .recipes)
+        case .suggestions(let value): try c.encode("suggestions", forKey: .type); try c.encode(value, forKey: .suggestions)
+        case .image(let value): try c.encode("image", forKey: .type); try c.encode(value, forKey: .image)
+        }
+    }
+}
+
+public struct FetchResponse: Codable, Sendable, Equatable {
+    public enum Origin: String, Codable, Sendable {
+        /// Fetched just now (or answered by the embedded catalog).
+        case upstream
+        /// From the cache, within its lifetime.
+        case cache
+        /// From the cache past its lifetime, because the upstream could not be asked.
+        case staleCache
+    }
+
+    public var payload: FetchPayload
+    public var origin: Origin
+    /// Age of the data: 0 when fetched now, else seconds since it was fetched.
+    public var ageSeconds: Int
+    /// "spoonacular", "mealdb", "catalog" or "images".
+    public var provider: String
+
+    public init(payload: FetchPayload, origin: Origin, ageSeconds: Int, provider: String) {
+        self.payload = payload
+        self.origin = origin
+        self.ageSeconds = ageSeconds
+        self.provider = provider
+    }
+}
+
+/// Why a request got no data. On the wire: `{"error":"quotaExhausted","retryAfterSeconds":3600}`.
+public enum FetchError: Error, Sendable, Equatable, Hashable {
+    /// The daily quota or the rate limit is spent and nothing is cached.
+    case quotaExhausted(retryAfterSeconds: Int)
+    /// The upstream failed, timed out, answered nonsense or is not configured, and nothing is cached.
+    case upstreamUnavailable(reason: String)
+    case badRequest(message: String)
+    case notFound
+}
+
+extension FetchError: Codable, CustomStringConvertible {
+    private enum CodingKeys: String, CodingKey { case error, retryAfterSeconds, reason, message }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let error = try c.decode(String.self, forKey: .error)
+        switch error {
+        case "quotaExhausted": self = .quotaExhausted(retryAfterSeconds: try c.decode(Int.self, forKey: .retryAfterSeconds))
+        case "upstreamUnavailable": self = .upstreamUnavailable(reason: try c.decode(String.self, forKey: .reason))
+        case "badRequest": self = .badRequest(message: try c.decode(String.self, forKey: .message))
+        case "notFound": self = .notFound
+        default: throw DecodingError.dataCorruptedError(forKey: .error, in: c, debugDescription: "unknown error \(error)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .quotaExhausted(let seconds):
+            try c.encode("quotaExhausted", forKey: .error)
+            try c.encode(seconds, forKey: .retryAfterSeconds)
+        case .upstreamUnavailable(let reason):
+            try c.encode("upstreamUnavailable", forKey: .error)
+            try c.encode(reason, forKey: .reason)
+        case .badRequest(let message):
+            try c.encode("badRequest", forKey: .error)
+            try c.encode(message, forKey: .message)
+        case .notFound:
+            try c.encode("notFound", forKey: .error)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .quotaExhausted(let seconds): "upstream quota exhausted; retry in \(seconds) s"
+        case .upstreamUnavailable(let reason): "upstream unavailable: \(reason)"
+        case .badRequest(let message): "bad request: \(message)"
+        case .notFound: "not found"
+        }
+    }
+}
+
+/// The answer to one request. On the wire: `{"ok":true,"response":{...}}` or `{"ok":false,"error":{...}}`.
+public enum FetchResult: Sendable, Equatable {
+    case success(FetchResponse)
+    case failure(FetchError)
+
+    public func get() throws(FetchError) -> FetchResponse {
+        switch self {
+        case .success(let response): return response
+        case .failure(let error): throw error
+        }
+    }
+}
+
+extension FetchResult: Codable {
+    private enum CodingKeys: String, CodingKey { case ok, response, error }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        if try c.decode(Bool.self, forKey: .ok) {
+            self = .success(try c.decode(FetchResponse.self, forKey: .response))
+        } else {
+            self = .failure(try c.decode(FetchError.self, forKey: .error))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .success(let response):
+            try c.encode(true, forKey: .ok)
+            try c.encode(response, forKey: .response)
+        case .failure(let error):
+            try c.encode(false, forKey: .ok)
+            try c.encode(error, forKey: .error)
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Curl
+import Foundation
+import Logging
+
+/// Answers `FetchRequest`s from the cache, the embedded catalog or a rate-limited upstream.
+///
+/// Fresh cached answers are served without an upstream call; identical requests in flight
+/// share one call; when the upstream cannot be asked (quota spent, error, timeout) the
+/// cached answer of any age is served as `staleCache`. Transport-neutral: a transport
+/// decodes a `FetchRequest`, calls `handle`, and encodes the `FetchResult`.
+public actor FetchService {
+    private let configuration: FetchConfiguration
+    private let store: FetchStore
+    private let catalog: CatalogProvider
+    private let providers: [String: any RecipeProvider]
+    private let images: UpstreamGate
+    private let logger: Logger
+    private var inFlight: [String: Task<FetchResult, Never>] = [:]
+
+    public init(configuration: FetchConfiguration, logger: Logger = Logger(label: "pantry.fetch")) throws {
+        self.configuration = configuration
+        self.logger = logger
+        let store = try FetchStore(path: configuration.databasePath)
+        self.store = store
+        let catalog = try CatalogProvider(file: configuration.catalogFile.map { URL(fileURLWithPath: $0) }, seed: configuration.catalogSeed)
+        self.catalog = catalog
+        let http = HTTPClient()
+        func gate(_ name: String, _ policy: LimiterPolicy) -> UpstreamGate {
+            UpstreamGate(
+                provider: name, policy: policy, http: http, store: store,
+                connectTimeout: configuration.connectTimeout, timeout: configuration.requestTimeout, logger: logger)
+        }
+        var providers: [String: any RecipeProvider] = [catalog.name: catalog]
+        providers["mealdb"] = MealDBProvider(baseURL: configuration.mealdbURL, gate: gate("mealdb", configuration.mealdbLimits))
+        if let key = configuration.spoonacularKey {
+            providers["spoonacular"] = SpoonacularProvider(
+                baseURL: configuration.spoonacularURL, apiKey: key, gate: gate("spoonacular", configuration.spoonacularLimits))
+        }
+        self.providers = providers
+        // Image CDNs do not count against the recipe quota; the bucket only keeps us polite.
+        images = gate("images", LimiterPolicy(dailyQuota: nil, ratePerSecond: 20, burst: 20, maxWait: 5))
+        logger.info("fetch service ready", metadata: [
+            "primary": "\(configuration.primary.rawValue)", "catalogRecipes": "\(catalog.count)",
+            "spoonacular": "\(configuration.spoonacularKey == nil ? "off" : "on")",
+        ])
+    }
+
+    public func handle(_ raw: FetchRequest) async -> FetchResult {
+        let request: FetchRequest
+        do {
+            request = try raw.validated()
+        } catch {
+            return .failure(error)
+        }
+        let source: Source
+        switch self.source(for: request) {
+        case .success(let found): source = found
+        case .failure(let error): return .failure(error)
+        }
+        if case .provider(let provider) = source, provider.isLocal {
+            do {
+                return .success(FetchResponse(payload: try await provider.fetch(request), origin: .upstream, ageSeconds: 0, provider: provider.name))
+            } catch {
+                return .failure(Self.fetchError(error))
+            }
+        }
+
+        let key = CanonicalKey.of(request, provider: source.name)
+        if let fresh = await freshCached(key, kind: request.kind, provider: source.name) {
+            return .success(fresh)
+        }
+        if let running = inFlight[key] {
+            return await running.value
+        }
+        let task = Task { await self.load(request, key: key, source: source) }
+        inFlight[key] = task
+        let result = await task.value
+        inFlight[key] = nil
+        return result
+    }
+
+    /// Quota units used today by `provider` ("spoonacular", "mealdb"), as persisted.
+    public func quotaUsedToday(_ provider: String) async throws -> Int {
+        guard let (day, used) = try await store.quotaUsed(provider), day == LimiterState.utcDay(Date()) else { return 0 }
+        return used
+    }
+
+    // MARK: private
+
+    private enum Source: Sendable {
+        case provider(any RecipeProvider)
+        case image(url: String)
+
+        var name: String {
+            switch self {
+            case .provider(let provider): provider.name
+            case .image: "images"
+            }
+        }
+    }
+
+    private func source(for request: FetchRequest) -> Result<Source, FetchError> {
+        switch request {
+        case .image(let url):
+            guard let host = URLComponents(string: url)?.host?.lowercased(), allowedImageHosts.contains(host) else {
+                return .failure(.badRequest(message: "images are only fetched from the recipe providers' hosts"))
+            }
+            return .success(.image(url: url))
+        case .detail(let id):
+            guard let (name, _) = FetchRequest.splitID(id), let provider = providers[name] else {
+                return .failure(.upstreamUnavailable(reason: "the provider of \(id) is not configured"))
+            }
+            return .success(.provider(provider))
+        default:
+            guard let provider = providers[configuration.primary.rawValue] else {
+                return .failure(.upstreamUnavailable(reason: "provider \(configuration.primary.rawValue) is not configured"))
+            }
+            return .success(.provider(provider))
+        }
+    }
+
+    private var allowedImageHosts: Set<String> {
+        let upstreams = [configuration.spoonacularURL, configuration.mealdbURL].compactMap { URLComponents(string: $0)?.host?.lowercased() }
+        return configuration.imageHosts.union(upstreams)
+    }
+
+    /// Runs once per key at a time; its result is shared by every caller of that key.
+    private func load(_ request: FetchRequest, key: String, source: Source) async -> FetchResult {
+        // A caller that missed the cache just before the previous load stored its answer.
+        if let fresh = await freshCached(key, kind: request.kind, provider: source.name) {
+            return .success(fresh)
+        }
+        do {
+            let payload = try await fetchUpstream(request, from: source)
+            do {
+                try await store.save(payload, key: key, kind: request.kind, at: Date())
+            } catch {
+                logger.error("cache write failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            }
+            return .success(FetchResponse(payload: payload, origin: .upstream, ageSeconds: 0, provider: source.name))
+        } catch {
+            if error == .notFound { return .failure(.notFound) }
+            if case .rejected(let message) = error { return .failure(.badRequest(message: message)) }
+            if let entry = try? await store.cached(key) {
+                logger.notice("serving stale cache", metadata: ["key": "\(key)", "reason": "\(error)"])
+                return .success(FetchResponse(
+                    payload: entry.payload, origin: .staleCache, ageSeconds: Self.age(entry), provider: source.name))
+            }
+            return .failure(Self.fetchError(error))
+        }
+    }
+
+    private func fetchUpstream(_ request: FetchRequest, from source: Source) async throws(ProviderError) -> FetchPayload {
+        switch source {
+        case .provider(let provider):
+            return try await provider.fetch(request)
+        case .image(let url):
+            let response = try await images.get(url, logPath: URLComponents(string: url)?.path ?? "")
+            let type = response.headers["Content-Type"] ?? "application/octet-stream"
+            guard type.lowercased().hasPrefix("image/") else {
+                throw .unavailable("the image URL answered \(type), not an image")
+            }
+            return .image(ImageData(contentType: type, bytes: response.body))
+        }
+    }
+
+    private func freshCached(_ key: String, kind: FetchRequest.Kind, provider: String) async -> FetchResponse? {
+        let entry: FetchStore.CachedEntry?
+        do {
+            entry = try await store.cached(key)
+        } catch {
+            logger.error("cache read failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            return nil
+        }
+        guard let entry, Double(Self.age(entry)) < configuration.cacheLifetimes.seconds(for: kind) else { return nil }
+        return FetchResponse(payload: entry.payload, origin: .cache, ageSeconds: Self.age(entry), provider: provider)
+    }
+
+    private static func age(_ entry: FetchStore.CachedEntry) -> Int {
+        max(0, Int(Date().timeIntervalSince1970 - entry.storedAt))
+    }
+
+    private static func fetchError(_ error: ProviderError) -> FetchError {
+        switch error {
+        case .notFound: .notFound
+        case .rejected(let message): .badRequest(message: message)
+        case .quotaExhausted(let retryAfter): .quotaExhausted(retryAfterSeconds: max(1, Int(retryAfter.rounded(.up))))
+        case .unavailable(let reason): .upstreamUnavailable(reason: reason)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Spoonacular's recipe API; one upstream call per request, the key sent as `apiKey`.
+struct SpoonacularProvider: RecipeProvider {
+    let name = "spoonacular"
+    let isLocal = false
+    let baseURL: String
+    let apiKey: String
+    let gate: UpstreamGate
+
+    func fetch(_ request: FetchRequest) async throws(ProviderError) -> FetchPayload {
+        switch request {
+        case .byIngredients(let ingredients, let number):
+            let found: [SpoonacularFormat.FoundByIngredients] = try await get("/recipes/findByIngredients", [
+                ("ingredients", ingredients.joined(separator: ",")), ("number", "\(number)"),
+                ("ranking", "2"), ("ignorePantry", "true"),
+            ])
+            // Ranking 2 minimises missing ingredients but may return partial matches: keep full ones.
+            let complete = found.filter { ($0.usedIngredientCount ?? 0) >= ingredients.count }
+                .sorted { ($0.missedIngredientCount ?? 0) < ($1.missedIngredientCount ?? 0) }
+            return .summaries(complete.map(SpoonacularFormat.summary))
+        case .search(let query, let diet, let maxReadyTime, let offset, let number):
+            var parameters = [("query", query), ("offset", "\(offset)"), ("number", "\(number)"), ("addRecipeInformation", "true")]
+            if let diet { parameters.append(SpoonacularFormat.searchParameters(diet: diet)) }
+            if let maxReadyTime { parameters.append(("maxReadyTime", "\(maxReadyTime)")) }
+            let page: SpoonacularFormat.SearchResponse = try await get("/recipes/complexSearch", parameters)
+            return .searchPage(SearchPage(
+                offset: page.offset ?? offset, totalResults: page.totalResults ?? page.results.count,
+                results: page.results.map(SpoonacularFormat.summary)))
+        case .detail(let id):
+            guard let (_, local) = FetchRequest.splitID(id) else { throw .notFound }
+            let info: SpoonacularFormat.Information = try await get("/recipes/\(local)/information", [("includeNutrition", "false")])
+            return .recipe(SpoonacularFormat.recipe(info))
+        case .random(let count):
+            let random: SpoonacularFormat.RandomResponse = try await get("/recipes/random", [("number", "\(count)")])
+            return .recipes(random.recipes.map(SpoonacularFormat.recipe))
+        case .autocomplete(let prefix, let number):
+            let names: [SpoonacularFormat.Suggestion] = try await get("/food/ingredients/autocomplete", [
+                ("query", prefix), ("number", "\(number)"),
+            ])
+            return .suggestions(names.map(\.name))
+        case .image:
+            throw .rejected("images are not fetched through a recipe provider")
+        }
+    }
+
+    private func get<T: Decodable>(_ path: String, _ query: [(String, String)]) async throws(ProviderError) -> T {
+        let response = try await gate.get(upstreamURL(baseURL, path, query + [("apiKey", apiKey)]), logPath: path)
+        do {
+            return try JSONDecoder().decode(T.self, from: response.body)
+        } catch {
+            throw .unavailable("spoonacular sent malformed JSON for \(path)")
+        }
+    }
+}

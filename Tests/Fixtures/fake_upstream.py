@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""A fake Spoonacular + TheMealDB server for Pantry's tests (stdlib only).
+
+Binds 127.0.0.1 on the given port (0 = any free one) and prints "PORT <n>" on the
+first line of stdout. Spoonacular lives at /, TheMealDB at /mealdb/api/json/v1/1/.
+
+Control endpoints (not counted):
+  /_count                 -> {"total": n, "paths": {path: n}}
+  /_reset                 -> clears counts and the mode
+  /_mode?set=MODE         -> normal | malformed | error500 | slow | quota402 | rate429
+         &delay=SECONDS   -> how long "slow" waits (default 3)
+         &quota_left=N    -> value of X-API-Quota-Left (default 10000)
+         &retry_after=N   -> Retry-After sent with 429 (default 7)
+Helpers for the HTTP client tests (counted): /test/status/<code>, /test/headers,
+/test/gzip, /test/slow?seconds=S.
+"""
+
+import gzip
+import hashlib
+import json
+import os
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+MEALDB = "/mealdb/api/json/v1/1/"
+LOCK = threading.Lock()
+STATE = {"counts": {}, "mode": "normal", "delay": 3.0, "quota_left": 10000, "retry_after": 7}
+
+PASTA = {
+    "id": 716429,
+    "title": "Pasta with Garlic, Scallions, Cauliflower & Breadcrumbs",
+    "image": "https://img.spoonacular.com/recipes/716429-556x370.jpg",
+    "imageType": "jpg",
+    "servings": 2,
+    "readyInMinutes": 45,
+    "sourceUrl": "https://fullbellysisters.blogspot.com/2012/06/pasta-with-garlic-scallions-cauliflower.html",
+    "sourceName": "Full Belly Sisters",
+    "vegetarian": False,
+    "vegan": False,
+    "glutenFree": False,
+    "dairyFree": False,
+    "diets": [],
+    "dishTypes": ["lunch", "main course", "main dish", "dinner"],
+    "instructions": "<p>Cook the pasta.</p><p>Fry the garlic.</p>",
+    "analyzedInstructions": [{"name": "", "steps": [
+        {"number": 1, "step": "Bring a large pot of salted water to a boil and cook the pasta."},
+        {"number": 2, "step": "Saute the garlic and scallions in butter, add cauliflower."},
+        {"number": 3, "step": "Toss with the pasta and top with breadcrumbs."},
+    ]}],
+    "extendedIngredients": [
+        {"id": 1001, "name": "butter", "amount": 1.0, "unit": "tbsp", "original": "1 tbsp butter",
+         "aisle": "Milk, Eggs, Other Dairy", "image": "butter-sliced.jpg"},
+        {"id": 10011135, "name": "cauliflower florets", "amount": 2.0, "unit": "cups",
+         "original": "about 2 cups frozen cauliflower florets, thawed, cut into bite-sized pieces",
+         "aisle": "Produce", "image": "cauliflower.jpg"},
+        {"id": 11215, "name": "garlic", "amount": 5.0, "unit": "cloves", "original": "5-6 cloves garlic",
+         "aisle": "Produce", "image": "garlic.png"},
+        {"id": 20420, "name": "pasta", "amount": 6.0, "unit": "ounces", "original": "6-8 ounces pasta",
+         "aisle": "Pasta and Rice", "image": "fusilli.jpg"},
+    ],
+}
+
+TERIYAKI = {
+    "idMeal": "52772", "strMeal": "Teriyaki Chicken Casserole", "strDrinkAlternate": None,
+    "strCategory": "Chicken", "strArea": "Japanese",
+    "strInstructions": "Preheat oven to 350\u00b0 F.\r\nSpray a 9x13-inch baking pan with non-stick spray.\r\n\r\n"
+                       "Combine soy sauce, water, brown sugar and ginger in a small saucepan.\r\nBake 45 minutes.",
+    "strMealThumb": "https://www.themealdb.com/images/media/meals/wvpsxx1468256321.jpg",
+    "strTags": "Meat,Casserole", "strYoutube": "https://www.youtube.com/watch?v=4aZr5hZXP_s",
+    "strSource": None, "strImageSource": None, "strCreativeCommonsConfirmed": None, "dateModified": None,
+}
+_TERIYAKI_ITEMS = [("soy sauce", "3/4 cup"), ("water", "1/2 cup"), ("brown sugar", "1/4 cup"),
+                   ("ground ginger", "1/2 teaspoon"), ("minced garlic", "1/2 teaspoon"),
+                   ("cornstarch", "4 Tablespoons"), ("chicken breasts", "2"), ("stir-fry vegetables", "1 (12 oz.)"),
+                   ("brown rice", "3 cups")]
+for _i in range(1, 21):
+    if _i <= len(_TERIYAKI_ITEMS):
+        TERIYAKI["strIngredient%d" % _i], TERIYAKI["strMeasure%d" % _i] = _TERIYAKI_ITEMS[_i - 1]
+    else:
+        # Real TheMealDB mixes all three empty forms.
+        TERIYAKI["strIngredient%d" % _i] = [None, "", " "][_i % 3]
+        TERIYAKI["strMeasure%d" % _i] = [" ", None, ""][_i % 3]
+
+INGREDIENT_NAMES = ["apple", "apricot", "avocado", "bacon", "banana", "basil", "butter", "carrot",
+                    "cauliflower", "cheddar", "chicken breast", "egg", "egg yolk", "garlic", "tomato"]
+
+
+def number(value, default):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def stable_id(text):
+    return 100000 + int(hashlib.sha1(text.encode()).hexdigest(), 16) % 800000
+
+
+def spoon_recipe(recipe_id):
+    if recipe_id == PASTA["id"]:
+        return PASTA
+    r = dict(PASTA)
+    r.update({"id": recipe_id, "title": "Fake recipe %d" % recipe_id,
+              "image": "https://img.spoonacular.com/recipes/%d-556x370.jpg" % recipe_id,
+              "readyInMinutes": 10 + recipe_id % 80, "vegetarian": recipe_id % 2 == 0,
+              "glutenFree": recipe_id % 3 == 0, "diets": ["paleolithic"] if recipe_id % 5 == 0 else []})
+    return r
+
+
+def spoonacular(path, q):
+    if "apiKey" not in q:
+        return 401, {"status": "failure", "code": 401, "message": "You are not authorized."}
+    n = number(q.get("number", ["10"])[0], 10)
+    if path == "/recipes/findByIngredients":
+        names = [s.strip() for s in q.get("ingredients", [""])[0].split(",") if s.strip()]
+        base = stable_id(",".join(names))
+        out = []
+        for i in range(n):
+            used = [{"id": 1, "name": s, "amount": 1.0, "unit": "", "unitLong": "", "unitShort": "",
+                     "aisle": "Produce", "image": "x.jpg", "original": "1 " + s} for s in names]
+            missed = [{"id": 2, "name": "salt", "amount": 1.0, "unit": "pinch", "unitLong": "pinch",
+                       "unitShort": "pinch", "aisle": "Spices", "image": "salt.jpg", "original": "a pinch of salt"}] * (i % 3)
+            out.append({"id": base + i, "title": "With %s #%d" % (" and ".join(names), i),
+                        "image": "https://img.spoonacular.com/recipes/%d-312x231.jpg" % (base + i), "imageType": "jpg",
+                        "likes": i, "usedIngredientCount": len(used), "missedIngredientCount": len(missed),
+                        "usedIngredients": used, "missedIngredients": missed, "unusedIngredients": []})
+        return 200, out
+    if path == "/recipes/complexSearch":
+        query = q.get("query", [""])[0]
+        offset = number(q.get("offset", ["0"])[0], 0)
+        base = stable_id(query)
+        results = []
+        for i in range(offset, min(offset + n, 25)):
+            item = {"id": base + i, "title": "%s dish %d" % (query, i),
+                    "image": "https://img.spoonacular.com/recipes/%d-312x231.jpg" % (base + i), "imageType": "jpg"}
+            if q.get("addRecipeInformation", ["false"])[0] == "true":
+                item.update({"readyInMinutes": 15 + 10 * i, "servings": 2, "sourceName": "Fake"})
+            results.append(item)
+        return 200, {"offset": offset, "number": n, "totalResults": 25, "results": results}
+    if path == "/recipes/random":
+        return 200, {"recipes": [spoon_recipe(700000 + i) for i in range(n)]}
+    if path == "/food/ingredients/autocomplete":
+        prefix = q.get("query", [""])[0].lower()
+        return 200, [{"name": s, "image": s + ".png"} for s in INGREDIENT_NAMES if s.startswith(prefix)][:n]
+    parts = path.strip("/").split("/")
+    if len(parts) == 3 and parts[0] == "recipes" and parts[2] == "information":
+        if not parts[1].isdigit():
+            return 400, {"status": "failure", "code": 400, "message": "bad id"}
+        if int(parts[1]) == 404:
+            return 404, {"status": "failure", "code": 404, "message": "A recipe with the id 404 does not exist."}
+        return 200, spoon_recipe(int(parts[1]))
+    return 404, {"status": "failure", "code": 404, "message": "no such endpoint"}
+
+
+def meal(meal_id):
+    if meal_id == "52772":
+        return TERIYAKI
+    m = dict(TERIYAKI)
+    m.update({"idMeal": meal_id, "strMeal": "Fake meal " + meal_id, "strCategory": "Vegetarian"})
+    return m
+
+
+def mealdb(name, q):
+    if name == "random.php":
+        return 200, {"meals": [meal(str(53000 + number(time.time_ns() % 1000, 0)))]}
+    if name == "lookup.php":
+        i = q.get("i", [""])[0]
+        return 200, {"meals": [meal(i)] if i.isdigit() and i != "404" else None}
+    if name == "search.php":
+        s = q.get("s", [""])[0].lower()
+        return 200, {"meals": [TERIYAKI] if s and s in TERIYAKI["strMeal"].lower() else None}
+    if name == "filter.php":
+        i = q.get("i", [""])[0].lower().replace("_", " ")
+        hits = {"chicken breasts": ["52772", "52795"], "soy sauce": ["52772", "52806"], "garlic": ["52772"]}
+        ids = hits.get(i)
+        return 200, {"meals": [{"idMeal": x, "strMeal": "Meal " + x,
+                                "strMealThumb": "https://www.themealdb.com/images/media/meals/%s.jpg" % x}
+                               for x in ids] if ids else None}
+    if name == "list.php":
+        return 200, {"meals": [{"idIngredient": str(k + 1), "strIngredient": s.title(), "strDescription": None,
+                                "strType": None} for k, s in enumerate(INGREDIENT_NAMES)]}
+    return 404, {"error": "no such endpoint"}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body, content_type="application/json", headers=()):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        q = parse_qs(url.query)
+        if url.path.startswith("/_"):
+            return self.control(url.path, q)
+        with LOCK:
+            STATE["counts"][url.path] = STATE["counts"].get(url.path, 0) + 1
+            mode, delay = STATE["mode"], STATE["delay"]
+            quota_left, retry_after = STATE["quota_left"], STATE["retry_after"]
+        if url.path.startswith("/test/"):
+            return self.test_helpers(url.path, q)
+        if mode == "slow":
+            time.sleep(delay)
+        if mode == "error500":
+            return self.send(500, b"Internal Server Error", "text/plain")
+        if mode == "quota402":
+            return self.send(402, json.dumps({"status": "failure", "code": 402,
+                                              "message": "Your daily points limit of 150 has been reached."}).encode())
+        if mode == "rate429":
+            return self.send(429, b'{"status":"failure","code":429}', headers=[("Retry-After", str(retry_after))])
+        if mode == "malformed":
+            return self.send(200, b'{"recipes": [ {"id": 1, "title": ', headers=self.quota(quota_left))
+        if url.path.startswith("/images/"):
+            return self.send(200, b"\x89PNG\r\n\x1a\nfake-image-" + url.path.encode(), "image/png")
+        if url.path.startswith(MEALDB):
+            status, payload = mealdb(url.path[len(MEALDB):], q)
+            return self.send(status, json.dumps(payload).encode())
+        status, payload = spoonacular(url.path, q)
+        return self.send(status, json.dumps(payload).encode(), headers=self.quota(quota_left))
+
+    @staticmethod
+    def quota(left):
+        return [("X-API-Quota-Request", "1.1"), ("X-API-Quota-Used", "1.1"), ("X-API-Quota-Left", str(left))]
+
+    def control(self, path, q):
+        with LOCK:
+            if path == "/_reset":
+                STATE.update({"counts": {}, "mode": "normal", "delay": 3.0, "quota_left": 10000, "retry_after": 7})
+            elif path == "/_mode":
+                STATE["mode"] = q.get("set", [STATE["mode"]])[0]
+                STATE["delay"] = float(q.get("delay", [STATE["delay"]])[0])
+                STATE["quota_left"] = number(q.get("quota_left", [STATE["quota_left"]])[0], 10000)
+                STATE["retry_after"] = number(q.get("retry_after", [STATE["retry_after"]])[0], 7)
+            elif path != "/_count":
+                return self.send(404, b"{}")
+            body = {"total": sum(STATE["counts"].values()), "paths": STATE["counts"], "mode": STATE["mode"]}
+        self.send(200, json.dumps(body).encode())
+
+    def test_helpers(self, path, q):
+        if path.startswith("/test/status/"):
+            return self.send(number(path.rsplit("/", 1)[1], 500), b"status body", "text/plain")
+        if path == "/test/headers":
+            got = self.headers.get("X-Pantry-Test", "")
+            return self.send(200, json.dumps({"x-pantry-test": got}).encode(),
+                             headers=[("X-Custom-Header", "Custom Value"), ("Set-Cookie", "a=1")])
+        if path == "/test/gzip":
+            plain = b"pantry " * 1000
+            if "gzip" in self.headers.get("Accept-Encoding", ""):
+                return self.send(200, gzip.compress(plain), "text/plain", headers=[("Content-Encoding", "gzip")])
+            return self.send(200, plain, "text/plain")
+        if path == "/test/slow":
+            time.sleep(float(q.get("seconds", ["3"])[0]))
+            return self.send(200, b"late", "text/plain")
+        if path == "/test/redirect":
+            return self.send(302, b"", "text/plain", headers=[("Location", "/test/status/200")])
+        return self.send(404, b"", "text/plain")
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024  # the tests open hundreds of connections at once
+
+    def handle_error(self, request, client_address):
+        # Clients that time out hang up on purpose; anything else is worth printing.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
+def exit_with_parent():
+    # When the test process dies without stopping us, we are re-parented: leave too.
+    parent = os.getppid()
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+def main():
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    server = Server(("127.0.0.1", port), Handler)
+    threading.Thread(target=exit_with_parent, daemon=True).start()
+    print("PORT %d" % server.server_address[1], flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import PantryFetch
+
+/// The search rules against a small fixture catalog whose answers can be worked out by hand.
+@Suite struct CatalogTests {
+    static let smallCatalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/catalog-small.json").path
+
+    func service(seed: UInt64 = 7, catalog: String? = smallCatalog) throws -> FetchService {
+        var config = try FetchConfiguration.fromEnvironment(databasePath: temporaryDatabasePath(), environment: [:])
+        config.catalogSeed = seed
+        config.catalogFile = catalog
+        #expect(config.primary == .catalog)
+        return try FetchService(configuration: config)
+    }
+
+    @Test func findsRecipesContainingAllIngredientsFewestMissingFirst() async throws {
+        let result = try await service().handle(.byIngredients(ingredients: ["Egg"], number: 10))
+        guard case .summaries(let hits)? = result.response?.payload else { Issue.record("\(result)"); return }
+        #expect(hits.map(\.id) == ["catalog:pancakes", "catalog:shakshuka"])
+        #expect(hits[0].usedIngredientCount == 1 && hits[0].missedIngredientCount == 6)
+        #expect(result.response?.origin == .upstream && result.response?.provider == "catalog")
+
+        let both = try await service().handle(.byIngredients(ingredients: ["eggs", "tomatoes"], number: 10))
+        guard case .summaries(let only)? = both.response?.payload else { Issue.record("\(both)"); return }
+        #expect(only.map(\.id) == ["catalog:shakshuka"])
+    }
+
+    @Test func searchFiltersByKeywordDietTimeAndPages() async throws {
+        let service = try service()
+        func ids(_ request: FetchRequest) async -> [String] {
+            guard case .searchPage(let page)? = await service.handle(request).response?.payload else { return ["failed"] }
+            return page.results.map(\.id)
+        }
+        #expect(await ids(.search(query: "salt", diet: nil, maxReadyTime: nil, offset: 0, number: 10))
+            == ["catalog:pancakes", "catalog:guacamole", "catalog:shakshuka"])
+        #expect(await ids(.search(query: "salt", diet: "vegan", maxReadyTime: nil, offset: 0, number: 10)) == ["catalog:guacamole"])
+        #expect(await ids(.search(query: "salt", diet: nil, maxReadyTime: 20, offset: 0, number: 10))
+            == ["catalog:pancakes", "catalog:guacamole"])
+        #expect(await ids(.search(query: "salt", diet: nil, maxReadyTime: nil, offset: 1, number: 1)) == ["catalog:guacamole"])
+        #expect(await ids(.search(query: "shakshuka", diet: nil, maxReadyTime: nil, offset: 0, number: 10)) == ["catalog:shakshuka"])
+    }
+
+    @Test func detailRandomAndAutocomplete() async throws {
+        let service = try service(seed: 42)
+        guard case .recipe(let recipe)? = await service.handle(.detail(id: "catalog:shakshuka")).response?.payload else {
+            Issue.record("no detail"); return
+        }
+        #expect(recipe.sourceName == "Pantry catalog" && recipe.image == nil && recipe.servings == 4)
+        #expect(await service.handle(.detail(id: "catalog:missing")) == .failure(.notFound))
+
+        guard case .recipes(let first)? = await service.handle(.random(count: 2)).response?.payload,
+              case .recipes(let again)? = try await self.service(seed: 42).handle(.random(count: 2)).response?.payload
+        else { Issue.record("no random"); return }
+        #expect(first.count == 2 && Set(first.map(\.id)).count == 2)
+        #expect(first == again, "the same seed draws the same recipes")
+
+        guard case .suggestions(let names)? = await service.handle(.autocomplete(prefix: "Av", number: 5)).response?.payload else {
+            Issue.record("no suggestions"); return
+        }
+        #expect(names == ["avocados"])
+    }
+
+    @Test func catalogFileFromEnvironmentIsLoadedAndCheckedAtStart() throws {
+        let directory = URL(fileURLWithPath: try temporaryDatabasePath()).deletingLastPathComponent()
+        let bad = directory.appendingPathComponent("bad.json")
+        try Data(#"[{"id": "catalog:x", "title": "no other fields"}]"#.utf8).write(to: bad)
+        #expect(throws: FetchConfigurationError.self) { try self.service(catalog: bad.path) }
+        let wrongPrefix = directory.appendingPathComponent("prefix.json")
+        try Data(#"[{"id":"x","title":"t","image":null,"servings":null,"readyInMinutes":null,"ingredients":[],"instructions":[],"sourceName":"s","sourceUrl":null,"diets":[],"dishTypes":[]}]"#.utf8).write(to: wrongPrefix)
+        #expect(throws: FetchConfigurationError.self) { try self.service(catalog: wrongPrefix.path) }
+    }
+
+    @Test func badEnvironmentIsAClearError() {
+        #expect(throws: FetchConfigurationError.self) {
+            try FetchConfiguration.fromEnvironment(databasePath: "x", environment: ["PANTRY_SPOONACULAR_DAILY_QUOTA": "lots"])
+        }
+        #expect(throws: FetchConfigurationError.self) {
+            try FetchConfiguration.fromEnvironment(databasePath: "x", environment: ["PANTRY_PROVIDER": "spoonacular"])
+        }
+        #expect(throws: FetchConfigurationError.self) {
+            try FetchConfiguration.fromEnvironment(databasePath: "x", environment: ["PANTRY_SPOONACULAR_URL": "ftp://x"])
+        }
+        let config = try? FetchConfiguration.fromEnvironment(databasePath: "x", environment: [
+            "PANTRY_SPOONACULAR_KEY": "k", "PANTRY_SPOONACULAR_DAILY_QUOTA": "50",
+        ])
+        #expect(config?.primary == .spoonacular && config?.spoonacularLimits.dailyQuota == 50)
+    }
+
+    /// The catalog shipped with Pantry loads and answers every kind of request.
+    @Test func shippedCatalogServesOffline() async throws {
+        let shipped = try service(catalog: nil)
+        let eggs = try await shipped.handle(.byIngredients(ingredients: ["egg", "butter"], number: 100)).get()
+        guard case .summaries(let hits) = eggs.payload else { Issue.record("\(eggs)"); return }
+        #expect(hits.count >= 5)
+        #expect(hits.allSatisfy { $0.usedIngredientCount == 2 })
+        #expect(zip(hits, hits.dropFirst()).allSatisfy { ($0.missedIngredientCount ?? 0) <= ($1.missedIngredientCount ?? 0) })
+        let vegan = try await shipped.handle(.search(query: "salad", diet: "vegan", maxReadyTime: 60, offset: 0, number: 100)).get()
+        guard case .searchPage(let page) = vegan.payload else { Issue.record("\(vegan)"); return }
+        #expect(page.totalResults >= 1)
+        for summary in page.results {
+            guard case .recipe(let recipe) = try await shipped.handle(.detail(id: summary.id)).get().payload else { continue }
+            #expect(recipe.diets.contains("vegan") && (recipe.readyInMinutes ?? 999) <= 60)
+        }
+        guard case .recipes(let random) = try await shipped.handle(.random(count: 10)).get().payload else { return }
+        #expect(Set(random.map(\.id)).count == 10)
+    }
+
+}
+
+@Suite struct StoreLocationTests {
+    @Test func databaseDirectoryIsCreatedAndPathComesFromEnvironment() async throws {
+        let base = URL(fileURLWithPath: try temporaryDatabasePath()).deletingLastPathComponent()
+        let path = base.appendingPathComponent("nested/dir/fetch.sqlite").path
+        let config = try FetchConfiguration.fromEnvironment(environment: ["PANTRY_FETCH_DB": path])
+        #expect(config.databasePath == path)
+        _ = try FetchService(configuration: config)
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+}

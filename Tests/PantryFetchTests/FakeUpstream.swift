@@ -1,0 +1,53 @@
+import Curl
+import Foundation
+
+/// Runs Tests/Fixtures/fake_upstream.py on a free 127.0.0.1 port for the life of this object.
+final class FakeUpstream: @unchecked Sendable {
+    let port: Int
+    private let process: Process
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    init() throws {
+        let script = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/fake_upstream.py")
+        let stdout = Pipe()
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, "0"]
+        process.standardOutput = stdout
+        try process.run()
+        var line = Data()
+        while let byte = try stdout.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        guard let text = String(data: line, encoding: .utf8), text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+            throw NSError(domain: "FakeUpstream", code: 1, userInfo: [NSLocalizedDescriptionKey: "no port from fake upstream"])
+        }
+        self.port = port
+    }
+
+    /// Upstream requests received since the last reset, control endpoints excluded.
+    func count() async throws -> Int {
+        let response = try await HTTPClient().send(HTTPRequest(url: "\(baseURL)/_count"))
+        let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        return object?["total"] as? Int ?? -1
+    }
+
+    /// Switches the failure mode; see fake_upstream.py for the names and options.
+    func mode(_ mode: String, _ options: String = "") async throws {
+        _ = try await HTTPClient().send(HTTPRequest(url: "\(baseURL)/_mode?set=\(mode)\(options)"))
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        // SIGKILL, because Foundation starts children with SIGTERM blocked on Linux.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import PantryFetch
+
+@Suite struct NormalisationTests {
+    @Test(arguments: [
+        ("1 1/2 cups", 1.5, "cups"), ("200g", 200, "g"), ("½ tsp", 0.5, "tsp"), ("3/4 cup", 0.75, "cup"),
+        ("2", 2, nil), ("1 (12 oz.)", 1, "(12 oz.)"), ("2.5 kg", 2.5, "kg"),
+    ] as [(String, Double, String?)])
+    func measuresSplitIntoAmountAndUnit(_ measure: String, _ amount: Double, _ unit: String?) {
+        let parsed = MeasureParser.parse(measure)
+        #expect(parsed.amount == amount)
+        #expect(parsed.unit == unit)
+    }
+
+    @Test func measuresWithoutANumberHaveNoAmount() {
+        #expect(MeasureParser.parse("To taste") == (nil, nil))
+        #expect(MeasureParser.parse("1/0 cup").amount == nil)
+    }
+
+    @Test func ingredientMatchingIgnoresCaseAndPluralsButNotWordBoundaries() {
+        #expect(IngredientMatching.matches(ingredient: "Eggs", query: "egg"))
+        #expect(IngredientMatching.matches(ingredient: "crushed tomatoes", query: "Tomato"))
+        #expect(IngredientMatching.matches(ingredient: "fresh blueberries", query: "blueberry"))
+        #expect(IngredientMatching.matches(ingredient: "red bell pepper", query: "bell peppers"))
+        #expect(!IngredientMatching.matches(ingredient: "eggplant", query: "egg"))
+        #expect(!IngredientMatching.matches(ingredient: "pepper", query: "bell pepper"))
+    }
+
+    @Test func autocompletePrefersWholeNamePrefixes() {
+        let names = ["Green apple", "apple", "Apple juice", "banana", "apricot"]
+        #expect(IngredientMatching.autocomplete(prefix: "ap", in: names, limit: 3) == ["apple", "apricot", "apple juice"])
+        #expect(IngredientMatching.autocomplete(prefix: "ap", in: names, limit: 10).last == "green apple")
+    }
+
+    @Test func dietsMapOntoTheVocabulary() {
+        #expect(Diet.normalize(["Paleolithic", "fodmap friendly", "lacto ovo vegetarian", "gluten free"])
+            == ["gluten free", "vegetarian", "lacto ovo vegetarian", "paleo"])
+    }
+
+    @Test func mealDBMealNormalisesEmptySlotsAndMeasures() throws {
+        let json = """
+            {"meals":[{"idMeal":"52772","strMeal":"Teriyaki Chicken Casserole","strCategory":"Chicken",
+            "strInstructions":"Preheat oven.\\r\\n\\r\\nSTEP 2\\r\\nBake 45 minutes.","strMealThumb":"https://x/y.jpg",
+            "strTags":"Meat","strSource":"","strIngredient1":"soy sauce","strMeasure1":"3/4 cup",
+            "strIngredient2":"chicken breasts","strMeasure2":"2","strIngredient3":"salt","strMeasure3":" ",
+            "strIngredient4":"","strMeasure4":"","strIngredient5":" ","strMeasure5":" ","strIngredient6":null,"strMeasure6":null}]}
+            """
+        let envelope = try JSONDecoder().decode(MealDBFormat.Envelope<MealDBFormat.Meal>.self, from: Data(json.utf8))
+        let recipe = MealDBFormat.recipe(try #require(envelope.meals?.first))
+        #expect(recipe.id == "mealdb:52772")
+        #expect(recipe.ingredients == [
+            Ingredient(name: "soy sauce", amount: 0.75, unit: "cup", original: "3/4 cup soy sauce"),
+            Ingredient(name: "chicken breasts", amount: 2, unit: nil, original: "2 chicken breasts"),
+            Ingredient(name: "salt", amount: nil, unit: nil, original: "salt"),
+        ])
+        #expect(recipe.instructions == ["Preheat oven.", "Bake 45 minutes."])
+        #expect(recipe.sourceName == "TheMealDB")
+        #expect(recipe.sourceUrl == "https://www.themealdb.com/meal/52772")
+        #expect(recipe.servings == nil && recipe.readyInMinutes == nil)
+        #expect(recipe.dishTypes == ["main course"])
+        let none = try JSONDecoder().decode(MealDBFormat.Envelope<MealDBFormat.Meal>.self, from: Data(#"{"meals": null}"#.utf8))
+        #expect(none.meals == nil)
+    }
+
+    @Test func spoonacularInstructionsFallBackToTextWithoutHTML() throws {
+        let json = #"{"id": 1, "title": "T", "instructions": "<ol><li>Boil.</li><li>Eat.</li></ol>", "vegan": true}"#
+        let recipe = SpoonacularFormat.recipe(try JSONDecoder().decode(SpoonacularFormat.Information.self, from: Data(json.utf8)))
+        #expect(recipe.instructions == ["Boil.", "Eat."])
+        #expect(recipe.diets == ["vegetarian", "vegan"])
+        #expect(recipe.sourceName == "Spoonacular")
+        #expect(recipe.ingredients.isEmpty)
+    }
+}

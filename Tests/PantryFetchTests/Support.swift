@@ -1,0 +1,35 @@
+import Foundation
+@testable import PantryFetch
+
+/// A fresh temporary directory for one test's SQLite file.
+func temporaryDatabasePath() throws -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-fetch-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory.appendingPathComponent("fetch.sqlite").path
+}
+
+/// A configuration pointing both upstreams at the fake server, with a fast token bucket.
+func upstreamConfiguration(_ upstream: FakeUpstream, databasePath: String, dailyQuota: Int = 150) -> FetchConfiguration {
+    var config = FetchConfiguration(databasePath: databasePath)
+    config.primary = .spoonacular
+    config.spoonacularKey = "test-key"
+    config.spoonacularURL = upstream.baseURL
+    config.mealdbURL = "\(upstream.baseURL)/mealdb/api/json/v1/1"
+    config.spoonacularLimits = LimiterPolicy(dailyQuota: dailyQuota, ratePerSecond: 10_000, burst: 10_000, maxWait: 5)
+    config.mealdbLimits = LimiterPolicy(dailyQuota: nil, ratePerSecond: 10_000, burst: 10_000, maxWait: 5)
+    config.requestTimeout = 2
+    config.connectTimeout = 1
+    return config
+}
+
+extension FetchResult {
+    var response: FetchResponse? {
+        if case .success(let response) = self { return response }
+        return nil
+    }
+
+    var error: FetchError? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

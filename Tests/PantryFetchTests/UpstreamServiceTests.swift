@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+@testable import PantryFetch
+
+/// FetchService against the real fake upstream over real libcurl, with SQLite in a temp dir.
+@Suite struct UpstreamServiceTests {
+    let upstream: FakeUpstream
+    let databasePath: String
+
+    init() throws {
+        upstream = try FakeUpstream()
+        databasePath = try temporaryDatabasePath()
+    }
+
+    func service(dailyQuota: Int = 150, adjust: (inout FetchConfiguration) -> Void = { _ in }) throws -> FetchService {
+        var config = upstreamConfiguration(upstream, databasePath: databasePath, dailyQuota: dailyQuota)
+        adjust(&config)
+        return try FetchService(configuration: config)
+    }
+
+    @Test func spoonacularDetailIsNormalisedThenServedFromCache() async throws {
+        let service = try service()
+        let first = try await service.handle(.detail(id: "spoonacular:716429")).get()
+        guard case .recipe(let recipe) = first.payload else { Issue.record("\(first)"); return }
+        #expect(first.origin == .upstream && first.ageSeconds == 0)
+        #expect(recipe.title == "Pasta with Garlic, Scallions, Cauliflower & Breadcrumbs")
+        #expect(recipe.servings == 2 && recipe.readyInMinutes == 45)
+        #expect(recipe.ingredients.first == Ingredient(name: "butter", amount: 1, unit: "tbsp", original: "1 tbsp butter"))
+        #expect(recipe.instructions.count == 3)
+        #expect(recipe.sourceName == "Full Belly Sisters" && recipe.sourceUrl?.hasPrefix("https://") == true)
+        #expect(recipe.dishTypes.contains("main course"))
+
+        let second = try await service.handle(.detail(id: "spoonacular:716429")).get()
+        #expect(second.origin == .cache && second.payload == first.payload)
+        #expect(try await upstream.count() == 1)
+        #expect(try await service.quotaUsedToday("spoonacular") == 1)
+    }
+
+    @Test func everyKindIsAnsweredInPantrysModel() async throws {
+        let service = try service()
+        guard case .summaries(let found) = try await service.handle(.byIngredients(ingredients: ["egg", "tomato"], number: 5)).get().payload,
+              case .searchPage(let page) = try await service.handle(.search(query: "pasta", diet: "whole 30", maxReadyTime: 60, offset: 20, number: 10)).get().payload,
+              case .recipes(let random) = try await service.handle(.random(count: 3)).get().payload,
+              case .suggestions(let names) = try await service.handle(.autocomplete(prefix: "egg", number: 5)).get().payload
+        else { Issue.record("wrong payload kind"); return }
+        #expect(found.count == 5 && found.allSatisfy { $0.id.hasPrefix("spoonacular:") && $0.usedIngredientCount == 2 })
+        #expect(found.map { $0.missedIngredientCount ?? -1 } == found.map { $0.missedIngredientCount ?? -1 }.sorted())
+        #expect(page.offset == 20 && page.totalResults == 25 && page.results.count == 5)
+        #expect(page.results.allSatisfy { $0.readyInMinutes != nil })
+        #expect(random.count == 3)
+        #expect(names == ["egg", "egg yolk"])
+        #expect(await service.handle(.detail(id: "spoonacular:404")) == .failure(.notFound))
+    }
+
+    @Test func mealDBMealsAreNormalised() async throws {
+        let service = try service()
+        guard case .recipe(let meal) = try await service.handle(.detail(id: "mealdb:52772")).get().payload else {
+            Issue.record("no meal"); return
+        }
+        #expect(meal.title == "Teriyaki Chicken Casserole")
+        #expect(meal.ingredients.count == 9)
+        #expect(meal.ingredients[0] == Ingredient(name: "soy sauce", amount: 0.75, unit: "cup", original: "3/4 cup soy sauce"))
+        #expect(meal.instructions.first == "Preheat oven to 350° F.")
+        #expect(await service.handle(.detail(id: "mealdb:404")) == .failure(.notFound))
+        #expect(try await service.quotaUsedToday("spoonacular") == 0, "TheMealDB does not spend Spoonacular's quota")
+
+        let mealdbFirst = try self.service { $0.primary = .mealdb }
+        guard case .summaries(let both) = try await mealdbFirst.handle(.byIngredients(ingredients: ["chicken breasts", "soy sauce"], number: 10)).get().payload,
+              case .suggestions(let names) = try await mealdbFirst.handle(.autocomplete(prefix: "Ch", number: 5)).get().payload,
+              case .searchPage(let page) = try await mealdbFirst.handle(.search(query: "teriyaki", diet: nil, maxReadyTime: nil, offset: 0, number: 5)).get().payload
+        else { Issue.record("wrong payload kind"); return }
+        #expect(both.map(\.id) == ["mealdb:52772"])
+        #expect(names == ["cheddar", "chicken breast"])
+        #expect(page.results.map(\.id) == ["mealdb:52772"])
+    }
+
+    @Test func hundredIdenticalConcurrentRequestsMakeOneUpstreamCall() async throws {
+        let service = try service()
+        try await upstream.mode("slow", "&delay=0.5")  // keep the first call in flight while the others arrive
+        let results = await withTaskGroup(of: FetchResult.self) { group in
+            for _ in 0..<100 {
+                group.addTask { await service.handle(.search(query: "soup", diet: nil, maxReadyTime: nil, offset: 0, number: 10)) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0.response != nil })
+        #expect(try await upstream.count() == 1)
+        #expect(try await service.quotaUsedToday("spoonacular") == 1)
+    }
+
+    @Test func fiveHundredDistinctConcurrentRequestsNeverExceedTheDailyQuota() async throws {
+        let service = try service(dailyQuota: 150)
+        let results = await withTaskGroup(of: FetchResult.self) { group in
+            for index in 0..<500 {
+                group.addTask { await service.handle(.detail(id: "spoonacular:\(1000 + index)")) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let served = results.filter { $0.response != nil }
+        let refused = results.filter {
+            if case .quotaExhausted(let seconds)? = $0.error { return seconds > 0 }
+            return false
+        }
+        #expect(served.count + refused.count == 500, "every caller gets data or the quota error")
+        #expect(try await upstream.count() <= 150)
+        #expect(served.count == 150)
+        #expect(try await service.quotaUsedToday("spoonacular") == 150)
+    }
+
+    @Test func quotaCounterSurvivesReopeningTheService() async throws {
+        do {
+            let first = try service(dailyQuota: 3)
+            for id in 1...3 { _ = await first.handle(.detail(id: "spoonacular:\(id)")) }
+        }
+        let reopened = try service(dailyQuota: 3)
+        #expect(try await reopened.quotaUsedToday("spoonacular") == 3)
+        guard case .quotaExhausted? = await reopened.handle(.detail(id: "spoonacular:4")).error else {
+            Issue.record("expected quotaExhausted"); return
+        }
+        #expect(try await reopened.handle(.detail(id: "spoonacular:2")).get().origin == .cache)
+        #expect(try await upstream.count() == 3)
+    }
+
+    @Test func staleCacheIsServedWhenTheUpstreamIsStopped() async throws {
+        // A zero lifetime makes every cached answer stale, so each request tries the upstream first.
+        let service = try service { $0.cacheLifetimes.detail = 0 }
+        let fresh = try await service.handle(.detail(id: "spoonacular:716429")).get()
+        upstream.stop()
+        let stale = try await service.handle(.detail(id: "spoonacular:716429")).get()
+        #expect(stale.origin == .staleCache && stale.payload == fresh.payload)
+        guard case .upstreamUnavailable(let reason)? = await service.handle(.detail(id: "spoonacular:1")).error else {
+            Issue.record("expected upstreamUnavailable"); return
+        }
+        #expect(reason.contains("cannot connect"))
+        // Refused connections never reached the upstream, so they were refunded.
+        #expect(try await service.quotaUsedToday("spoonacular") == 1)
+    }
+
+    @Test(arguments: [
+        ("malformed", "", "malformed JSON"),
+        ("error500", "", "HTTP 500"),
+        ("slow", "&delay=3", "did not answer within"),
+    ])
+    func brokenUpstreamGivesAClearErrorOrStaleData(_ mode: String, _ options: String, _ reason: String) async throws {
+        let service = try service { $0.cacheLifetimes.search = 0; $0.requestTimeout = 0.5 }
+        let cachedRequest = FetchRequest.search(query: "stew", diet: nil, maxReadyTime: nil, offset: 0, number: 5)
+        _ = try await service.handle(cachedRequest).get()
+        try await upstream.mode(mode, options)
+        let error = await service.handle(.detail(id: "spoonacular:99")).error
+        guard case .upstreamUnavailable(let message)? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(message.contains(reason))
+        #expect(try await service.handle(cachedRequest).get().origin == .staleCache)
+    }
+
+    @Test func spentQuota402StopsCallsUntilMidnight() async throws {
+        let service = try service()
+        _ = try await service.handle(.detail(id: "spoonacular:5")).get()
+        try await upstream.mode("quota402")
+        guard case .quotaExhausted(let seconds)? = await service.handle(.detail(id: "spoonacular:6")).error else {
+            Issue.record("expected quotaExhausted"); return
+        }
+        #expect(seconds > 0 && seconds <= 86_400)
+        #expect(try await upstream.count() == 2)
+        try await upstream.mode("normal")
+        guard case .quotaExhausted? = await service.handle(.detail(id: "spoonacular:7")).error else {
+            Issue.record("expected the quota to stay spent"); return
+        }
+        #expect(try await upstream.count() == 2, "no call after the 402")
+        #expect(try await service.handle(.detail(id: "spoonacular:5")).get().origin == .cache)
+        #expect(try await service.quotaUsedToday("spoonacular") == 150)
+    }
+
+    @Test func tooManyRequests429HonoursRetryAfter() async throws {
+        let service = try service()
+        try await upstream.mode("rate429", "&retry_after=7")
+        #expect(await service.handle(.detail(id: "spoonacular:8")).error == .quotaExhausted(retryAfterSeconds: 7))
+        try await upstream.mode("normal")
+        guard case .quotaExhausted(let seconds)? = await service.handle(.detail(id: "spoonacular:9")).error else {
+            Issue.record("expected the Retry-After block to hold"); return
+        }
+        #expect(seconds <= 7)
+        #expect(try await upstream.count() == 1)
+    }
+
+    @Test func upstreamQuotaLeftTightensTheLocalCount() async throws {
+        let service = try service()
+        try await upstream.mode("normal", "&quota_left=4")
+        _ = try await service.handle(.detail(id: "spoonacular:10")).get()
+        #expect(try await service.quotaUsedToday("spoonacular") == 146)
+    }
+
+    @Test func imagesAreFetchedCachedAndRestrictedToKnownHosts() async throws {
+        let service = try service()
+        let url = "\(upstream.baseURL)/images/pasta.png"
+        guard case .image(let image) = try await service.handle(.image(url: url)).get().payload else {
+            Issue.record("no image"); return
+        }
+        #expect(image.contentType == "image/png" && image.bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        #expect(try await service.handle(.image(url: url)).get().origin == .cache)
+        #expect(try await upstream.count() == 1)
+        #expect(try await service.quotaUsedToday("spoonacular") == 0)
+        guard case .badRequest? = await service.handle(.image(url: "http://169.254.169.254/latest")).error else {
+            Issue.record("expected badRequest for a foreign host"); return
+        }
+    }
+}
