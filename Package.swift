@@ -92,6 +92,11 @@ let package = Package(
             ],
             resources: [.copy("Resources/catalog.json")]
         ),
+        // The fetch worker's ZeroMQ front.
+        .target(
+            name: "PantryFetchServer",
+            dependencies: ["PantryFetch", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
         .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "Curl"]),
         .executableTarget(
@@ -103,6 +108,8 @@ let package = Package(
                 "PantryBus",
                 "PantryProjections",
                 "PantryWorkers",
+                "PantryFetch",
+                "PantryFetchServer",
                 "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -23,6 +23,11 @@ public struct BusEndpoints: Sendable, Equatable {
         environment["PANTRY_FEED_HIGH_WATER_MARK"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 100_000
     }
 
+    /// Where the fetch worker answers recipe requests (`PANTRY_FETCH_ENDPOINT`).
+    public static func fetch(dataDirectory: URL, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        environment["PANTRY_FETCH_ENDPOINT"] ?? "ipc://\(dataDirectory.appendingPathComponent("fetch.sock").path)"
+    }
+
     /// The request/reply endpoint a worker answers queries on.
     public static func queries(of worker: String, dataDirectory: URL,
                                environment: [String: String] = ProcessInfo.processInfo.environment) -> String {

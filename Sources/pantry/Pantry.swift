@@ -6,7 +6,7 @@ import Logging
 struct Pantry: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Pantry: the event-sourced backend for recipe apps.",
-        subcommands: [Core.self, Worker.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self]
+        subcommands: [Core.self, Worker.self, Fetch.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self]
     )
 }
 

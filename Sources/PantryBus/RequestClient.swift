@@ -1,9 +1,9 @@
 import Foundation
 import ZeroMQ
 
-/// Asks a projection worker a question over its ROUTER socket (`schemas/zeromq.md`, queries).
+/// Asks a worker (a projection worker, the fetch worker) over its ROUTER socket (`schemas/zeromq.md`).
 /// One client per thread, like its socket.
-public final class QueryClient {
+public final class RequestClient {
     public enum Failure: Error, CustomStringConvertible {
         case timeout(endpoint: String)
         case refused(code: String, message: String)

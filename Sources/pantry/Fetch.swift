@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PantryBus
+import PantryCore
+import PantryFetch
+import PantryFetchServer
+import ZeroMQ
+
+struct Fetch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the fetch worker: recipe data from the upstream APIs or the offline catalog, rate-limited and cached.",
+        discussion: """
+            Configured by the environment: PANTRY_SPOONACULAR_KEY (without it the offline catalog
+            answers), PANTRY_SPOONACULAR_URL, PANTRY_SPOONACULAR_DAILY_QUOTA (150), PANTRY_MEALDB_URL,
+            PANTRY_PROVIDER, PANTRY_CATALOG. The cache and quota live in DATA/fetch.sqlite.
+            """)
+
+    @OptionGroup var options: DataOptions
+
+    func run() throws {
+        bootstrapLogging()
+        let logger = Logger(label: "pantry.fetch")
+        let directory = try DataDirectory(options.data)
+        let configuration = try FetchConfiguration.fromEnvironment(
+            databasePath: directory.url.appendingPathComponent("fetch.sqlite").path)
+        let service = try FetchService(configuration: configuration, logger: logger)
+        logger.info("fetch configured", metadata: ["provider": "\(configuration.primary)"])
+        let context = try ZMQContext()
+        let server = try FetchServer(service: service, context: context,
+                                     endpoint: BusEndpoints.fetch(dataDirectory: directory.url), logger: logger)
+        let signals = stopOnSignals { context.shutdown() }
+        defer { withExtendedLifetime(signals) {} }
+        try server.run()
+    }
+}
