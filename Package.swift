@@ -122,6 +122,7 @@ let package = Package(
                 "PantryEventStore",
                 "PantryCore",
                 "PantryBus",
+                "PantryProjections",
                 "ZeroMQ",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

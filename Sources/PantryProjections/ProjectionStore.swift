@@ -22,8 +22,9 @@ public final class ProjectionStore: Sendable {
     private let pool: DatabasePool
     private let logger: Logger
 
-    /// Opens (creating if needed) the projection file at `path`.
-    public init(projection: any Projection, path: String, logger: Logger? = nil) throws {
+    /// Opens (creating if needed) the projection file at `path`. `bulkLoad` is for a file that is
+    /// rebuilt from scratch and thrown away if anything fails: it skips fsync entirely.
+    public init(projection: any Projection, path: String, bulkLoad: Bool = false, logger: Logger? = nil) throws {
         self.projection = projection
         self.path = path
         self.logger = logger ?? Logger(label: "pantry.projection.\(projection.name)")
@@ -31,7 +32,7 @@ public final class ProjectionStore: Sendable {
         config.label = projection.name
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: bulkLoad ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
         }
         pool = try DatabasePool(path: path, configuration: config)
         var migrator = DatabaseMigrator()
@@ -144,6 +145,11 @@ public final class ProjectionStore: Sendable {
     /// The projection's checksum (see `Projection.checksum`).
     public func checksum() throws -> String {
         try pool.read { db in try projection.checksum(db) }
+    }
+
+    /// Runs `body` in a write transaction (schema work during a rebuild).
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.write(body)
     }
 
     /// Runs a query (one of the projection's static query functions) on a consistent snapshot.

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import PantryCore
+import PantryDomain
+import PantryEventStore
+import PantryProjections
+
+/// Rebuilds every projection from a generated log of `events` events and prints events/s, beside
+/// the rate of merely reading the same log (the floor any replay stands on), measured in one run.
+struct ReplayBench: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "replay")
+
+    @Option(help: "Events in the generated log.") var events = 1_000_000
+    @Option(help: "Users the commands are spread over.") var users = 10_000
+    @Option(help: "Where the temporary files go.") var directory = NSTemporaryDirectory()
+
+    func run() throws {
+        let root = URL(fileURLWithPath: directory).appendingPathComponent("pantry-replay-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let log = try generateLog(at: root.appendingPathComponent("events.sqlite").path)
+        let head = try log.headPosition()
+
+        let clock = ContinuousClock()
+        var began = clock.now
+        var read: Int64 = 0
+        while case let batch = try log.read(after: read, limit: Replayer.defaultBatchSize), let last = batch.last { read = last.position }
+        let readRate = Double(head) / seconds(clock.now - began)
+        print("read the log   \(head) events: \(fmt(readRate)) events/s")
+
+        let projections = root.appendingPathComponent("projections")
+        began = clock.now
+        for projection in ProjectionCatalog.all {
+            let report = try Replayer.rebuild(projection, directory: projections, from: log)
+            print("replay \(projection.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(fmt(report.eventsPerSecond)) events/s (\(fmt(report.seconds, 2)) s), ratio to reading \(fmt(report.eventsPerSecond / readRate, 2))")
+        }
+        let all = Double(head) * Double(ProjectionCatalog.all.count) / seconds(clock.now - began)
+        print("all five       \(fmt(all)) projection-events/s   (target: replay >= 1000000 events/s)")
+    }
+
+    /// A realistic mix, mostly points: what the leaderboard load produces.
+    private func generateLog(at path: String) throws -> SQLiteEventStore {
+        let store = try SQLiteEventStore(path: path)
+        let processor = try CommandProcessor(store: store)
+        _ = processor.process((0..<users).map { n in
+            CommandEnvelope(commandId: "r\(n)", command: .registerUser(RegisterUser(
+                userId: "u\(n)", username: "user\(n)", email: "user\(n)@example.org",
+                passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo")))
+        })
+        var n = 0
+        while processor.head < Int64(events) {
+            let batch = (0..<min(20_000, events - Int(processor.head))).map { _ -> CommandEnvelope in
+                defer { n += 1 }
+                let user = "u\(n % users)"
+                switch n % 10 {
+                case 0: return CommandEnvelope(commandId: "c\(n)", command: .adjustCart(AdjustCart(userId: user, recipeId: "r\(n % 50)", title: "Recipe \(n % 50)", delta: 1 + n % 3)))
+                case 1: return CommandEnvelope(commandId: "c\(n)", command: .addGrocery(AddGrocery(userId: user, ingredient: "item \(n % 30)", amount: 1, unit: "g")))
+                case 2: return CommandEnvelope(commandId: "c\(n)", command: .writeExperience(WriteExperience(userId: user, recipeId: "r\(n % 50)", text: "Tip \(n)")))
+                case 3: return CommandEnvelope(commandId: "c\(n)", command: .saveRecipe(SaveRecipe(userId: user, recipeId: "r\(n)", title: "Recipe \(n)")))
+                default: return CommandEnvelope(commandId: "c\(n)", command: .useOwnedIngredient(UseOwnedIngredient(userId: user, recipeId: "r\(n % 97)", ingredient: "ingredient \(n)")))
+                }
+            }
+            _ = processor.process(batch)
+        }
+        return store
+    }
+}
