@@ -54,6 +54,13 @@ public final class CurlEasy {
             set(pantry_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
             set(pantry_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
             set(pantry_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
+            if let body = request.body {
+                // The size first: COPYPOSTFIELDS copies that many bytes, so the body may hold NULs.
+                set(pantry_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, body.count))
+                // A trailing NUL (not counted) keeps the pointer valid for an empty body.
+                var bytes = [UInt8](body) + [0]
+                bytes.withUnsafeMutableBytes { set(pantry_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)) }
+            }
             set(pantry_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer.baseAddress))
             set(pantry_curl_setopt_write_function(handle, writeCallback))
             set(pantry_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context.toOpaque()))

@@ -1,15 +1,21 @@
 import Foundation
 
-/// One HTTP request. Only GET is needed by Pantry; the method is kept explicit
-/// so a log line or error can say what was sent.
+/// One HTTP request: GET for the upstream recipe APIs, the others for the load test's calls to
+/// Pantry's own API.
 public struct HTTPRequest: Sendable {
     public enum Method: String, Sendable {
         case get = "GET"
+        case post = "POST"
+        case put = "PUT"
+        case patch = "PATCH"
+        case delete = "DELETE"
     }
 
     public var method: Method
     public var url: String
     public var headers: [(name: String, value: String)]
+    /// Sent as it is; set a Content-Type header to go with it.
+    public var body: Data?
     /// Seconds allowed for the TCP/TLS connect.
     public var connectTimeout: Double
     /// Seconds allowed for the whole transfer, connect included.
@@ -22,6 +28,7 @@ public struct HTTPRequest: Sendable {
         method: Method = .get,
         url: String,
         headers: [(name: String, value: String)] = [],
+        body: Data? = nil,
         connectTimeout: Double = 5,
         timeout: Double = 15,
         followRedirects: Bool = false,
@@ -30,6 +37,7 @@ public struct HTTPRequest: Sendable {
         self.method = method
         self.url = url
         self.headers = headers
+        self.body = body
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.followRedirects = followRedirects
