@@ -13,6 +13,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // A small, fast JSON object writer for the hot paths.
@@ -99,6 +104,27 @@ let package = Package(
         ),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
         .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "Curl"]),
+        // The HTTP API process: accounts, tokens, command endpoints, health and metrics (Hummingbird).
+        .target(
+            name: "PantryAPI",
+            dependencies: [
+                "PantryDomain",
+                "PantryEventStore",
+                "PantryCore",
+                "PantryBus",
+                "ZeroMQ",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryDomain"]),
         .executableTarget(
             name: "pantry",
             dependencies: [
@@ -106,6 +132,7 @@ let package = Package(
                 "PantryEventStore",
                 "PantryCore",
                 "PantryBus",
+                "PantryAPI",
                 "PantryProjections",
                 "PantryWorkers",
                 "PantryFetch",

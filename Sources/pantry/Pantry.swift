@@ -3,10 +3,10 @@ import Foundation
 import Logging
 
 @main
-struct Pantry: ParsableCommand {
+struct Pantry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Pantry: the event-sourced backend for recipe apps.",
-        subcommands: [Core.self, Worker.self, Fetch.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self]
+        subcommands: [Core.self, Worker.self, Fetch.self, API.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self]
     )
 }
 

@@ -1,6 +1,9 @@
 """Real `pantry` processes for system tests."""
+import http.client
+import json
 import os
 import signal
+import socket
 import subprocess
 import time
 
@@ -76,3 +79,85 @@ def mixed_command(n, users):
                 "data": {"userId": user, "ingredient": f"item {n % 9}", "checked": n % 2 == 0}}
     return {"commandId": f"m-{n}", "type": "WriteExperience",
             "data": {"userId": user, "recipeId": recipe, "text": f"Tip {n}: less salt"}}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class HTTPAnswer:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    @property
+    def json(self):
+        return json.loads(self.body)
+
+    def __repr__(self):
+        return f"HTTPAnswer({self.status}, {self.body[:300]!r})"
+
+
+class APIClient:
+    """A tiny HTTP client (standard library only) for `pantry api`."""
+
+    def __init__(self, port):
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+
+    def request(self, method, path, body=None, token=None, headers=None, raw=None, timeout=30):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        all_headers = dict(headers or {})
+        if token is not None:
+            all_headers["Authorization"] = f"Bearer {token}"
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        if data is not None:
+            all_headers.setdefault("Content-Type", "application/json")
+        try:
+            connection.request(method, path, body=data, headers=all_headers)
+            response = connection.getresponse()
+            return HTTPAnswer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+        finally:
+            connection.close()
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return self.request("POST", path, body, **kw)
+
+    def put(self, path, body=None, **kw):
+        return self.request("PUT", path, body, **kw)
+
+    def patch(self, path, body=None, **kw):
+        return self.request("PATCH", path, body, **kw)
+
+    def delete(self, path, **kw):
+        return self.request("DELETE", path, **kw)
+
+    def ready(self):
+        try:
+            return self.get("/ready", timeout=2).status == 200
+        except OSError:
+            return False
+
+    def register_and_log_in(self, username, password="correct horse battery"):
+        registered = self.post("/v1/accounts", {"username": username, "email": f"{username}@example.org",
+                                                "password": password})
+        assert registered.status == 201, registered
+        session = self.post("/v1/sessions", {"username": username, "password": password})
+        assert session.status == 201, session
+        return registered.json["userId"], session.json["token"]
+
+
+def start_core_and_api(processes, env=None, api_args=()):
+    """`pantry core` and `pantry api` on a free port; returns the client once /ready answers 200."""
+    processes.start("core")
+    port = free_port()
+    processes.start("api", "--port", str(port), *api_args, env=env)
+    client = APIClient(port)
+    wait_for(client.ready, timeout=60, what="the API to be ready")
+    return client

@@ -1,0 +1,20 @@
+import Hummingbird
+
+/// The per-request context: Hummingbird's core storage plus the session a bearer token proved.
+public struct APIRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by `BearerAuthenticator` on the routes that need a user; the user of every command.
+    public var session: SessionClaims?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+
+    public var maxUploadSize: Int { JSONBody.maxBytes }
+
+    /// The session of an authenticated route (the authenticator guarantees it).
+    func requireSession() throws -> SessionClaims {
+        guard let session else { throw Problem.invalidToken("a bearer token is required") }
+        return session
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import PantryBus
+import PantryCore
+import Prometheus
+import ServiceLifecycle
+import ZeroMQ
+
+/// The `pantry api` process: Hummingbird in front, the core and its event feed behind, over ZeroMQ.
+public struct APIServer {
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        public var dataDirectory: DataDirectory
+        public var endpoints: BusEndpoints
+        /// How long a command may wait for the core before the client gets a 503.
+        public var coreTimeout: Duration = .seconds(5)
+        public var tokenLifetimeSeconds: Int64 = 24 * 3600
+
+        public init(dataDirectory: DataDirectory, endpoints: BusEndpoints) {
+            self.dataDirectory = dataDirectory
+            self.endpoints = endpoints
+        }
+    }
+
+    let configuration: Configuration
+    let logger: Logger
+
+    public init(configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Serves until SIGTERM or SIGINT, then finishes the requests in flight and stops.
+    public func run(environment: [String: String] = ProcessInfo.processInfo.environment) async throws {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+
+        let directoryURL = configuration.dataDirectory.url
+        let signer = TokenSigner(key: try TokenSigner.loadKey(dataDirectory: directoryURL, environment: environment),
+                                 lifetimeSeconds: configuration.tokenLifetimeSeconds)
+        let revocations = try RevocationList(path: directoryURL.appendingPathComponent(RevocationList.fileName).path)
+        let hasher = PasswordHasher()
+        let decoyHash = try await hasher.hash(RandomIdentifier.make())
+
+        let context = try ZMQContext()
+        let accounts = AccountDirectory(logger: logger)
+        accounts.start(context: context, feed: configuration.endpoints.events, logPath: configuration.dataDirectory.eventLog)
+        let core = CoreConnection(context: context, endpoint: configuration.endpoints.commands,
+                                  timeout: configuration.coreTimeout, logger: logger)
+        core.start()
+        defer {
+            core.stop()
+            accounts.stop()
+            context.shutdown()
+        }
+
+        let router = Router(context: APIRequestContext.self)
+        router.add(middleware: AccessLogMiddleware())
+        let authenticated = router.group().add(middleware: BearerAuthenticator(signer: signer, revocations: revocations))
+        let submitter = CommandSubmitter(core: core)
+        HealthRoutes(accounts: accounts, registry: registry).register(on: router)
+        AccountRoutes(submitter: submitter, accounts: accounts, hasher: hasher, signer: signer, revocations: revocations,
+                      throttle: SharedLoginThrottle(), decoyHash: decoyHash)
+            .register(public: router, authenticated: authenticated)
+        CommandRoutes(submitter: submitter).register(on: authenticated)
+
+        let logger = logger
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in
+                logger.info("api serving", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
+            },
+            logger: logger)
+        // On SIGTERM or SIGINT the server stops accepting, finishes the requests in flight, then returns.
+        let services = ServiceGroup(configuration: .init(
+            services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await services.run()
+        logger.info("api stopped")
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import PantryCore
+import PantryDomain
+
+/// Sends a command to the core and turns the outcome into an HTTP answer: the log positions when
+/// accepted, a problem document otherwise. Counts every outcome for `/metrics`.
+struct CommandSubmitter: Sendable {
+    static let idempotencyKeyHeader = HTTPField.Name("Idempotency-Key")!
+    static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
+
+    let core: CoreConnection
+
+    struct Accepted: Encodable {
+        var position: Int64
+        var positions: [Int64]
+    }
+
+    /// The accepted outcome's positions, or the problem the outcome maps to.
+    func submit(_ envelope: CommandEnvelope) async throws -> CommandOutcome {
+        let type = envelope.command.typeName
+        let outcome: CommandOutcome
+        do {
+            outcome = try await core.submit(envelope)
+        } catch {
+            APIMetrics.command(type: type, outcome: "unavailable", code: "")
+            throw Problem.coreUnavailable("\(error)")
+        }
+        APIMetrics.command(type: type, outcome: outcome.status.rawValue, code: outcome.code ?? "")
+        switch outcome.status {
+        case .accepted:
+            return outcome
+        case .rejected:
+            guard let code = outcome.code.flatMap(Rejection.Code.init(rawValue:)) else {
+                throw Problem(.internalServerError, code: "internal_error", detail: "the core answered with an unknown code")
+            }
+            throw Problem(Rejection(code, outcome.message ?? code.rawValue))
+        case .failed:
+            throw Problem(.serviceUnavailable, code: outcome.code ?? "storage_error",
+                          detail: "the log could not be written; retry with the same Idempotency-Key",
+                          headers: [.retryAfter: "1"])
+        }
+    }
+
+    /// Runs a user's command: the id comes from `Idempotency-Key` (scoped by the user so users
+    /// cannot collide), so a retry gets the first answer again and appends nothing.
+    func respond(to request: Request, session: SessionClaims, status: HTTPResponse.Status,
+                 _ command: Command) async throws -> Response {
+        let envelope = CommandEnvelope(commandId: try commandId(request, userId: session.userId), command: command)
+        let outcome = try await submit(envelope)
+        let positions = outcome.positions ?? []
+        var headers: HTTPFields = [:]
+        if outcome.duplicate == true { headers[Self.replayedHeader] = "true" }
+        return JSONResponse.make(Accepted(position: positions.last ?? 0, positions: positions), status: status, headers: headers)
+    }
+
+    static let idempotencyKeyLengths = 1...100
+
+    private func commandId(_ request: Request, userId: String) throws -> CommandID {
+        let keys = request.headers[values: Self.idempotencyKeyHeader]
+        guard let key = keys.first else { return "api-\(RandomIdentifier.make())" }
+        // Visible ASCII only: the core's command ids allow no spaces or control characters.
+        guard keys.count == 1, Self.idempotencyKeyLengths.contains(key.utf8.count),
+              key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw Problem(.badRequest, code: "invalid_idempotency_key",
+                          detail: "Idempotency-Key must be one header of 1-100 visible ASCII characters")
+        }
+        return "\(userId):\(key)"
+    }
+}

@@ -1,0 +1,101 @@
+import _CryptoExtras
+import Crypto
+import Foundation
+
+/// scrypt password hashes in the PHC string format `$scrypt$ln=15,r=8,p=1$<salt>$<hash>`
+/// (unpadded standard base64). Only this string ever leaves the API process, in `RegisterUser`.
+public struct PasswordHasher: Sendable {
+    public var logN: Int
+    public var blockSize: Int
+    public var parallelism: Int
+    public static let saltBytes = 16
+    public static let hashBytes = 32
+    public static let passwordLengths = 8...128
+
+    public init(logN: Int = 15, blockSize: Int = 8, parallelism: Int = 1) {
+        self.logN = logN
+        self.blockSize = blockSize
+        self.parallelism = parallelism
+    }
+
+    public func hash(_ password: String) throws -> String {
+        var generator = SystemRandomNumberGenerator()
+        let salt = (0..<Self.saltBytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let key = try Self.derive(password, salt: salt, logN: logN, blockSize: blockSize, parallelism: parallelism)
+        return "$scrypt$ln=\(logN),r=\(blockSize),p=\(parallelism)$\(PHCBase64.encode(salt))$\(PHCBase64.encode(key))"
+    }
+
+    /// False for a wrong password and for a string that is not a hash this hasher can check.
+    public func verify(_ password: String, against phc: String) -> Bool {
+        let parts = phc.split(separator: "$", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "scrypt",
+              let salt = PHCBase64.decode(parts[3]), let expected = PHCBase64.decode(parts[4]), !expected.isEmpty
+        else { return false }
+        var parameters: [Substring: Int] = [:]
+        for pair in parts[2].split(separator: ",") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            guard kv.count == 2, let value = Int(kv[1]) else { return false }
+            parameters[kv[0]] = value
+        }
+        // Bounds keep a hostile or corrupt hash from costing unbounded time or memory.
+        guard let ln = parameters["ln"], (10...20).contains(ln),
+              let r = parameters["r"], (1...32).contains(r),
+              let p = parameters["p"], (1...4).contains(p),
+              let actual = try? Self.derive(password, salt: salt, logN: ln, blockSize: r, parallelism: p,
+                                            outputBytes: expected.count)
+        else { return false }
+        return constantTimeEquals(actual, expected)
+    }
+
+    private static func derive(_ password: String, salt: [UInt8], logN: Int, blockSize: Int, parallelism: Int,
+                               outputBytes: Int = hashBytes) throws -> [UInt8] {
+        let key = try KDF.Scrypt.deriveKey(
+            from: Array(password.utf8), salt: salt, outputByteCount: outputBytes,
+            rounds: 1 << logN, blockSize: blockSize, parallelism: parallelism,
+            maxMemory: 130 * (1 << logN) * blockSize * parallelism + (1 << 20))
+        return key.withUnsafeBytes { Array($0) }
+    }
+
+    private func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
+
+extension PasswordHasher {
+    /// Hashing takes tens of milliseconds and 32 MiB: it runs off Swift's cooperative pool, two
+    /// at a time, so logins cannot starve request handling or exhaust memory.
+    private static let queue = DispatchQueue(label: "pantry.api.passwords", attributes: .concurrent)
+    private static let slots = DispatchSemaphore(value: 2)
+
+    public func hash(_ password: String) async throws -> String {
+        try await Self.offload { try self.hash(password) }
+    }
+
+    public func verify(_ password: String, against phc: String) async -> Bool {
+        (try? await Self.offload { self.verify(password, against: phc) }) ?? false
+    }
+
+    private static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                slots.wait()
+                defer { slots.signal() }
+                continuation.resume(with: Result { try work() })
+            }
+        }
+    }
+}
+
+/// PHC strings use standard base64 without padding.
+enum PHCBase64 {
+    static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ text: Substring) -> [UInt8]? {
+        var padded = String(text)
+        padded += String(repeating: "=", count: (4 - padded.count % 4) % 4)
+        return Data(base64Encoded: padded).map(Array.init)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Hummingbird
+import PantryDomain
+
+/// An RFC 9457 problem document (`application/problem+json`). Every error the API answers has
+/// this shape, so clients switch on `code` whatever went wrong.
+public struct Problem: HTTPResponseError, Sendable {
+    public static let typePrefix = "https://pantry.example/problems/"
+
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var detail: String
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, code: String, detail: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.headers = headers
+    }
+
+    /// The same for every problem of one code, as RFC 9457 asks of `title`.
+    public var title: String {
+        let words = code.replacingOccurrences(of: "_", with: " ")
+        return words.prefix(1).uppercased() + words.dropFirst()
+    }
+
+    struct Document: Codable {
+        var type: String
+        var title: String
+        var status: Int
+        var detail: String
+        var code: String
+    }
+
+    public var document: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Plain strings and an integer: encoding cannot fail.
+        return try! encoder.encode(Document(type: Self.typePrefix + code, title: title, status: status.code,
+                                            detail: detail, code: code))
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        response
+    }
+
+    public var response: Response {
+        var fields = headers
+        fields[.contentType] = "application/problem+json"
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
+    }
+}
+
+extension Problem {
+    /// The core's refusal of a command, with the status a client expects for its code.
+    public init(_ rejection: Rejection) {
+        self.init(Self.status(for: rejection.code), code: rejection.code.rawValue, detail: rejection.message)
+    }
+
+    public static func status(for code: Rejection.Code) -> HTTPResponse.Status {
+        switch code {
+        case .malformedJSON, .invalidUTF8:
+            .badRequest
+        case .tooLarge:
+            .contentTooLarge
+        // The API builds every command itself, so the core not knowing one is a bug here.
+        case .unknownCommand:
+            .internalServerError
+        case .unknownUser, .noSuchItem, .notSaved:
+            .notFound
+        case .userExists, .usernameTaken, .emailTaken, .alreadySaved, .unchanged, .alreadyUsed, .cartOutOfRange:
+            .conflict
+        case .invalidField, .invalidCommandId, .invalidUserId, .invalidUsername, .invalidEmail, .invalidPasswordHash,
+             .invalidRecipeId, .invalidTitle, .invalidImageURL, .invalidIngredient, .invalidAmount, .invalidUnit,
+             .invalidDelta, .invalidText:
+            .unprocessableContent
+        }
+    }
+
+    /// Any error a handler or Hummingbird throws, as a problem. Unexpected errors keep their
+    /// details out of the answer (they are logged by the caller).
+    public static func from(_ error: any Error) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let error as HTTPError:
+            return Problem(error.status, code: code(for: error.status), detail: error.body ?? error.status.reasonPhrase,
+                           headers: error.headers)
+        case let error as any HTTPResponseError:
+            return Problem(error.status, code: code(for: error.status), detail: error.status.reasonPhrase)
+        default:
+            return Problem(.internalServerError, code: "internal_error", detail: "the server could not answer this request")
+        }
+    }
+
+    static func code(for status: HTTPResponse.Status) -> String {
+        switch status {
+        case .badRequest: "bad_request"
+        case .notFound: "not_found"
+        case .methodNotAllowed: "method_not_allowed"
+        case .contentTooLarge: Rejection.Code.tooLarge.rawValue
+        case .unsupportedMediaType: "unsupported_media_type"
+        default: status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_")
+        }
+    }
+
+    // The problems the API raises itself, beside the core's rejections.
+    static func malformedJSON(_ detail: String) -> Problem {
+        Problem(.badRequest, code: Rejection.Code.malformedJSON.rawValue, detail: detail)
+    }
+
+    static func invalidField(_ detail: String) -> Problem {
+        Problem(.unprocessableContent, code: Rejection.Code.invalidField.rawValue, detail: detail)
+    }
+
+    static let invalidCredentials = Problem(
+        .unauthorized, code: "invalid_credentials", detail: "the username or password is wrong")
+
+    static func invalidToken(_ detail: String) -> Problem {
+        Problem(.unauthorized, code: "invalid_token", detail: detail, headers: [.wwwAuthenticate: "Bearer"])
+    }
+
+    static func coreUnavailable(_ detail: String) -> Problem {
+        Problem(.serviceUnavailable, code: "core_unavailable", detail: detail, headers: [.retryAfter: "1"])
+    }
+}

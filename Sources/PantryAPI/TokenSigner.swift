@@ -1,0 +1,117 @@
+import Crypto
+import Foundation
+
+/// What a bearer token says: who, since when, until when, and an id that logout can revoke.
+public struct SessionClaims: Codable, Sendable, Equatable {
+    public var userId: String
+    public var username: String
+    public var issuedAt: Int64
+    public var expiresAt: Int64
+    public var tokenId: String
+
+    enum CodingKeys: String, CodingKey { case userId = "uid", username = "usr", issuedAt = "iat", expiresAt = "exp", tokenId = "jti" }
+
+    public init(userId: String, username: String, issuedAt: Int64, expiresAt: Int64, tokenId: String) {
+        self.userId = userId; self.username = username; self.issuedAt = issuedAt; self.expiresAt = expiresAt
+        self.tokenId = tokenId
+    }
+}
+
+/// Bearer tokens `<base64url(claims JSON)>.<base64url(HMAC-SHA256(key, first part))>`: stateless to
+/// check, so any number of API processes sharing the key accept each other's tokens.
+public struct TokenSigner: Sendable {
+    public enum Failure: Error, Equatable { case malformed, badSignature, expired }
+
+    // Raw bytes: `SymmetricKey` is not Sendable in this swift-crypto.
+    private let keyBytes: Data
+    private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+    public var lifetime: Int64
+    /// Tolerated clock difference between API processes for `issuedAt`.
+    static let clockSkew: Int64 = 60
+    static let maxTokenLength = 2048
+
+    public init(key: SymmetricKey, lifetimeSeconds: Int64 = 24 * 3600) {
+        self.keyBytes = key.withUnsafeBytes { Data($0) }
+        self.lifetime = lifetimeSeconds
+    }
+
+    public func issue(userId: String, username: String, now: Date = Date()) -> (token: String, claims: SessionClaims) {
+        let issuedAt = Int64(now.timeIntervalSince1970)
+        let claims = SessionClaims(userId: userId, username: username, issuedAt: issuedAt,
+                                   expiresAt: issuedAt + lifetime, tokenId: RandomIdentifier.make())
+        return (sign(claims), claims)
+    }
+
+    public func sign(_ claims: SessionClaims) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Strings and integers: encoding cannot fail.
+        let payload = Base64URL.encode(try! encoder.encode(claims))
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: key)
+        return payload + "." + Base64URL.encode(Data(mac))
+    }
+
+    public func verify(_ token: String, now: Date = Date()) throws(Failure) -> SessionClaims {
+        guard token.utf8.count <= Self.maxTokenLength else { throw .malformed }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let mac = Base64URL.decode(parts[1]) else { throw .malformed }
+        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(parts[0].utf8), using: key) else {
+            throw .badSignature
+        }
+        guard let payload = Base64URL.decode(parts[0]),
+              let claims = try? JSONDecoder().decode(SessionClaims.self, from: payload) else { throw .malformed }
+        let seconds = Int64(now.timeIntervalSince1970)
+        guard seconds < claims.expiresAt, claims.issuedAt <= seconds + Self.clockSkew else { throw .expired }
+        return claims
+    }
+}
+
+extension TokenSigner {
+    public static let keyFileName = "api-token.key"
+
+    /// `PANTRY_TOKEN_KEY` (at least 32 bytes) when set, so several API processes share it;
+    /// otherwise a random key made once and kept, owner-only, in the data directory, so that a
+    /// restart keeps tokens valid.
+    public static func loadKey(dataDirectory: URL, environment: [String: String]) throws -> SymmetricKey {
+        if let text = environment["PANTRY_TOKEN_KEY"] {
+            guard text.utf8.count >= 32 else { throw KeyError("PANTRY_TOKEN_KEY must be at least 32 bytes") }
+            return SymmetricKey(data: Data(text.utf8))
+        }
+        let path = dataDirectory.appendingPathComponent(keyFileName).path
+        let fresh = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        // O_EXCL: of two processes starting at once, one creates the file and both read it.
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        if fd >= 0 {
+            defer { close(fd) }
+            let written = fresh.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard written == fresh.count, fsync(fd) == 0 else { throw KeyError("could not write \(path)") }
+            return SymmetricKey(data: fresh)
+        }
+        guard errno == EEXIST else { throw KeyError("could not create \(path): errno \(errno)") }
+        let stored = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard stored.count == 32 else { throw KeyError("\(path) must hold 32 bytes; delete it to make a new key") }
+        return SymmetricKey(data: stored)
+    }
+
+    public struct KeyError: Error, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+enum Base64URL {
+    static func encode(_ data: Data) -> String {
+        data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ text: Substring) -> Data? {
+        guard text.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "=") }) else {
+            return nil
+        }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+}

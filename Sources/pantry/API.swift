@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PantryAPI
+import PantryBus
+import PantryCore
+
+struct API: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "api",
+        abstract: "Run the HTTP API: accounts, sessions and the command endpoints, talking to the core over ZeroMQ.")
+
+    @OptionGroup var options: DataOptions
+
+    @Option(help: "The port to listen on; default PORT or 8080.")
+    var port: Int?
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Seconds to wait for the core's answer to a command before answering 503.")
+    var coreTimeout = 5.0
+
+    @Option(help: "Seconds a login token stays valid.")
+    var tokenLifetime: Int64 = 24 * 3600
+
+    func validate() throws {
+        guard coreTimeout > 0, coreTimeout <= 600 else { throw ValidationError("--core-timeout must be in (0, 600]") }
+        guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be positive") }
+        if let port, !(1...65535).contains(port) { throw ValidationError("--port must be 1-65535") }
+    }
+
+    func run() async throws {
+        bootstrapLogging()
+        let environment = ProcessInfo.processInfo.environment
+        let chosenPort: Int
+        if let port {
+            chosenPort = port
+        } else if let text = environment["PORT"] {
+            guard let value = Int(text), (1...65535).contains(value) else { throw ValidationError("PORT must be 1-65535") }
+            chosenPort = value
+        } else {
+            chosenPort = 8080
+        }
+        let directory = try DataDirectory(options.data)
+        var configuration = APIServer.Configuration(dataDirectory: directory, endpoints: BusEndpoints(dataDirectory: directory.url))
+        configuration.host = host
+        configuration.port = chosenPort
+        configuration.coreTimeout = .milliseconds(Int64(coreTimeout * 1000))
+        configuration.tokenLifetimeSeconds = tokenLifetime
+        try await APIServer(configuration: configuration, logger: Logger(label: "pantry.api")).run(environment: environment)
+    }
+}

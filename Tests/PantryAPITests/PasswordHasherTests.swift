@@ -1,0 +1,53 @@
+import Foundation
+@testable import PantryAPI
+import Testing
+
+@Suite struct PasswordHasherTests {
+    let hasher = PasswordHasher()
+
+    @Test func aHashVerifiesItsPasswordAndNoOther() throws {
+        let phc = try hasher.hash("correct horse battery")
+        #expect(hasher.verify("correct horse battery", against: phc))
+        #expect(!hasher.verify("correct horse batterY", against: phc))
+        #expect(!hasher.verify("", against: phc))
+    }
+
+    @Test func theHashIsAPHCStringWithTheParametersAndASixteenByteSalt() throws {
+        let phc = try hasher.hash("päss wörd ✓")
+        let parts = phc.split(separator: "$", omittingEmptySubsequences: false)
+        #expect(parts.count == 5)
+        #expect(parts[1] == "scrypt")
+        #expect(parts[2] == "ln=15,r=8,p=1")
+        #expect(PHCBase64.decode(parts[3])?.count == 16)
+        #expect(PHCBase64.decode(parts[4])?.count == 32)
+        #expect(!parts[3].contains("=") && !parts[4].contains("="))
+        #expect(hasher.verify("päss wörd ✓", against: phc))
+    }
+
+    @Test func theSamePasswordGetsADifferentSaltEachTime() throws {
+        #expect(try hasher.hash("same password") != hasher.hash("same password"))
+    }
+
+    @Test(arguments: [
+        "", "plain", "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA", "$scrypt$ln=15,r=8,p=1$c2FsdA",
+        "$scrypt$ln=40,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaA", "$scrypt$ln=15,r=8,p=1$!!!$aGFzaA",
+        "$scrypt$ln=x,r=8,p=1$c2FsdA$aGFzaA",
+    ])
+    func refusesStringsThatAreNotItsHashes(_ phc: String) {
+        #expect(!hasher.verify("whatever password", against: phc))
+    }
+
+    /// The guarantee is a slow hash: a guess must cost real time (and 32 MiB of memory).
+    @Test func oneHashTakesTensOfMilliseconds() throws {
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure { _ = try hasher.hash("timing password") }
+        print("one scrypt hash (ln=15, r=8, p=1): \(elapsed)")
+        #expect(elapsed > .milliseconds(10))
+    }
+
+    @Test func hashingOffThePoolGivesTheSameResult() async throws {
+        let phc = try await hasher.hash("async password")
+        #expect(await hasher.verify("async password", against: phc))
+        #expect(await !hasher.verify("async passworD", against: phc))
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+@testable import PantryAPI
+import PantryDomain
+import Testing
+
+@Suite struct ProblemTests {
+    static let expected: [Rejection.Code: Int] = [
+        .malformedJSON: 400, .invalidUTF8: 400, .tooLarge: 413, .unknownCommand: 500,
+        .unknownUser: 404, .noSuchItem: 404, .notSaved: 404,
+        .userExists: 409, .usernameTaken: 409, .emailTaken: 409, .alreadySaved: 409, .unchanged: 409,
+        .alreadyUsed: 409, .cartOutOfRange: 409,
+        .invalidField: 422, .invalidCommandId: 422, .invalidUserId: 422, .invalidUsername: 422, .invalidEmail: 422,
+        .invalidPasswordHash: 422, .invalidRecipeId: 422, .invalidTitle: 422, .invalidImageURL: 422,
+        .invalidIngredient: 422, .invalidAmount: 422, .invalidUnit: 422, .invalidDelta: 422, .invalidText: 422,
+    ]
+
+    @Test(arguments: Rejection.Code.allCases)
+    func everyRejectionCodeHasItsStatus(_ code: Rejection.Code) {
+        #expect(Problem.status(for: code).code == Self.expected[code])
+    }
+
+    @Test func theDocumentFollowsRFC9457() throws {
+        let problem = Problem(Rejection(.alreadySaved, "recipe r1 is already saved"))
+        let document = try JSONSerialization.jsonObject(with: problem.document) as? [String: Any]
+        #expect(document?["type"] as? String == "https://pantry.example/problems/already_saved")
+        #expect(document?["title"] as? String == "Already saved")
+        #expect(document?["status"] as? Int == 409)
+        #expect(document?["detail"] as? String == "recipe r1 is already saved")
+        #expect(document?["code"] as? String == "already_saved")
+        #expect(problem.response.headers[.contentType] == "application/problem+json")
+    }
+
+    @Test func unexpectedErrorsBecomeAGeneric500() {
+        struct Oops: Error { var secret = "do not show" }
+        let problem = Problem.from(Oops())
+        #expect(problem.status == .internalServerError)
+        #expect(!problem.detail.contains("do not show"))
+    }
+}

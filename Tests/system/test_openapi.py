@@ -1,0 +1,39 @@
+"""schemas/openapi.yaml is a valid OpenAPI 3.1 document, and the live API keeps to it: schemathesis
+generates requests from it (valid and invalid) and checks every answer against it."""
+import os
+import pathlib
+import subprocess
+import sys
+
+from openapi_spec_validator import validate
+from openapi_spec_validator.readers import read_from_filename
+
+from pantry_processes import start_core_and_api
+
+SPEC = pathlib.Path(__file__).resolve().parents[2] / "schemas" / "openapi.yaml"
+SCHEMATHESIS = pathlib.Path(sys.executable).parent / "schemathesis"
+
+
+def test_the_document_is_valid_openapi():
+    document, _ = read_from_filename(str(SPEC))
+    validate(document)
+    assert document["openapi"].startswith("3.1")
+
+
+def test_schemathesis_finds_no_server_errors_and_no_schema_violations(processes, tmp_path):
+    api = start_core_and_api(processes)
+    _, token = api.register_and_log_in("schemathesis")
+    command = [
+        str(SCHEMATHESIS), "run", str(SPEC), "--url", api.url,
+        "--header", f"Authorization: Bearer {token}",
+        "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,"
+                    "response_schema_conformance,response_headers_conformance",
+        # Logging out would revoke the token the rest of the run uses.
+        "--exclude-path", "/v1/sessions/current",
+        "--max-examples", "30", "--max-time", "60", "--workers", "2", "--seed", "1",
+        "--request-timeout", "10", "--report-dir", str(tmp_path),
+    ]
+    # Run in the temporary directory: schemathesis keeps its example database in the working directory.
+    result = subprocess.run(command, capture_output=True, text=True, timeout=150, cwd=tmp_path,
+                            env={**os.environ, "NO_COLOR": "1"})
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
