@@ -18,6 +18,9 @@ public struct APIServer {
         /// How long a command may wait for the core before the client gets a 503.
         public var coreTimeout: Duration = .seconds(5)
         public var tokenLifetimeSeconds: Int64 = 24 * 3600
+        /// scrypt's cost as log2 N. 15 (32 MiB, ~90 ms) protects real accounts; a load test that
+        /// registers thousands of throwaway users may lower it to 10.
+        public var passwordLogN = 15
 
         public init(dataDirectory: DataDirectory, endpoints: BusEndpoints) {
             self.dataDirectory = dataDirectory
@@ -42,7 +45,7 @@ public struct APIServer {
         let signer = TokenSigner(key: try TokenSigner.loadKey(dataDirectory: directoryURL, environment: environment),
                                  lifetimeSeconds: configuration.tokenLifetimeSeconds)
         let revocations = try RevocationList(path: directoryURL.appendingPathComponent(RevocationList.fileName).path)
-        let hasher = PasswordHasher()
+        let hasher = PasswordHasher(logN: configuration.passwordLogN)
         let decoyHash = try await hasher.hash(RandomIdentifier.make())
 
         let context = try ZMQContext()

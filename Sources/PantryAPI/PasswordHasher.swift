@@ -11,6 +11,8 @@ public struct PasswordHasher: Sendable {
     public static let saltBytes = 16
     public static let hashBytes = 32
     public static let passwordLengths = 8...128
+    /// The costs `verify` accepts, so a hostile or corrupt hash cannot cost unbounded time or memory.
+    public static let logNRange = 10...20
 
     public init(logN: Int = 15, blockSize: Int = 8, parallelism: Int = 1) {
         self.logN = logN
@@ -37,8 +39,7 @@ public struct PasswordHasher: Sendable {
             guard kv.count == 2, let value = Int(kv[1]) else { return false }
             parameters[kv[0]] = value
         }
-        // Bounds keep a hostile or corrupt hash from costing unbounded time or memory.
-        guard let ln = parameters["ln"], (10...20).contains(ln),
+        guard let ln = parameters["ln"], Self.logNRange.contains(ln),
               let r = parameters["r"], (1...32).contains(r),
               let p = parameters["p"], (1...4).contains(p),
               let actual = try? Self.derive(password, salt: salt, logN: ln, blockSize: r, parallelism: p,

@@ -24,10 +24,16 @@ struct API: AsyncParsableCommand {
     @Option(help: "Seconds a login token stays valid.")
     var tokenLifetime: Int64 = 24 * 3600
 
+    @Option(help: "scrypt cost as log2 N (10-20) for new password hashes; default PANTRY_PASSWORD_COST or 15.")
+    var passwordCost: Int?
+
     func validate() throws {
         guard coreTimeout > 0, coreTimeout <= 600 else { throw ValidationError("--core-timeout must be in (0, 600]") }
         guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be positive") }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be 1-65535") }
+        if let passwordCost, !PasswordHasher.logNRange.contains(passwordCost) {
+            throw ValidationError("--password-cost must be 10-20")
+        }
     }
 
     func run() async throws {
@@ -48,6 +54,10 @@ struct API: AsyncParsableCommand {
         configuration.port = chosenPort
         configuration.coreTimeout = .milliseconds(Int64(coreTimeout * 1000))
         configuration.tokenLifetimeSeconds = tokenLifetime
+        if let cost = passwordCost ?? environment["PANTRY_PASSWORD_COST"].flatMap(Int.init) {
+            guard PasswordHasher.logNRange.contains(cost) else { throw ValidationError("PANTRY_PASSWORD_COST must be 10-20") }
+            configuration.passwordLogN = cost
+        }
         try await APIServer(configuration: configuration, logger: Logger(label: "pantry.api")).run(environment: environment)
     }
 }
