@@ -137,6 +137,7 @@ let package = Package(
                 "PantryWorkers",
                 "PantryFetch",
                 "PantryFetchServer",
+                "PantryLoad",
                 "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -155,6 +156,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
+        ),
+        // `pantry loadtest`: the seeded workload, the points ledger, the result and its plot.
+        .target(
+            name: "PantryLoad",
+            dependencies: ["Curl", .product(name: "Histogram", package: "hdrhistogram-swift")]
+        ),
+        .testTarget(
+            name: "PantryLoadTests",
+            dependencies: ["PantryLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain"]),
         .testTarget(name: "PantryEventStoreTests", dependencies: ["PantryEventStore"]),

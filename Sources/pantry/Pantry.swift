@@ -6,7 +6,8 @@ import Logging
 struct Pantry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Pantry: the event-sourced backend for recipe apps.",
-        subcommands: [Core.self, Worker.self, Fetch.self, API.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self]
+        subcommands: [Core.self, Worker.self, Fetch.self, API.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self,
+                      LoadTest.self]
     )
 }
 

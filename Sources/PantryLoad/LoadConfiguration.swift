@@ -1,0 +1,49 @@
+/// What `pantry loadtest` is asked to do.
+public struct LoadConfiguration: Sendable {
+    public var url: String
+    public var users: Int
+    public var clients: Int
+    /// Seconds of the drive phase; with `requests` too, whichever ends first.
+    public var duration: Double?
+    /// Requests of the drive phase, shared evenly by the clients.
+    public var requests: Int?
+    /// Requests/s over all clients for a fixed-rate run; nil: every client sends as fast as it is answered.
+    public var rate: Double?
+    public var mix: WorkloadMix
+    public var seed: UInt64
+    /// Starts every username, Idempotency-Key and ingredient of the run, so runs never collide.
+    public var runPrefix: String
+    public var password: String
+    /// Seconds a request may take before it counts as a transport timeout.
+    public var timeout: Double
+
+    public init(url: String, users: Int, clients: Int, duration: Double?, requests: Int?, rate: Double?,
+                mix: WorkloadMix, seed: UInt64, runPrefix: String, password: String, timeout: Double) {
+        self.url = url
+        self.users = users
+        self.clients = clients
+        self.duration = duration
+        self.requests = requests
+        self.rate = rate
+        self.mix = mix
+        self.seed = seed
+        self.runPrefix = runPrefix
+        self.password = password
+        self.timeout = timeout
+    }
+
+    public func username(_ user: Int) -> String { "\(runPrefix)u\(user)" }
+
+    /// The drive phase's requests for one client: an even share, the remainder to the first clients.
+    public func quota(client: Int) -> Int? {
+        requests.map { $0 / clients + (client < $0 % clients ? 1 : 0) }
+    }
+
+    /// A prefix from the seed and the time: the same seed drives the same workload, and a rerun
+    /// against the same deployment registers new users instead of colliding with the old ones.
+    public static func runPrefix(seed: UInt64, time: UInt64) -> String {
+        var generator = SeededGenerator(seed: seed ^ time)
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        return "lt" + String((0..<6).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+    }
+}

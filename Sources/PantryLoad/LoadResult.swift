@@ -1,0 +1,214 @@
+import Foundation
+import Histogram
+
+/// Everything a run measured, written as the `--output` JSON document and summarised on stdout.
+public struct LoadResult: Codable, Sendable {
+    public struct Settings: Codable, Sendable {
+        public var url: String
+        public var users: Int
+        public var clients: Int
+        public var durationSeconds: Double?
+        public var requests: Int?
+        /// Requests/s of a fixed-rate run; nil when every client sends as fast as it is answered.
+        public var rate: Double?
+        public var mix: WorkloadMix
+        public var seed: UInt64
+        public var runPrefix: String
+
+        public init(url: String, users: Int, clients: Int, durationSeconds: Double?, requests: Int?, rate: Double?,
+                    mix: WorkloadMix, seed: UInt64, runPrefix: String) {
+            self.url = url
+            self.users = users
+            self.clients = clients
+            self.durationSeconds = durationSeconds
+            self.requests = requests
+            self.rate = rate
+            self.mix = mix
+            self.seed = seed
+            self.runPrefix = runPrefix
+        }
+    }
+
+    public struct Machine: Codable, Sendable {
+        public var cores: Int
+        public var memoryGiB: Double
+        public var os: String
+
+        public init(cores: Int, memoryGiB: Double, os: String) {
+            self.cores = cores
+            self.memoryGiB = memoryGiB
+            self.os = os
+        }
+
+        public static var current: Machine {
+            let info = ProcessInfo.processInfo
+            return Machine(cores: info.activeProcessorCount, memoryGiB: (Double(info.physicalMemory) / 1_073_741_824).rounded(),
+                           os: info.operatingSystemVersionString)
+        }
+    }
+
+    public struct Registration: Codable, Sendable {
+        public var users: Int
+        public var seconds: Double
+        public var usersPerSecond: Double
+        public var retries: Int
+
+        public init(users: Int, seconds: Double, usersPerSecond: Double, retries: Int) {
+            self.users = users
+            self.seconds = seconds
+            self.usersPerSecond = usersPerSecond
+            self.retries = retries
+        }
+    }
+
+    /// Latency in milliseconds.
+    public struct Percentiles: Codable, Sendable {
+        public var count: UInt64
+        public var mean: Double
+        public var p50: Double
+        public var p90: Double
+        public var p99: Double
+        public var p999: Double
+        public var max: Double
+
+        public init(microseconds histogram: Histogram<UInt64>) {
+            func ms(_ value: UInt64) -> Double { Double(value) / 1000 }
+            count = histogram.totalCount
+            mean = histogram.totalCount == 0 ? 0 : histogram.mean / 1000
+            p50 = ms(histogram.valueAtPercentile(50))
+            p90 = ms(histogram.valueAtPercentile(90))
+            p99 = ms(histogram.valueAtPercentile(99))
+            p999 = ms(histogram.valueAtPercentile(99.9))
+            max = ms(histogram.max)
+        }
+    }
+
+    public struct KindFigures: Codable, Sendable {
+        public var requests: Int
+        public var perSecond: Double
+        public var latencyMs: Percentiles
+    }
+
+    public struct Drive: Codable, Sendable {
+        public var seconds: Double
+        public var requests: Int
+        public var perSecond: Double
+        public var acceptedIncrementsPerSecond: Double
+        public var kinds: [String: KindFigures]
+        public var errors: [String: Int]
+        public var retries: Int
+        public var replayed: Int
+        public var doubled: Int
+        public var indefinite: Int
+        /// Answered requests in each second of the run.
+        public var perSecondSeries: [Int]
+    }
+
+    /// How far the leaderboard trailed the log, in positions.
+    public struct Lag: Codable, Sendable {
+        public struct Figures: Codable, Sendable {
+            public var samples: UInt64
+            public var mean: Double
+            public var p99: UInt64
+            public var max: UInt64
+
+            public init(_ histogram: Histogram<UInt64>) {
+                samples = histogram.totalCount
+                mean = histogram.totalCount == 0 ? 0 : histogram.mean
+                p99 = histogram.valueAtPercentile(99)
+                max = histogram.max
+            }
+        }
+
+        /// At each leaderboard read: the highest position seen accepted so far minus the read's position.
+        public var readReplies: Figures
+        /// Sampled every 200 ms: the head in `/ready` minus the leaderboard's position.
+        public var ready: Figures
+        /// The last position a client saw accepted.
+        public var lastAccepted: Int64
+        /// From the last answer of the drive phase until the leaderboard had applied `lastAccepted`.
+        public var catchUpMilliseconds: Double
+
+        public init(readReplies: Figures, ready: Figures, lastAccepted: Int64, catchUpMilliseconds: Double) {
+            self.readReplies = readReplies
+            self.ready = ready
+            self.lastAccepted = lastAccepted
+            self.catchUpMilliseconds = catchUpMilliseconds
+        }
+    }
+
+    /// The check passed and every command's outcome is known.
+    public var passed: Bool
+    public var settings: Settings
+    public var machine: Machine
+    public var registration: Registration
+    public var drive: Drive
+    public var lag: Lag
+    public var check: LedgerCheck
+
+    public init(settings: Settings, machine: Machine, registration: Registration, seconds: Double,
+                stats: RunStats, lag: Lag, check: LedgerCheck) {
+        var kinds: [String: KindFigures] = [:]
+        for (kind, histogram) in stats.latency {
+            let count = stats.completed[kind] ?? 0
+            kinds[kind.rawValue] = KindFigures(requests: count, perSecond: Double(count) / seconds,
+                                               latencyMs: Percentiles(microseconds: histogram))
+        }
+        let requests = stats.completed.values.reduce(0, +)
+        let increments = stats.completed[.increment] ?? 0
+        drive = Drive(seconds: seconds, requests: requests, perSecond: Double(requests) / seconds,
+                      acceptedIncrementsPerSecond: Double(increments) / seconds, kinds: kinds, errors: stats.errors,
+                      retries: stats.retries, replayed: stats.replayed, doubled: stats.doubled,
+                      indefinite: stats.indefinite, perSecondSeries: stats.perSecond)
+        self.settings = settings
+        self.machine = machine
+        self.registration = registration
+        self.lag = lag
+        self.check = check
+        passed = check.passed && stats.indefinite == 0 && stats.doubled == 0
+    }
+
+    public var json: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Numbers, strings and containers of them: encoding cannot fail.
+        return try! encoder.encode(self)
+    }
+
+    /// The human summary printed on stdout.
+    public var summary: String {
+        func f(_ value: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", value) }
+        let mode = settings.rate.map { "fixed rate \(f($0)) requests/s" } ?? "as fast as answered"
+        var lines = [
+            "registration  \(registration.users) users in \(f(registration.seconds, 1)) s (\(f(registration.usersPerSecond)) users/s, \(registration.retries) retries)",
+            "drive         \(f(drive.seconds, 1)) s, \(settings.clients) clients, \(mode), seed \(settings.seed)",
+            "              \(drive.requests) requests, \(f(drive.perSecond)) requests/s; \(f(drive.acceptedIncrementsPerSecond)) accepted increments/s",
+            "  kind         requests   requests/s   p50 ms   p90 ms   p99 ms p99.9 ms   max ms",
+        ]
+        for kind in OperationKind.allCases {
+            guard let k = drive.kinds[kind.rawValue] else { continue }
+            let l = k.latencyMs
+            let cells = [f(k.perSecond, 1), f(l.p50, 2), f(l.p90, 2), f(l.p99, 2), f(l.p999, 2), f(l.max, 2)]
+            lines.append("  " + kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+                + String(k.requests).leftPadded(11) + cells[0].leftPadded(13)
+                + cells.dropFirst().map { $0.leftPadded(9) }.joined())
+        }
+        let errors = drive.errors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        lines.append("errors        \(errors.isEmpty ? "none" : errors.joined(separator: ", "))")
+        lines.append("retries       \(drive.retries) (\(drive.replayed) answered as replays); doubled points \(drive.doubled); outcomes unknown \(drive.indefinite)")
+        lines.append("lag           at reads: mean \(f(lag.readReplies.mean, 1)), p99 \(lag.readReplies.p99), max \(lag.readReplies.max) positions; /ready head: mean \(f(lag.ready.mean, 1)), max \(lag.ready.max) (\(lag.ready.samples) samples)")
+        lines.append("              leaderboard at the last accepted position \(lag.lastAccepted) \(f(lag.catchUpMilliseconds, 1)) ms after the last answer")
+        let verdict = passed ? "PASSED" : "FAILED"
+        lines.append("check         \(verdict): \(check.users) users, \(check.expectedTotal) points earned, \(check.actualTotal) on the leaderboard, \(check.mismatchedUsers) users differ")
+        for d in check.differences {
+            lines.append("              \(d.username): expected \(d.expected), leaderboard \(d.actual.map(String.init) ?? "unreadable")")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

@@ -1,0 +1,396 @@
+import Curl
+import Dispatch
+import Foundation
+import Histogram
+import Synchronization
+
+/// A run's figures, and its raw histograms for the plot.
+public struct LoadRun: Sendable {
+    public var result: LoadResult
+    public var stats: RunStats
+}
+
+public struct LoadError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Runs a load test against a running deployment: registers and logs in the users, drives the
+/// clients, waits for the leaderboard to catch up and checks it against the ledger.
+public struct LoadRunner: Sendable {
+    /// How long a command is retried (same Idempotency-Key) before its outcome counts as unknown.
+    static let retryWindow: UInt64 = 30_000_000_000
+
+    public let configuration: LoadConfiguration
+    /// Called on the calling thread with a progress line; `true` when the phase is done.
+    let progress: @Sendable (String, Bool) -> Void
+
+    public init(configuration: LoadConfiguration, progress: @escaping @Sendable (String, Bool) -> Void) {
+        self.configuration = configuration
+        self.progress = progress
+    }
+
+    public func run() throws -> LoadRun {
+        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+        do {
+            let ready = try client.ready()
+            guard ready.status == 200 else {
+                throw LoadError(description: "\(configuration.url)/ready answered \(ready.status): \(String(decoding: ready.body, as: UTF8.self))")
+            }
+        } catch let error as CurlError {
+            throw LoadError(description: "cannot reach \(configuration.url): \(error)")
+        }
+        let (registration, tokens) = try registerUsers()
+        let drive = drive(tokens: tokens)
+        let catchUp = waitForLeaderboard(at: drive.lastAccepted, token: tokens[0])
+        let actual = readPoints(tokens: tokens, after: drive.lastAccepted)
+        let usernames = (0..<configuration.users).map(configuration.username)
+        let check = drive.ledger.check(against: actual, usernames: usernames)
+        let settings = LoadResult.Settings(
+            url: configuration.url, users: configuration.users, clients: configuration.clients,
+            durationSeconds: configuration.duration, requests: configuration.requests, rate: configuration.rate,
+            mix: configuration.mix, seed: configuration.seed, runPrefix: configuration.runPrefix)
+        let lag = LoadResult.Lag(readReplies: .init(drive.stats.readLag), ready: .init(drive.readyLag),
+                                 lastAccepted: drive.lastAccepted, catchUpMilliseconds: catchUp)
+        let result = LoadResult(settings: settings, machine: .current, registration: registration, seconds: drive.seconds,
+                                stats: drive.stats, lag: lag, check: check)
+        return LoadRun(result: result, stats: drive.stats)
+    }
+
+    // MARK: Users
+
+    private func registerUsers() throws -> (LoadResult.Registration, [String]) {
+        let done = Atomic<Int>(0)
+        let started = now()
+        let users = configuration.users
+        let results = onThreads(whileWaiting: {
+            let count = done.load(ordering: .relaxed)
+            progress(ProgressLine.render(label: "users", done: count, total: users, perSecond: rate(count, since: started)), false)
+        }) { thread -> Result<([(Int, String)], Int), LoadError> in
+            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+            var tokens: [(Int, String)] = []
+            var retries = 0
+            for user in stride(from: thread, to: users, by: configuration.clients) {
+                do throws(LoadError) {
+                    tokens.append((user, try registerAndLogIn(user, client: client, retries: &retries)))
+                } catch {
+                    return .failure(error)
+                }
+                done.add(1, ordering: .relaxed)
+            }
+            return .success((tokens, retries))
+        }
+        let seconds = elapsed(since: started)
+        progress(ProgressLine.render(label: "users", done: users, total: users, perSecond: Double(users) / seconds), true)
+        var tokens = Array(repeating: "", count: users)
+        var retries = 0
+        for result in results {
+            let (some, tried) = try result.get()
+            for (user, token) in some { tokens[user] = token }
+            retries += tried
+        }
+        return (.init(users: users, seconds: seconds, usersPerSecond: Double(users) / seconds, retries: retries), tokens)
+    }
+
+    /// Registers one user and logs them in; retried across transport failures and 503s. A retried
+    /// registration that finds its username taken is the first attempt having gone through.
+    private func registerAndLogIn(_ user: Int, client: PantryClient, retries: inout Int) throws(LoadError) -> String {
+        let username = configuration.username(user)
+        for attempt in 0..<10 {
+            if attempt > 0 {
+                retries += 1
+                Thread.sleep(forTimeInterval: 0.1 * Double(attempt))
+            }
+            guard let response = try? client.register(username: username, email: "\(username)@load.example.org",
+                                                      password: configuration.password) else { continue }
+            if response.status == 201
+                || (attempt > 0 && response.status == 409 && client.problemCode(response) == "username_taken") {
+                return try logIn(user, client: client, retries: &retries)
+            }
+            guard response.status == 503 else {
+                throw LoadError(description: "registering \(username) failed: HTTP \(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))")
+            }
+        }
+        throw LoadError(description: "registering \(username) failed after 10 attempts")
+    }
+
+    private func logIn(_ user: Int, client: PantryClient, retries: inout Int) throws(LoadError) -> String {
+        let username = configuration.username(user)
+        for attempt in 0..<10 {
+            if attempt > 0 {
+                retries += 1
+                Thread.sleep(forTimeInterval: 0.1 * Double(attempt))
+            }
+            guard let response = try? client.logIn(username: username, password: configuration.password) else { continue }
+            if response.status == 201, let session = client.decode(Reply.Session.self, response) { return session.token }
+            // 503: the core is busy; 429: slowed down (a login cannot fail otherwise for our own password).
+            guard response.status == 503 || response.status == 429 else {
+                throw LoadError(description: "logging in \(username) failed: HTTP \(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))")
+            }
+        }
+        throw LoadError(description: "logging in \(username) failed after 10 attempts")
+    }
+
+    // MARK: Drive
+
+    struct Drive {
+        var stats: RunStats
+        var ledger: PointsLedger
+        var seconds: Double
+        var lastAccepted: Int64
+        var readyLag: Histogram<UInt64>
+    }
+
+    /// The shared state of the drive phase.
+    final class Shared: Sendable {
+        let lastAccepted = Atomic<Int64>(0)
+        let answered = Atomic<Int>(0)
+        let finished = Atomic<Bool>(false)
+
+        func accepted(_ position: Int64) {
+            var seen = lastAccepted.load(ordering: .relaxed)
+            while position > seen {
+                let (exchanged, original) = lastAccepted.compareExchange(expected: seen, desired: position, ordering: .relaxed)
+                if exchanged { return }
+                seen = original
+            }
+        }
+    }
+
+    private func drive(tokens: [String]) -> Drive {
+        let shared = Shared()
+        let started = now()
+        let deadline = configuration.duration.map { started + UInt64($0 * 1e9) }
+        let schedule = configuration.rate.map { Schedule(rate: $0, clients: configuration.clients) }
+        // Every 200 ms: how far the leaderboard trails the head the API has heard of.
+        let readyLag = ResultSlot<Histogram<UInt64>>()
+        let samplerDone = DispatchSemaphore(value: 0)
+        let samplerThread = Thread { [configuration] in
+            var lag = RunStats.histogram()
+            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+            while !shared.finished.load(ordering: .relaxed) {
+                if let ready = try? client.ready(), let head = client.decode(Reply.Ready.self, ready)?.head,
+                   let top = try? client.top(1, token: tokens[0]), let position = client.decode(Reply.Top.self, top)?.position {
+                    lag.record(UInt64(max(head - position, 0)))
+                }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            readyLag.value = lag
+            samplerDone.signal()
+        }
+        samplerThread.start()
+
+        let total = configuration.requests
+        let results = onThreads(whileWaiting: {
+            let answered = shared.answered.load(ordering: .relaxed)
+            let seconds = elapsed(since: started)
+            let line = if let duration = configuration.duration, total == nil {
+                ProgressLine.render(label: "drive", done: Int(seconds), total: Int(duration), perSecond: Double(answered) / seconds, unit: "s")
+            } else {
+                ProgressLine.render(label: "drive", done: answered, total: total ?? answered, perSecond: Double(answered) / seconds, unit: "requests")
+            }
+            progress(line, false)
+        }) { client in
+            driveClient(client, tokens: tokens, shared: shared, started: started, deadline: deadline, schedule: schedule)
+        }
+        let seconds = elapsed(since: started)
+        shared.finished.store(true, ordering: .relaxed)
+        let answered = shared.answered.load(ordering: .relaxed)
+        progress(ProgressLine.render(label: "drive", done: answered, total: answered, perSecond: Double(answered) / seconds, unit: "requests"), true)
+        samplerDone.wait()
+
+        var stats = RunStats()
+        var ledger = PointsLedger(users: configuration.users)
+        for (clientStats, clientLedger) in results {
+            stats.merge(clientStats)
+            ledger.merge(clientLedger)
+        }
+        return Drive(stats: stats, ledger: ledger, seconds: seconds, lastAccepted: shared.lastAccepted.load(ordering: .relaxed),
+                     readyLag: readyLag.value!)
+    }
+
+    private func driveClient(_ index: Int, tokens: [String], shared: Shared, started: UInt64, deadline: UInt64?,
+                             schedule: Schedule?) -> (RunStats, PointsLedger) {
+        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+        var workload = ClientWorkload(seed: configuration.seed, client: index, users: configuration.users,
+                                      mix: configuration.mix, keyPrefix: configuration.runPrefix)
+        var stats = RunStats()
+        var ledger = PointsLedger(users: configuration.users)
+        let quota = configuration.quota(client: index)
+        var sent = 0
+        while quota.map({ sent < $0 }) ?? true {
+            let due: UInt64
+            if let schedule {
+                due = started + schedule.due(client: index, index: sent)
+                if let deadline, due >= deadline { break }
+                let wait = Int64(due) - Int64(now())
+                if wait > 0 { Thread.sleep(forTimeInterval: Double(wait) / 1e9) }
+            } else {
+                due = now()
+                if let deadline, due >= deadline { break }
+            }
+            let operation = workload.next()
+            sent += 1
+            let expected: Bool
+            switch operation.kind {
+            case .increment, .repeat:
+                expected = command(operation, token: tokens[operation.user], client: client, shared: shared,
+                                   stats: &stats, ledger: &ledger, workload: &workload)
+            case .top10, .myRank:
+                expected = read(operation, token: tokens[operation.user], client: client, shared: shared, stats: &stats)
+            }
+            let answered = now()
+            shared.answered.add(1, ordering: .relaxed)
+            if expected {
+                stats.record(operation.kind, microseconds: (answered - min(due, answered)) / 1000,
+                             atSecond: Int((answered - started) / 1_000_000_000))
+            }
+        }
+        return (stats, ledger)
+    }
+
+    /// Sends a command until its outcome is known; true when it is the expected one.
+    private func command(_ operation: LoadOperation, token: String, client: PantryClient, shared: Shared,
+                         stats: inout RunStats, ledger: inout PointsLedger, workload: inout ClientWorkload) -> Bool {
+        let first = now()
+        var attempt = 0
+        while true {
+            if attempt > 0 {
+                guard now() - first < Self.retryWindow else {
+                    stats.indefinite += 1
+                    return false
+                }
+                stats.retries += 1
+                Thread.sleep(forTimeInterval: min(0.05 * Double(attempt), 1))
+            }
+            attempt += 1
+            let response: HTTPResponse
+            do {
+                response = try client.useIngredient(operation.item!, token: token, key: operation.key!)
+            } catch {
+                stats.error(ErrorKind.transport(error))
+                continue
+            }
+            switch response.status {
+            case 201:
+                if attempt > 1, response.headers["Idempotent-Replayed"] == "true" { stats.replayed += 1 }
+                if let position = client.decode(Reply.Accepted.self, response)?.position { shared.accepted(position) }
+                if operation.kind == .repeat {
+                    stats.doubled += 1
+                    stats.error("repeat accepted (point doubled)")
+                    return false
+                }
+                ledger.earn(user: operation.user)
+                workload.accepted(operation)
+                return true
+            case 503:
+                // The core did not answer in time, or could not write: the same key makes the retry safe.
+                stats.error(ErrorKind.http(503, code: client.problemCode(response)))
+                continue
+            default:
+                let code = client.problemCode(response)
+                if operation.kind == .repeat, response.status == 409, code == "already_used" { return true }
+                stats.error(ErrorKind.http(response.status, code: code))
+                return false
+            }
+        }
+    }
+
+    private func read(_ operation: LoadOperation, token: String, client: PantryClient, shared: Shared,
+                      stats: inout RunStats) -> Bool {
+        let response: HTTPResponse
+        do {
+            response = operation.kind == .top10 ? try client.top(10, token: token) : try client.me(token: token)
+        } catch {
+            stats.error(ErrorKind.transport(error))
+            return false
+        }
+        let position = operation.kind == .top10
+            ? client.decode(Reply.Top.self, response).map(\.position)
+            : client.decode(Reply.Me.self, response).map(\.position)
+        guard response.status == 200, let position else {
+            stats.error(ErrorKind.http(response.status, code: client.problemCode(response)))
+            return false
+        }
+        stats.lag(shared.lastAccepted.load(ordering: .relaxed) - position)
+        return true
+    }
+
+    // MARK: After the drive
+
+    /// Milliseconds until the leaderboard has applied `position`, asked with `?after=`.
+    private func waitForLeaderboard(at position: Int64, token: String) -> Double {
+        let started = now()
+        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+        while elapsed(since: started) < 60 {
+            if let response = try? client.top(1, token: token, after: position),
+               let seen = client.decode(Reply.Top.self, response)?.position, seen >= position {
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        return elapsed(since: started) * 1000
+    }
+
+    /// Every user's points as the leaderboard has them once it has applied `after`.
+    private func readPoints(tokens: [String], after: Int64) -> [Int?] {
+        let done = Atomic<Int>(0)
+        let started = now()
+        let users = configuration.users
+        let results = onThreads(whileWaiting: {
+            let count = done.load(ordering: .relaxed)
+            progress(ProgressLine.render(label: "check", done: count, total: users, perSecond: rate(count, since: started)), false)
+        }) { thread -> [(Int, Int)] in
+            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+            var points: [(Int, Int)] = []
+            for user in stride(from: thread, to: users, by: configuration.clients) {
+                for attempt in 0..<5 {
+                    if attempt > 0 { Thread.sleep(forTimeInterval: 0.2) }
+                    if let response = try? client.me(token: tokens[user], after: after), response.status == 200,
+                       let entry = client.decode(Reply.Me.self, response) {
+                        points.append((user, entry.result.points))
+                        break
+                    }
+                }
+                done.add(1, ordering: .relaxed)
+            }
+            return points
+        }
+        progress(ProgressLine.render(label: "check", done: users, total: users, perSecond: rate(users, since: started)), true)
+        var actual = [Int?](repeating: nil, count: users)
+        for (user, points) in results.joined() { actual[user] = points }
+        return actual
+    }
+
+    // MARK: Threads and time
+
+    /// Runs `body` on one thread per client (blocking HTTP calls stay off Swift's cooperative
+    /// pool), calling `whileWaiting` on this thread every 200 ms; the results in client order.
+    private func onThreads<T: Sendable>(whileWaiting: () -> Void, _ body: @escaping @Sendable (Int) -> T) -> [T] {
+        let slots = (0..<configuration.clients).map { _ in ResultSlot<T>() }
+        let group = DispatchGroup()
+        for (index, slot) in slots.enumerated() {
+            group.enter()
+            let thread = Thread {
+                slot.value = body(index)
+                group.leave()
+            }
+            thread.start()
+        }
+        while group.wait(timeout: .now() + .milliseconds(200)) == .timedOut { whileWaiting() }
+        return slots.map { $0.value! }
+    }
+}
+
+/// One thread's result, written by that thread before it signals and read after the wait.
+final class ResultSlot<T>: @unchecked Sendable {
+    var value: T?
+}
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func elapsed(since start: UInt64) -> Double { Double(now() - start) / 1e9 }
+
+func rate(_ count: Int, since start: UInt64) -> Double {
+    let seconds = elapsed(since: start)
+    return seconds > 0 ? Double(count) / seconds : 0
+}

@@ -1,0 +1,76 @@
+import Curl
+import Histogram
+
+/// What one client saw while driving the load; the clients' are merged at the end.
+public struct RunStats: Sendable {
+    /// Microseconds from the request's scheduled send time to its answer (retries included).
+    public private(set) var latency: [OperationKind: Histogram<UInt64>] = [:]
+    /// Requests answered as expected, per kind.
+    public private(set) var completed: [OperationKind: Int] = [:]
+    /// Every unexpected answer or transport failure, by kind (see `ErrorKind`).
+    public private(set) var errors: [String: Int] = [:]
+    /// Requests sent again (same Idempotency-Key) after a transport failure or a 503.
+    public var retries = 0
+    /// Retries answered with `Idempotent-Replayed: true`: the first attempt had gone through.
+    public var replayed = 0
+    /// Repeats that were accepted: a point earned twice.
+    public var doubled = 0
+    /// Commands whose outcome stayed unknown after every retry.
+    public var indefinite = 0
+    /// Positions of the log the leaderboard had not applied when a read was answered, counted from
+    /// the highest position any client had seen accepted by then.
+    public private(set) var readLag = Self.histogram()
+    /// Answered requests per second of the drive phase.
+    public private(set) var perSecond: [Int] = []
+
+    public init() {}
+
+    static func histogram() -> Histogram<UInt64> {
+        Histogram(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+    }
+
+    public mutating func record(_ kind: OperationKind, microseconds: UInt64, atSecond second: Int) {
+        latency[kind, default: Self.histogram()].record(min(microseconds, 60_000_000))
+        completed[kind, default: 0] += 1
+        if second >= perSecond.count { perSecond += Array(repeating: 0, count: second + 1 - perSecond.count) }
+        perSecond[second] += 1
+    }
+
+    public mutating func error(_ kind: String) {
+        errors[kind, default: 0] += 1
+    }
+
+    public mutating func lag(_ positions: Int64) {
+        readLag.record(UInt64(min(max(positions, 0), 60_000_000)))
+    }
+
+    public mutating func merge(_ other: RunStats) {
+        for (kind, histogram) in other.latency { latency[kind, default: Self.histogram()].add(histogram) }
+        for (kind, count) in other.completed { completed[kind, default: 0] += count }
+        for (kind, count) in other.errors { errors[kind, default: 0] += count }
+        retries += other.retries
+        replayed += other.replayed
+        doubled += other.doubled
+        indefinite += other.indefinite
+        readLag.add(other.readLag)
+        if other.perSecond.count > perSecond.count {
+            perSecond += Array(repeating: 0, count: other.perSecond.count - perSecond.count)
+        }
+        for (second, count) in other.perSecond.enumerated() { perSecond[second] += count }
+    }
+}
+
+/// How an unexpected answer is counted: the status and the problem's code, or the transport failure.
+public enum ErrorKind {
+    public static func http(_ status: Int, code: String?) -> String {
+        "HTTP \(status) \(code ?? "-")"
+    }
+
+    public static func transport(_ error: CurlError) -> String {
+        switch error.kind {
+        case .timeout: "transport timeout"
+        case .connectionFailed: "transport connection failed"
+        case .other: "transport error \(error.code)"
+        }
+    }
+}

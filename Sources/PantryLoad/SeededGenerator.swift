@@ -1,0 +1,23 @@
+/// SplitMix64: a small, fast generator whose whole sequence follows from one 64-bit seed, so a
+/// load test with the same `--seed` makes the same choices.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    /// An independent stream for one client: its own sequence, whatever the other clients draw.
+    public init(seed: UInt64, stream: Int) {
+        var mixer = SeededGenerator(seed: seed ^ (0x9E37_79B9_7F4A_7C15 &* UInt64(stream + 1)))
+        state = mixer.next()
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

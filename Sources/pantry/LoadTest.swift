@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import PantryLoad
+
+struct LoadTest: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "loadtest",
+        abstract: "Load-test a running deployment's points leaderboard over HTTP, then check every point.",
+        discussion: """
+            Registers and logs in --users users, then --clients threads (one kept-alive connection
+            each) send UseOwnedIngredient commands (each with an Idempotency-Key, retried with the
+            same key after a transport failure or a 503; a few deliberately repeat an earned item
+            and must get 409 already_used) and leaderboard reads (top 10, my rank). At the end every
+            user's points are read back and compared with the ledger of accepted commands: any lost
+            or doubled point exits 1. The same --seed drives the same choices; usernames start with
+            a run prefix from the seed and the clock, so reruns against one deployment never collide.
+            Deploy with `pantry api --password-cost 10` so that registering thousands is quick.
+            """)
+
+    @Option(help: "The API's base URL.") var url = "http://127.0.0.1:8080"
+    @Option(help: "Users to register and spread the load over.") var users = 10_000
+    @Option(help: "Concurrent HTTP clients, each a thread with its own connection.") var clients = 64
+    @Option(help: "Seconds to drive the load (default 60 unless --requests is given).") var duration: Double?
+    @Option(help: "Requests to send in all; with --duration too, whichever ends first.") var requests: Int?
+    @Option(help: "Share of requests that are leaderboard reads (0-1).") var readRatio = 0.5
+    @Option(help: "Share of the reads that ask for the top 10; the rest ask for the user's rank.") var top10Share = 0.5
+    @Option(help: "Share of the commands that repeat an earned item on purpose (must be refused).") var repeatRatio = 0.02
+    @Option(help: "Requests/s over all clients for a fixed-rate run, latency measured from each request's due time; default: as fast as answered.") var rate: Double?
+    @Option(help: "Seed of the workload; default: random (printed, to repeat the run).") var seed: UInt64?
+    @Option(help: "Prefix of this run's usernames and keys (default: from the seed and the clock).") var runPrefix: String?
+    @Option(help: "Password of every test user.") var password = "load-test-password"
+    @Option(help: "Seconds a request may take before it counts as a timeout.") var timeout = 15.0
+    @Option(help: "Where to write the result as JSON.") var output = "loadtest.json"
+    @Option(help: "Where to write the latency plot (SVG).") var plot = "loadtest.svg"
+
+    func validate() throws {
+        guard users > 0 else { throw ValidationError("--users must be positive") }
+        guard (1...4096).contains(clients) else { throw ValidationError("--clients must be 1-4096") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        if let requests, requests <= 0 { throw ValidationError("--requests must be positive") }
+        if let rate, !(rate > 0) { throw ValidationError("--rate must be positive") }
+        for (name, value) in [("--read-ratio", readRatio), ("--top10-share", top10Share), ("--repeat-ratio", repeatRatio)] {
+            guard (0...1).contains(value) else { throw ValidationError("\(name) must be from 0 to 1") }
+        }
+        if let runPrefix {
+            guard (1...16).contains(runPrefix.count), runPrefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+                throw ValidationError("--run-prefix must be 1-16 ASCII letters or digits")
+            }
+        }
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+    }
+
+    func run() throws {
+        let seed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
+        let prefix = runPrefix ?? LoadConfiguration.runPrefix(seed: seed, time: UInt64(Date().timeIntervalSince1970 * 1000))
+        let configuration = LoadConfiguration(
+            url: url, users: users, clients: clients, duration: duration ?? (requests == nil ? 60 : nil), requests: requests,
+            rate: rate, mix: WorkloadMix(readRatio: readRatio, top10Share: top10Share, repeatRatio: repeatRatio),
+            seed: seed, runPrefix: prefix, password: password, timeout: timeout)
+        FileHandle.standardError.write(Data("loadtest: seed \(seed), run prefix \(prefix), \(users) users, \(clients) clients against \(url)\n".utf8))
+        let interactive = isatty(STDERR_FILENO) == 1
+        let runner = LoadRunner(configuration: configuration) { line, done in
+            // Redrawn in place on a terminal; only the finished line in a log.
+            guard interactive || done else { return }
+            FileHandle.standardError.write(Data(((interactive ? "\r" : "") + line + (done ? "\n" : "")).utf8))
+        }
+        let run: LoadRun
+        do {
+            run = try runner.run()
+        } catch {
+            FileHandle.standardError.write(Data("loadtest: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        print(run.result.summary)
+        try run.result.json.write(to: URL(fileURLWithPath: output))
+        try Data(LatencyPlot.svg(latency: run.stats.latency, perSecond: run.stats.perSecond,
+                                 title: title(run.result), subtitle: subtitle(run.result)).utf8)
+            .write(to: URL(fileURLWithPath: plot))
+        print("wrote       \(output), \(plot)")
+        if !run.result.passed { throw ExitCode(1) }
+    }
+
+    private func title(_ result: LoadResult) -> String {
+        let s = result.settings
+        let mode = s.rate.map { String(format: "fixed rate %.0f requests/s", $0) } ?? "as fast as answered"
+        return "pantry loadtest: \(s.users) users, \(s.clients) clients, \(mode), \(Int(result.drive.seconds)) s"
+    }
+
+    private func subtitle(_ result: LoadResult) -> String {
+        let s = result.settings
+        let mix = String(format: "reads %.0f%% (top 10 %.0f%% of them), repeats %.0f%% of commands",
+                         s.mix.readRatio * 100, s.mix.top10Share * 100, s.mix.repeatRatio * 100)
+        let m = result.machine
+        return "\(String(format: "%.0f", result.drive.perSecond)) requests/s; \(mix); seed \(s.seed); "
+            + "\(m.cores) cores, \(Int(m.memoryGiB)) GiB; check \(result.passed ? "passed" : "FAILED")"
+    }
+}
