@@ -126,10 +126,11 @@ public struct LoadResult: Codable, Sendable {
         public var ready: Figures
         /// The last position a client saw accepted.
         public var lastAccepted: Int64
-        /// From the last answer of the drive phase until the leaderboard had applied `lastAccepted`.
-        public var catchUpMilliseconds: Double
+        /// From the last answer of the drive phase until the leaderboard had applied `lastAccepted`;
+        /// nil when it did not within 60 s or could not be read.
+        public var catchUpMilliseconds: Double?
 
-        public init(readReplies: Figures, ready: Figures, lastAccepted: Int64, catchUpMilliseconds: Double) {
+        public init(readReplies: Figures, ready: Figures, lastAccepted: Int64, catchUpMilliseconds: Double?) {
             self.readReplies = readReplies
             self.ready = ready
             self.lastAccepted = lastAccepted
@@ -197,7 +198,8 @@ public struct LoadResult: Codable, Sendable {
         lines.append("errors        \(errors.isEmpty ? "none" : errors.joined(separator: ", "))")
         lines.append("retries       \(drive.retries) (\(drive.replayed) answered as replays); doubled points \(drive.doubled); outcomes unknown \(drive.indefinite)")
         lines.append("lag           at reads: mean \(f(lag.readReplies.mean, 1)), p99 \(lag.readReplies.p99), max \(lag.readReplies.max) positions; /ready head: mean \(f(lag.ready.mean, 1)), max \(lag.ready.max) (\(lag.ready.samples) samples)")
-        lines.append("              leaderboard at the last accepted position \(lag.lastAccepted) \(f(lag.catchUpMilliseconds, 1)) ms after the last answer")
+        let catchUp = lag.catchUpMilliseconds.map { "\(f($0, 1)) ms after the last answer" } ?? "not reached"
+        lines.append("              leaderboard at the last accepted position \(lag.lastAccepted): \(catchUp)")
         let verdict = passed ? "PASSED" : "FAILED"
         lines.append("check         \(verdict): \(check.users) users, \(check.expectedTotal) points earned, \(check.actualTotal) on the leaderboard, \(check.mismatchedUsers) users differ")
         for d in check.differences {

@@ -317,18 +317,21 @@ public struct LoadRunner: Sendable {
 
     // MARK: After the drive
 
-    /// Milliseconds until the leaderboard has applied `position`, asked with `?after=`.
-    private func waitForLeaderboard(at position: Int64, token: String) -> Double {
+    /// Milliseconds until the leaderboard has applied `position`, asked with `?after=` (which waits
+    /// up to 2 s, then answers 503); nil when the leaderboard cannot be read at all.
+    private func waitForLeaderboard(at position: Int64, token: String) -> Double? {
         let started = now()
         let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
         while elapsed(since: started) < 60 {
-            if let response = try? client.top(1, token: token, after: position),
-               let seen = client.decode(Reply.Top.self, response)?.position, seen >= position {
-                break
+            if let response = try? client.top(1, token: token, after: position) {
+                if let seen = client.decode(Reply.Top.self, response)?.position, seen >= position {
+                    return elapsed(since: started) * 1000
+                }
+                guard response.status == 503 || response.status == 200 else { return nil }
             }
             Thread.sleep(forTimeInterval: 0.001)
         }
-        return elapsed(since: started) * 1000
+        return nil
     }
 
     /// Every user's points as the leaderboard has them once it has applied `after`.
@@ -345,11 +348,12 @@ public struct LoadRunner: Sendable {
             for user in stride(from: thread, to: users, by: configuration.clients) {
                 for attempt in 0..<5 {
                     if attempt > 0 { Thread.sleep(forTimeInterval: 0.2) }
-                    if let response = try? client.me(token: tokens[user], after: after), response.status == 200,
-                       let entry = client.decode(Reply.Me.self, response) {
+                    guard let response = try? client.me(token: tokens[user], after: after) else { continue }
+                    if response.status == 200, let entry = client.decode(Reply.Me.self, response) {
                         points.append((user, entry.result.points))
-                        break
                     }
+                    // Only a 503 (the worker busy or not caught up yet) is worth asking again.
+                    if response.status != 503 { break }
                 }
                 done.add(1, ordering: .relaxed)
             }

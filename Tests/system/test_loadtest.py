@@ -1,0 +1,38 @@
+"""`pantry loadtest` against real processes (core, leaderboard worker, api): a short run ends
+with the leaderboard equal to the points it earned, and writes its JSON result and SVG plot."""
+import json
+import subprocess
+import xml.etree.ElementTree as ElementTree
+
+from pantry_processes import start_core_and_api
+
+
+def test_a_short_load_test_finds_every_point_it_earned(processes, tmp_path):
+    processes.start("worker", "leaderboard")
+    api = start_core_and_api(processes, api_args=("--password-cost", "10"))
+    output, plot = tmp_path / "result.json", tmp_path / "latency.svg"
+    run = subprocess.run([processes.bin, "loadtest", "--url", api.url, "--users", "50", "--clients", "4",
+                          "--duration", "3", "--repeat-ratio", "0.1", "--seed", "7",
+                          "--output", str(output), "--plot", str(plot)],
+                         capture_output=True, timeout=90)
+    assert run.returncode == 0, run.stdout.decode() + run.stderr.decode()
+    assert b"check         PASSED" in run.stdout
+
+    result = json.loads(output.read_text())
+    assert result["passed"] and result["check"]["passed"]
+    check = result["check"]
+    assert check["users"] == 50 and check["mismatchedUsers"] == 0
+    assert check["expectedTotal"] == check["actualTotal"] > 0
+    drive = result["drive"]
+    assert drive["kinds"].keys() == {"increment", "repeat", "top10", "myRank"}, drive["kinds"].keys()
+    assert drive["doubled"] == 0 and drive["indefinite"] == 0 and drive["errors"] == {}
+    assert drive["kinds"]["increment"]["requests"] == check["expectedTotal"]
+    for figures in drive["kinds"].values():
+        latency = figures["latencyMs"]
+        assert 0 < latency["p50"] <= latency["p90"] <= latency["p99"] <= latency["p999"] <= latency["max"]
+    assert result["settings"]["seed"] == 7
+    assert result["lag"]["catchUpMilliseconds"] is not None
+
+    svg = ElementTree.parse(plot).getroot()
+    assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+    assert len(svg.findall("{http://www.w3.org/2000/svg}polyline")) == 5  # four kinds and the throughput
