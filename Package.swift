@@ -112,6 +112,7 @@ let package = Package(
                 "PantryEventStore",
                 "PantryCore",
                 "PantryBus",
+                "PantryFetch",
                 "ZeroMQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

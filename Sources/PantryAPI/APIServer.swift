@@ -17,6 +17,11 @@ public struct APIServer {
         public var endpoints: BusEndpoints
         /// How long a command may wait for the core before the client gets a 503.
         public var coreTimeout: Duration = .seconds(5)
+        /// How long a read may wait for a worker; covers a read-your-writes wait (2 s) with room to spare.
+        public var queryTimeout: Duration = .seconds(5)
+        /// How long recipe requests may wait for the fetch worker, which may be calling an upstream.
+        public var fetchTimeout: Duration = .seconds(20)
+        public var fetchEndpoint: String
         public var tokenLifetimeSeconds: Int64 = 24 * 3600
         /// scrypt's cost as log2 N. 15 (32 MiB, ~90 ms) protects real accounts; a load test that
         /// registers thousands of throwaway users may lower it to 10.
@@ -25,6 +30,7 @@ public struct APIServer {
         public init(dataDirectory: DataDirectory, endpoints: BusEndpoints) {
             self.dataDirectory = dataDirectory
             self.endpoints = endpoints
+            fetchEndpoint = BusEndpoints.fetch(dataDirectory: dataDirectory.url)
         }
     }
 
@@ -54,6 +60,10 @@ public struct APIServer {
         let core = CoreConnection(context: context, endpoint: configuration.endpoints.commands,
                                   timeout: configuration.coreTimeout, logger: logger)
         core.start()
+        let queries = try WorkerQueries(context: context, dataDirectory: directoryURL, timeout: configuration.queryTimeout,
+                                        logger: logger)
+        let recipes = try RecipeSource(context: context, endpoint: configuration.fetchEndpoint,
+                                       timeout: configuration.fetchTimeout, logger: logger)
         defer {
             core.stop()
             accounts.stop()
@@ -64,11 +74,14 @@ public struct APIServer {
         router.add(middleware: AccessLogMiddleware())
         let authenticated = router.group().add(middleware: BearerAuthenticator(signer: signer, revocations: revocations))
         let submitter = CommandSubmitter(core: core)
-        HealthRoutes(accounts: accounts, registry: registry).register(on: router)
+        HealthRoutes(accounts: accounts, queries: queries, registry: registry).register(on: router)
+        let readYourWrites = ReadYourWrites(accounts: accounts)
         AccountRoutes(submitter: submitter, accounts: accounts, hasher: hasher, signer: signer, revocations: revocations,
-                      throttle: SharedLoginThrottle(), decoyHash: decoyHash)
+                      throttle: SharedLoginThrottle(), decoyHash: decoyHash, queries: queries, readYourWrites: readYourWrites)
             .register(public: router, authenticated: authenticated)
         CommandRoutes(submitter: submitter).register(on: authenticated)
+        ReadRoutes(queries: queries, readYourWrites: readYourWrites).register(on: authenticated)
+        RecipeRoutes(recipes: recipes).register(on: authenticated)
 
         let logger = logger
         let app = Application(

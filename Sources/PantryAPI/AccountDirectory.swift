@@ -73,11 +73,13 @@ public final class AccountDirectory: Sendable {
 
     private func follow(context: ZMQContext, feed: String, logPath: String) throws {
         // The API may start before the core has created the log.
-        while !FileManager.default.fileExists(atPath: logPath) {
+        var opened = try SQLiteEventStore.openForReading(path: logPath)
+        while opened == nil {
             if stopping.load(ordering: .relaxed) { return }
             Thread.sleep(forTimeInterval: 0.2)
+            opened = try SQLiteEventStore.openForReading(path: logPath)
         }
-        let log = try SQLiteEventStore(path: logPath, readOnly: true)
+        guard let log = opened else { return }
         let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: 0,
                                              decodedTypes: [Self.eventType], logger: logger)
         let decoder = JSONDecoder()

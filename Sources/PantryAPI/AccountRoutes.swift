@@ -17,6 +17,8 @@ struct AccountRoutes {
     /// A real hash checked when the username is unknown, so that a wrong username costs as
     /// long as a wrong password and timing does not reveal which accounts exist.
     let decoyHash: String
+    let queries: WorkerQueries
+    let readYourWrites: ReadYourWrites
 
     func register(public routes: Router<APIRequestContext>, authenticated: RouterGroup<APIRequestContext>) {
         routes.post("v1/accounts") { request, _ in try await registerAccount(request) }
@@ -25,9 +27,8 @@ struct AccountRoutes {
             try revocations.revoke(try context.requireSession())
             return Response(status: .noContent)
         }
-        authenticated.get("v1/me") { _, context in
-            let session = try context.requireSession()
-            return JSONResponse.make(Me(userId: session.userId, username: session.username))
+        authenticated.get("v1/me") { request, context in
+            try await me(request, session: try context.requireSession())
         }
     }
 
@@ -105,10 +106,47 @@ struct AccountRoutes {
                                  headers: [.cacheControl: "no-store"])
     }
 
-    /// `GET /v1/me`. Points and rank join here once the leaderboard worker's query socket is
-    /// wired into the API (they are not known to this process).
+    /// `GET /v1/me`: who the token is for, with points and rank from the leaderboard worker
+    /// (null until the worker has applied the registration).
     struct Me: Encodable {
         var userId: String
         var username: String
+        var points: Int?
+        var rank: Int?
+        var position: Int64
+
+        enum CodingKeys: CodingKey { case userId, username, points, rank, position }
+
+        // Explicit nulls: the fields are always present, as the OpenAPI document says.
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(userId, forKey: .userId)
+            try c.encode(username, forKey: .username)
+            try c.encode(points, forKey: .points)
+            try c.encode(rank, forKey: .rank)
+            try c.encode(position, forKey: .position)
+        }
+    }
+
+    private struct EntryReply: Decodable {
+        struct Entry: Decodable {
+            var rank: Int
+            var points: Int
+        }
+        var position: Int64
+        var result: Entry
+    }
+
+    private func me(_ request: Request, session: SessionClaims) async throws -> Response {
+        var query = WorkerQueries.Query(query: "entry", userId: session.userId)
+        query.after = try await readYourWrites.position(in: request)
+        var me = Me(userId: session.userId, username: session.username, position: 0)
+        do {
+            let entry = try JSONDecoder().decode(EntryReply.self, from: try await queries.ask("leaderboard", query))
+            (me.points, me.rank, me.position) = (entry.result.points, entry.result.rank, entry.position)
+        } catch let problem as Problem where problem.code == "not_found" {
+            // Registered, but the leaderboard has not applied it yet.
+        }
+        return JSONResponse.make(me)
     }
 }

@@ -1,18 +1,22 @@
 import Foundation
 import Hummingbird
+import Metrics
 import Prometheus
 
 /// Liveness, readiness and metrics: unauthenticated, for the process supervisor and Prometheus.
 struct HealthRoutes {
     /// The core sends a heartbeat every 200 ms; this much silence means it is gone or unreachable.
     static let feedSilenceLimit: Duration = .seconds(2)
+    /// A worker that takes longer than this to say where it is counts as unreachable.
+    static let workerTimeout: Duration = .seconds(1)
 
     let accounts: AccountDirectory
+    let queries: WorkerQueries
     let registry: PrometheusCollectorRegistry
 
     func register(on router: Router<APIRequestContext>) {
         router.get("health") { _, _ in JSONResponse.make(["status": "ok"]) }
-        router.get("ready") { _, _ in try ready() }
+        router.get("ready") { _, _ in try await ready() }
         router.get("metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
@@ -23,9 +27,20 @@ struct HealthRoutes {
         var status: String
         var position: Int64
         var head: Int64
+        var workers: [String: WorkerProgress]
     }
 
-    private func ready() throws -> Response {
+    struct WorkerProgress: Encodable {
+        var position: Int64
+        /// Events the worker has still to apply, against the head the core announced.
+        var lag: Int64
+    }
+
+    private struct StatusReply: Decodable {
+        var position: Int64
+    }
+
+    private func ready() async throws -> Response {
         let progress = accounts.progress
         guard let seen = progress.lastFeedMessage else {
             throw Problem(.serviceUnavailable, code: "not_ready", detail: "no message from the core's event feed yet")
@@ -36,6 +51,27 @@ struct HealthRoutes {
             throw Problem(.serviceUnavailable, code: "not_ready",
                           detail: "no heartbeat from the core's event feed for \(Int(seconds.rounded())) s (accounts at position \(progress.position))")
         }
-        return JSONResponse.make(Readiness(status: "ready", position: progress.position, head: progress.announcedHead))
+        let head = max(progress.announcedHead, progress.position)
+        var workers: [String: WorkerProgress] = [:]
+        var unreachable: [String] = []
+        await withTaskGroup(of: (String, Int64?).self) { group in
+            for worker in WorkerQueries.workers {
+                group.addTask {
+                    let reply = try? await queries.ask(worker, .init(query: "status"), timeout: Self.workerTimeout)
+                    return (worker, reply.flatMap { try? JSONDecoder().decode(StatusReply.self, from: $0).position })
+                }
+            }
+            for await (worker, position) in group {
+                guard let position else { unreachable.append(worker); continue }
+                let lag = max(0, head - position)
+                workers[worker] = WorkerProgress(position: position, lag: lag)
+                Gauge(label: "pantry_projection_lag_events", dimensions: [("projection", worker)]).record(lag)
+            }
+        }
+        guard unreachable.isEmpty else {
+            throw Problem(.serviceUnavailable, code: "not_ready",
+                          detail: "no answer from the worker(s) \(unreachable.sorted().joined(separator: ", "))")
+        }
+        return JSONResponse.make(Readiness(status: "ready", position: progress.position, head: head, workers: workers))
     }
 }

@@ -63,11 +63,13 @@ public final class RequestConnection: Sendable {
         inbox = Mutex(push)
     }
 
-    /// Sends one request document and returns the worker's answer document.
-    public func send(_ request: Data) async throws -> Data {
+    /// Sends one request document and returns the worker's answer document, failing after
+    /// `timeout` (the connection's own by default).
+    public func send(_ request: Data, timeout: Duration? = nil) async throws -> Data {
         let id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
+        let deadline = ContinuousClock.now + (timeout ?? self.timeout)
         return try await withCheckedThrowingContinuation { continuation in
-            guard waiting.add(id, continuation, deadline: .now + timeout) else { return }
+            guard waiting.add(id, continuation, deadline: deadline) else { return }
             let sent = inbox.withLock { socket in (try? socket.send([Waiting.frame(id), request])) ?? false }
             if !sent { waiting.fail(id, "the connection to \(endpoint) is closed") }
         }

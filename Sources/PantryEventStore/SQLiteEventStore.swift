@@ -26,6 +26,15 @@ public final class SQLiteEventStore: EventStore {
         if !readOnly { try Self.migrator.migrate(pool) }
     }
 
+    /// A reader of a log that another process (the core) creates: nil until that process has
+    /// created the file and every table, so a reader started at the same moment never sees a
+    /// half-made log.
+    public static func openForReading(path: String) throws -> SQLiteEventStore? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let store = try SQLiteEventStore(path: path, readOnly: true)
+        return try store.pool.read { try migrator.hasCompletedMigrations($0) } ? store : nil
+    }
+
     public static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: events") { db in

@@ -46,10 +46,10 @@ struct Worker: ParsableCommand {
 /// Workers may start before the core has created the log: they wait for it rather than fail.
 func openLogForReading(_ directory: DataDirectory, logger: Logger) throws -> SQLiteEventStore {
     var announced = false
-    while !FileManager.default.fileExists(atPath: directory.eventLog) {
+    while true {
+        if let log = try SQLiteEventStore.openForReading(path: directory.eventLog) { return log }
         if !announced { logger.info("waiting for the event log", metadata: ["path": "\(directory.eventLog)"]) }
         announced = true
         Thread.sleep(forTimeInterval: 0.2)
     }
-    return try SQLiteEventStore(path: directory.eventLog, readOnly: true)
 }

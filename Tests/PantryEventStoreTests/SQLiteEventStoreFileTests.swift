@@ -42,6 +42,21 @@ import Testing
         }
     }
 
+    /// A worker started at the same moment as the core must not read a log without its tables.
+    @Test func aReaderWaitsUntilTheWriterHasCreatedTheTables() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("events.sqlite").path
+            #expect(try SQLiteEventStore.openForReading(path: path) == nil)
+            // An empty SQLite file: what a reader may see while the core is still creating the log.
+            #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+            #expect(try SQLiteEventStore.openForReading(path: path) == nil)
+            let writer = try SQLiteEventStore(path: path)
+            _ = try writer.append([append("s", expecting: 0, event())])
+            let reader = try #require(try SQLiteEventStore.openForReading(path: path))
+            #expect(try reader.headPosition() == 1)
+        }
+    }
+
     @Test func onlyOneWriterLockAtATime() throws {
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("events.lock").path

@@ -154,10 +154,15 @@ class APIClient:
 
 
 def start_core_and_api(processes, env=None, api_args=()):
-    """`pantry core` and `pantry api` on a free port; returns the client once /ready answers 200."""
+    """The whole deployment: `pantry core` (running[0]), `pantry api` on a free port (running[1]),
+    every projection worker and the fetch worker (embedded catalog); returns the client once
+    /ready answers 200, which needs the core and every worker."""
     processes.start("core")
     port = free_port()
-    processes.start("api", "--port", str(port), *api_args, env=env)
+    processes.start("api", "--port", str(port), "--password-cost", "10", *api_args, env=env)
+    for projection in PROJECTIONS:
+        processes.start("worker", projection)
+    processes.start("fetch")
     client = APIClient(port)
     wait_for(client.ready, timeout=60, what="the API to be ready")
     return client

@@ -63,8 +63,10 @@ def test_register_log_in_and_me(api):
     assert session.status == 201, session
     assert session.json["tokenType"] == "Bearer"
     assert session.json["expiresAt"] > time.time() + 23 * 3600
-    me = api.get("/v1/me", token=session.json["token"])
-    assert me.status == 200 and me.json == {"userId": user_id, "username": "anna"}
+    me = api.get(f"/v1/me?after={registered.json['position']}", token=session.json["token"])
+    assert me.status == 200, me
+    assert me.json["userId"] == user_id and me.json["username"] == "anna"
+    assert me.json["points"] == 0 and me.json["rank"] >= 1 and me.json["position"] >= registered.json["position"]
 
 
 def test_registration_rejections(api):
@@ -282,7 +284,7 @@ def test_passwords_and_tokens_never_reach_a_log(api, processes):
     api.put("/v1/me/favourites/r1", {"title": "Soup"}, token=token)
     log = processes.run("events").stdout.decode()
     registered = [json.loads(line) for line in log.splitlines() if '"UserRegistered"' in line]
-    assert registered[0]["data"]["passwordHash"].startswith("$scrypt$ln=15,r=8,p=1$")
+    assert registered[0]["data"]["passwordHash"].startswith("$scrypt$ln=10,r=8,p=1$"), "the --password-cost the API was started with"
     processes.stop_all()
     logs = [processes.run("events").stdout] + [path.read_bytes() for path in processes.data.glob("*.log")]
     assert any(b"route=/v1/sessions" in text for text in logs), "the API logs one line per request"

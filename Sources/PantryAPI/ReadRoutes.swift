@@ -1,0 +1,53 @@
+import Hummingbird
+
+/// The read side: a user's lists, the leaderboard and a recipe's experiences, answered by the
+/// projection workers. Every route takes `?after=POSITION` (read-your-writes).
+struct ReadRoutes {
+    let queries: WorkerQueries
+    let readYourWrites: ReadYourWrites
+
+    func register(on routes: RouterGroup<APIRequestContext>) {
+        routes.get("v1/leaderboard") { request, _ in
+            try await ask("leaderboard", "top", request) { $0.limit = try QueryParameter.int("limit", in: request, range: 1...100) }
+        }
+        routes.get("v1/leaderboard/me") { request, context in
+            try await ask("leaderboard", "entry", request) { $0.userId = try context.requireSession().userId }
+        }
+        routes.get("v1/leaderboard/around-me") { request, context in
+            try await ask("leaderboard", "around", request) {
+                $0.userId = try context.requireSession().userId
+                $0.radius = try QueryParameter.int("radius", in: request, range: 0...25)
+            }
+        }
+        routes.get("v1/me/favourites") { request, context in
+            let text = try QueryParameter.string("q", in: request)
+            return try await ask("favourites", text == nil ? "list" : "search", request) {
+                $0.userId = try context.requireSession().userId
+                $0.text = text
+            }
+        }
+        routes.get("v1/me/favourite-suggestion") { request, context in
+            try await ask("favourites", "suggestion", request) { $0.userId = try context.requireSession().userId }
+        }
+        routes.get("v1/me/groceries") { request, context in
+            try await ask("groceries", "list", request) { $0.userId = try context.requireSession().userId }
+        }
+        routes.get("v1/me/cart") { request, context in
+            try await ask("carts", "cart", request) { $0.userId = try context.requireSession().userId }
+        }
+        routes.get("v1/recipes/:recipeId/experiences") { request, context in
+            try await ask("experiences", "list", request) {
+                $0.recipeId = try PathParameter.value("recipeId", in: context)
+                $0.limit = try QueryParameter.int("limit", in: request, range: 1...200)
+            }
+        }
+    }
+
+    private func ask(_ worker: String, _ name: String, _ request: Request,
+                     _ fill: (inout WorkerQueries.Query) throws -> Void) async throws -> Response {
+        var query = WorkerQueries.Query(query: name)
+        try fill(&query)
+        query.after = try await readYourWrites.position(in: request)
+        return try await queries.answer(worker, query)
+    }
+}

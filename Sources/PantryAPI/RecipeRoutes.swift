@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import PantryFetch
+
+/// Finding recipes: by the ingredients at home, by keyword, by id, at random, and ingredient
+/// names as the user types. Each answer says where it came from (`origin`) and how old it is.
+struct RecipeRoutes {
+    let recipes: RecipeSource
+
+    func register(on routes: RouterGroup<APIRequestContext>) {
+        routes.get("v1/recipes/by-ingredients") { request, _ in
+            guard let list = try QueryParameter.string("ingredients", in: request, maxLength: 400) else {
+                throw Problem(.unprocessableContent, code: "invalid_query", detail: "'ingredients' (1-5, comma-separated) is required")
+            }
+            let ingredients = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            return try await answer(.byIngredients(
+                ingredients: ingredients, number: try QueryParameter.int("number", in: request, range: 1...100) ?? 10))
+        }
+        routes.get("v1/recipes/search") { request, _ in
+            guard let query = try QueryParameter.string("query", in: request, maxLength: 100) else {
+                throw Problem(.unprocessableContent, code: "invalid_query", detail: "'query' is required")
+            }
+            return try await answer(.search(
+                query: query, diet: try QueryParameter.string("diet", in: request, maxLength: 64),
+                maxReadyTime: try QueryParameter.int("maxReadyTime", in: request, range: 1...1440),
+                offset: try QueryParameter.int("offset", in: request, range: 0...900) ?? 0,
+                number: try QueryParameter.int("number", in: request, range: 1...100) ?? 10))
+        }
+        routes.get("v1/recipes/random") { request, _ in
+            try await answer(.random(count: try QueryParameter.int("count", in: request, range: 1...100) ?? 1))
+        }
+        routes.get("v1/recipes/:recipeId") { _, context in
+            try await answer(.detail(id: try PathParameter.value("recipeId", in: context)))
+        }
+        routes.get("v1/ingredients/autocomplete") { request, _ in
+            guard let prefix = try QueryParameter.string("prefix", in: request, maxLength: 64) else {
+                throw Problem(.unprocessableContent, code: "invalid_query", detail: "'prefix' is required")
+            }
+            return try await answer(.autocomplete(
+                prefix: prefix, number: try QueryParameter.int("number", in: request, range: 1...25) ?? 10))
+        }
+        // The image bytes themselves, so the apps can show cached pictures when the quota is spent.
+        routes.get("v1/images") { request, _ in
+            guard let url = try QueryParameter.string("url", in: request, maxLength: 2048) else {
+                throw Problem(.unprocessableContent, code: "invalid_query", detail: "'url' is required")
+            }
+            let response = try await recipes.fetch(.image(url: url))
+            guard case .image(let image) = response.payload else { throw Self.wrongPayload }
+            return Response(status: .ok, headers: [.contentType: image.contentType, .age: String(response.ageSeconds),
+                                                   Self.originHeader: response.origin.rawValue],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.bytes)))
+        }
+    }
+
+    static let originHeader = HTTPField.Name("Pantry-Origin")!
+    static let wrongPayload = Problem(.internalServerError, code: "internal_error",
+                                      detail: "the fetch worker answered with a payload of another kind")
+
+    private func answer(_ request: FetchRequest) async throws -> Response {
+        let response = try await recipes.fetch(request)
+        if case .image = response.payload { throw Self.wrongPayload }
+        return JSONResponse.make(response)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import Logging
+import PantryBus
+import PantryFetch
+import ZeroMQ
+
+/// Recipe data from the fetch worker (`pantry fetch`), over ZeroMQ. Requests are checked here
+/// first, so a bad one costs no round trip; the worker checks them again.
+final class RecipeSource: Sendable {
+    private let connection: RequestConnection
+
+    init(context: ZMQContext, endpoint: String, timeout: Duration, logger: Logger) throws {
+        connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, logger: logger)
+    }
+
+    func fetch(_ request: FetchRequest) async throws -> FetchResponse {
+        let checked: FetchRequest
+        do {
+            checked = try request.validated()
+        } catch {
+            throw Self.problem(error)
+        }
+        let reply: Data
+        do {
+            reply = try await connection.send(try JSONEncoder().encode(checked))
+        } catch {
+            throw Problem(.serviceUnavailable, code: "fetch_unavailable",
+                          detail: "the fetch worker did not answer: \(error)", headers: [.retryAfter: "1"])
+        }
+        switch try JSONDecoder().decode(FetchResult.self, from: reply) {
+        case .success(let response): return response
+        case .failure(let error): throw Self.problem(error)
+        }
+    }
+
+    private static func problem(_ error: FetchError) -> Problem {
+        switch error {
+        case .quotaExhausted(let seconds):
+            Problem(.serviceUnavailable, code: "quota_exhausted",
+                    detail: "the recipe provider's quota is spent and nothing is cached; retry in \(seconds) s",
+                    headers: [.retryAfter: String(seconds)])
+        case .upstreamUnavailable(let reason):
+            Problem(.serviceUnavailable, code: "upstream_unavailable",
+                    detail: "the recipe provider is unavailable and nothing is cached: \(reason)", headers: [.retryAfter: "30"])
+        case .badRequest(let message):
+            Problem(.unprocessableContent, code: "invalid_query", detail: message)
+        case .notFound:
+            Problem(.notFound, code: "not_found", detail: "no such recipe or image")
+        }
+    }
+}

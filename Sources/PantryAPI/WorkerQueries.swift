@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import PantryBus
+import ZeroMQ
+
+/// The API's questions to the projection workers, over ZeroMQ (`schemas/zeromq.md`, queries).
+/// A worker answers `{"position": P, "result": ...}` where P is the log position it has applied;
+/// that document is the HTTP body as it is, so reads cost no re-encoding here.
+final class WorkerQueries: Sendable {
+    static let workers = ["leaderboard", "carts", "favourites", "groceries", "experiences"]
+
+    /// One query document; absent fields are left out of the JSON.
+    struct Query: Encodable {
+        var query: String
+        var after: Int64?
+        var userId: String?
+        var recipeId: String?
+        var text: String?
+        var limit: Int?
+        var radius: Int?
+    }
+
+    private let connections: [String: RequestConnection]
+
+    init(context: ZMQContext, dataDirectory: URL, timeout: Duration, logger: Logger) throws {
+        var connections: [String: RequestConnection] = [:]
+        for worker in Self.workers {
+            connections[worker] = try RequestConnection(
+                context: context, endpoint: BusEndpoints.queries(of: worker, dataDirectory: dataDirectory),
+                timeout: timeout, logger: logger)
+        }
+        self.connections = connections
+    }
+
+    /// The worker's answer as an HTTP response, or the problem its error maps to.
+    func answer(_ worker: String, _ query: Query) async throws -> Response {
+        let reply = try await ask(worker, query)
+        return Response(status: .ok, headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))
+    }
+
+    /// The worker's answer document, once checked not to be an error.
+    func ask(_ worker: String, _ query: Query, timeout: Duration? = nil) async throws -> Data {
+        guard let connection = connections[worker] else { preconditionFailure("no worker named \(worker)") }
+        let reply: Data
+        do {
+            reply = try await connection.send(try JSONEncoder().encode(query), timeout: timeout)
+        } catch {
+            throw Problem(.serviceUnavailable, code: "worker_unavailable",
+                          detail: "the \(worker) worker did not answer: \(error)", headers: [.retryAfter: "1"])
+        }
+        // A failure is `{"position": P, "error": {...}}`; only that key needs looking at.
+        let head = try JSONDecoder().decode(ReplyHead.self, from: reply)
+        Gauge(label: "pantry_projection_position", dimensions: [("projection", worker)]).record(head.position)
+        if let error = head.error { throw Self.problem(error, worker: worker, position: head.position) }
+        return reply
+    }
+
+    private struct ReplyHead: Decodable {
+        struct Failure: Decodable {
+            var code: String
+            var message: String
+        }
+        var position: Int64
+        var error: Failure?
+    }
+
+    private static func problem(_ error: ReplyHead.Failure, worker: String, position: Int64) -> Problem {
+        switch error.code {
+        case "not_found":
+            Problem(.notFound, code: "not_found", detail: error.message)
+        case "not_caught_up":
+            Problem(.serviceUnavailable, code: "not_caught_up", detail: error.message, headers: [.retryAfter: "1"])
+        default:
+            Problem(.unprocessableContent, code: "invalid_query", detail: error.message)
+        }
+    }
+}
