@@ -122,7 +122,7 @@ public struct LoadResult: Codable, Sendable {
 
         /// At each leaderboard read: the highest position seen accepted so far minus the read's position.
         public var readReplies: Figures
-        /// Sampled every 200 ms: the head in `/ready` minus the leaderboard's position.
+        /// Sampled every 200 ms from `/ready`: the head the core announced minus the leaderboard worker's position.
         public var ready: Figures
         /// The last position a client saw accepted.
         public var lastAccepted: Int64

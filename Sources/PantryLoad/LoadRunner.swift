@@ -161,16 +161,16 @@ public struct LoadRunner: Sendable {
         let started = now()
         let deadline = configuration.duration.map { started + UInt64($0 * 1e9) }
         let schedule = configuration.rate.map { Schedule(rate: $0, clients: configuration.clients) }
-        // Every 200 ms: how far the leaderboard trails the head the API has heard of.
+        // Every 200 ms: how far the leaderboard worker trails the head the API has heard of.
         let readyLag = ResultSlot<Histogram<UInt64>>()
         let samplerDone = DispatchSemaphore(value: 0)
         let samplerThread = Thread { [configuration] in
             var lag = RunStats.histogram()
             let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
             while !shared.finished.load(ordering: .relaxed) {
-                if let ready = try? client.ready(), let head = client.decode(Reply.Ready.self, ready)?.head,
-                   let top = try? client.top(1, token: tokens[0]), let position = client.decode(Reply.Top.self, top)?.position {
-                    lag.record(UInt64(max(head - position, 0)))
+                if let response = try? client.ready(), let ready = client.decode(Reply.Ready.self, response),
+                   let leaderboard = ready.workers["leaderboard"] {
+                    lag.record(UInt64(max(ready.head - leaderboard.position, 0)))
                 }
                 Thread.sleep(forTimeInterval: 0.2)
             }

@@ -74,5 +74,9 @@ public enum Reply {
     public struct Entry: Decodable { public var rank: Int; public var userId: String; public var points: Int }
     public struct Me: Decodable { public var position: Int64; public var result: Entry }
     public struct Top: Decodable { public var position: Int64; public var result: [Entry] }
-    public struct Ready: Decodable { public var position: Int64; public var head: Int64 }
+    public struct Ready: Decodable {
+        public struct Worker: Decodable { public var position: Int64 }
+        public var head: Int64
+        public var workers: [String: Worker]
+    }
 }

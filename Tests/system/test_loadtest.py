@@ -1,4 +1,4 @@
-"""`pantry loadtest` against real processes (core, leaderboard worker, api): a short run ends
+"""`pantry loadtest` against a real deployment (core, workers, api): a short run ends
 with the leaderboard equal to the points it earned, and writes its JSON result and SVG plot."""
 import json
 import subprocess
@@ -8,8 +8,7 @@ from pantry_processes import start_core_and_api
 
 
 def test_a_short_load_test_finds_every_point_it_earned(processes, tmp_path):
-    processes.start("worker", "leaderboard")
-    api = start_core_and_api(processes, api_args=("--password-cost", "10"))
+    api = start_core_and_api(processes)
     output, plot = tmp_path / "result.json", tmp_path / "latency.svg"
     run = subprocess.run([processes.bin, "loadtest", "--url", api.url, "--users", "50", "--clients", "4",
                           "--duration", "3", "--repeat-ratio", "0.1", "--seed", "7",
