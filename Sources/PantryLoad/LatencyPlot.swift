@@ -66,7 +66,9 @@ public enum LatencyPlot {
         }
     }
 
-    private static func throughputChart(_ svg: inout Canvas, _ perSecond: [Int], frame: Frame) {
+    private static func throughputChart(_ svg: inout Canvas, _ series: [Int], frame: Frame) {
+        // The last second is cut short by the end of the run: it would look like a collapse.
+        let perSecond = series.count > 1 ? Array(series.dropLast()) : series
         let seconds = max(perSecond.count, 1)
         let top = niceCeiling(Double(perSecond.max() ?? 1))
         svg.axes(frame, xLabel: "second of the run", yLabel: "requests/s")
