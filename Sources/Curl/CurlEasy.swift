@@ -133,15 +133,24 @@ private let headerCallback: pantry_curl_data_callback = { data, size, count, use
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
     let length = size * count
     guard let data, length > 0 else { return length }
-    let bytes = UnsafeRawBufferPointer(start: data, count: length)
-    let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    if line.hasPrefix("HTTP/") {
+    // Trimmed as bytes: Foundation's trimmingCharacters cost a load test a seventh of its CPU here.
+    let line = trimmed(UnsafeRawBufferPointer(start: data, count: length)[...])
+    if line.starts(with: "HTTP/".utf8) {
         // A new status line starts a new response (redirect, 100 Continue): keep only the last.
         transfer.headers = HTTPHeaders()
-    } else if let colon = line.firstIndex(of: ":") {
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+        let name = String(decoding: trimmed(line[..<colon]), as: UTF8.self)
+        let value = String(decoding: trimmed(line[(colon + 1)...]), as: UTF8.self)
         transfer.headers.append(name: name, value: value)
     }
     return length
+}
+
+/// Without leading and trailing spaces, tabs, CRs and LFs.
+private func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+    let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+    guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else {
+        return bytes[bytes.startIndex..<bytes.startIndex]
+    }
+    return bytes[first...last]
 }

@@ -273,7 +273,7 @@ public struct LoadRunner: Sendable {
             switch response.status {
             case 201:
                 if attempt > 1, response.headers["Idempotent-Replayed"] == "true" { stats.replayed += 1 }
-                if let position = client.decode(Reply.Accepted.self, response)?.position { shared.accepted(position) }
+                if let position = PantryClient.position(in: response.body) { shared.accepted(position) }
                 if operation.kind == .repeat {
                     stats.doubled += 1
                     stats.error("repeat accepted (point doubled)")
@@ -304,10 +304,7 @@ public struct LoadRunner: Sendable {
             stats.error(ErrorKind.transport(error))
             return false
         }
-        let position = operation.kind == .top10
-            ? client.decode(Reply.Top.self, response).map(\.position)
-            : client.decode(Reply.Me.self, response).map(\.position)
-        guard response.status == 200, let position else {
+        guard response.status == 200, let position = PantryClient.position(in: response.body) else {
             stats.error(ErrorKind.http(response.status, code: client.problemCode(response)))
             return false
         }
@@ -324,7 +321,7 @@ public struct LoadRunner: Sendable {
         let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
         while elapsed(since: started) < 60 {
             if let response = try? client.top(1, token: token, after: position) {
-                if let seen = client.decode(Reply.Top.self, response)?.position, seen >= position {
+                if response.status == 200, let seen = PantryClient.position(in: response.body), seen >= position {
                     return elapsed(since: started) * 1000
                 }
                 guard response.status == 503 || response.status == 200 else { return nil }
