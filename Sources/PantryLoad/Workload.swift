@@ -1,5 +1,5 @@
 /// The kinds of request the load test sends, each with its own latency histogram.
-public enum OperationKind: String, CaseIterable, Codable, Sendable, Comparable {
+public enum OperationKind: String, CaseIterable, Codable, Sendable {
     /// `UseOwnedIngredient` with a (recipe, ingredient) new for the user: must earn one point.
     case increment
     /// A (recipe, ingredient) the user already earned a point for, under a new Idempotency-Key:
@@ -9,10 +9,6 @@ public enum OperationKind: String, CaseIterable, Codable, Sendable, Comparable {
     case top10
     /// `GET /v1/leaderboard/me`.
     case myRank
-
-    public static func < (a: Self, b: Self) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
-    }
 }
 
 /// A recipe and an ingredient: what one point is earned for.
