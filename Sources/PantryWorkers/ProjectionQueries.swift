@@ -12,6 +12,42 @@ enum ProjectionQueries {
         var gapsHealed: Int
     }
 
+    /// Answers already encoded at one checkpoint, by question; emptied when the checkpoint moves.
+    /// `status` is never kept: it reports the feed, which moves without the checkpoint.
+    struct AnswerCache {
+        private struct Question: Hashable {
+            var query: String
+            var userId: String?
+            var recipeId: String?
+            var text: String?
+            var limit: Int?
+            var radius: Int?
+
+            init(_ request: QueryRequest) {
+                (query, userId, recipeId, text, limit, radius) =
+                    (request.query, request.userId, request.recipeId, request.text, request.limit, request.radius)
+            }
+        }
+
+        static let capacity = 10_000
+        private var position: Int64 = -1
+        private var replies: [Question: Data] = [:]
+
+        mutating func reply(to request: QueryRequest, at position: Int64) -> Data? {
+            guard position == self.position else {
+                replies.removeAll(keepingCapacity: true)
+                self.position = position
+                return nil
+            }
+            return replies[Question(request)]
+        }
+
+        mutating func remember(_ reply: Data, for request: QueryRequest, at position: Int64) {
+            guard request.query != "status", position == self.position, replies.count < Self.capacity else { return }
+            replies[Question(request)] = reply
+        }
+    }
+
     static func answer(_ request: QueryRequest, projection: String, store: ProjectionStore, feed: FeedStatus,
                        encoder: JSONEncoder) throws -> Data {
         let position = try store.checkpoint

@@ -20,6 +20,12 @@ public final class ProjectionWorker {
     private let decoder = JSONDecoder()
     private var parked: [(route: [Data], request: QueryRequest, deadline: ContinuousClock.Instant)] = []
     private let clock = ContinuousClock()
+    private static let queriesPerTurn = 256
+    /// The last turn stopped at `queriesPerTurn` with queries possibly still waiting.
+    private var queriesPending = false
+    /// Encoded answers at the current checkpoint: the same question (top 10, say) asked again
+    /// before the next event is answered without a transaction or an encoder.
+    private var answers = ProjectionQueries.AnswerCache()
 
     public init(store: ProjectionStore, log: any EventStore, context: ZMQContext, feed: String,
                 queryEndpoint: String, logger: Logger) throws {
@@ -47,9 +53,10 @@ public final class ProjectionWorker {
         var lastReport = clock.now
         do {
             while true {
-                let ready = try poller.poll(timeoutMilliseconds: follower.isBehind ? 0 : pollTimeout())
+                let busy = follower.isBehind || queriesPending
+                let ready = try poller.poll(timeoutMilliseconds: busy ? 0 : pollTimeout())
                 if ready[0].contains(.readable) || follower.isBehind { try apply(follower.drain()) }
-                if ready[1].contains(.readable) { try receiveQueries() }
+                if ready[1].contains(.readable) || queriesPending { try receiveQueries() }
                 answerParked()
                 if clock.now - lastReport > .seconds(10) {
                     lastReport = clock.now
@@ -82,8 +89,12 @@ public final class ProjectionWorker {
         return max(0, min(100, Int(((nearest - clock.now) / .milliseconds(1)).rounded(.up))))
     }
 
+    /// Answers at most `queriesPerTurn` queries, then lets the loop apply the feed: a flood of
+    /// reads must not stop the projection from moving (it did: 10,000 positions behind).
     private func receiveQueries() throws {
-        while let frames = try queries.receive(dontWait: true) {
+        queriesPending = false
+        for _ in 0..<Self.queriesPerTurn {
+            guard let frames = try queries.receive(dontWait: true) else { return }
             guard frames.count >= 2 else { continue }
             let route = Array(frames.dropLast())
             let request: QueryRequest
@@ -100,6 +111,7 @@ public final class ProjectionWorker {
                 try answer(route, request)
             }
         }
+        queriesPending = true
     }
 
     private func answerParked() {
@@ -126,11 +138,16 @@ public final class ProjectionWorker {
     }
 
     private func answer(_ route: [Data], _ request: QueryRequest) throws {
+        if let cached = answers.reply(to: request, at: follower.position) {
+            try queries.send(route + [cached], dontWait: true)
+            return
+        }
         do {
             let feed = ProjectionQueries.FeedStatus(
                 projection: store.projection.name, announcedHead: follower.announcedHead,
                 eventsReadFromLog: follower.eventsReadFromLog, gapsHealed: follower.gapsHealed)
             let reply = try ProjectionQueries.answer(request, projection: store.projection.name, store: store, feed: feed, encoder: encoder)
+            answers.remember(reply, for: request, at: follower.position)
             try queries.send(route + [reply], dontWait: true)
         } catch let error as QueryError {
             try send(route, failure: error)
