@@ -12,6 +12,7 @@ from pantry_processes import start_core_and_api
 
 SPEC = pathlib.Path(__file__).resolve().parents[2] / "schemas" / "openapi.yaml"
 SCHEMATHESIS = pathlib.Path(sys.executable).parent / "schemathesis"
+TOOL_CRASH = "SystemError: AST constructor recursion depth mismatch"
 
 
 def test_the_document_is_valid_openapi():
@@ -34,6 +35,13 @@ def test_schemathesis_finds_no_server_errors_and_no_schema_violations(processes,
         "--request-timeout", "10", "--report-dir", str(tmp_path),
     ]
     # Run in the temporary directory: schemathesis keeps its example database in the working directory.
-    result = subprocess.run(command, capture_output=True, text=True, timeout=150, cwd=tmp_path,
-                            env={**os.environ, "NO_COLOR": "1"})
+    def run():
+        return subprocess.run(command, capture_output=True, text=True, timeout=150, cwd=tmp_path,
+                              env={**os.environ, "NO_COLOR": "1"})
+    result = run()
+    # CPython 3.11 sometimes crashes inside schemathesis's own code generation ("AST constructor
+    # recursion depth mismatch"), before or between requests: that is the tool failing, not the
+    # server, so it gets one more run, which must pass.
+    if result.returncode != 0 and TOOL_CRASH in result.stdout + result.stderr:
+        result = run()
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
