@@ -10,28 +10,61 @@ protocol RequestDocument: Decodable {
 enum JSONBody {
     static let maxBytes = 64 * 1024
 
-    /// Reads at most `maxBytes` (413 beyond) and decodes strictly: bad JSON is 400; a body that is
+    /// Reads at most `maxBytes` (413 beyond) and decodes strictly, in one pass: bad JSON is 400; a body that is
     /// not an object, has unknown or missing fields, or fields of the wrong type is 422.
     static func decode<T: RequestDocument>(_ type: T.Type, from request: Request) async throws -> T {
         let buffer = try await request.body.collect(upTo: maxBytes)
         let data = Data(buffer: buffer)
         guard !data.isEmpty else { throw Problem.malformedJSON("the request needs a JSON body") }
         guard String(validating: data, as: UTF8.self) != nil else { throw Problem.malformedJSON("the body is not UTF-8 text") }
-        let parsed: Any
         do {
-            parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            throw Problem.malformedJSON("the body is not valid JSON")
-        }
-        guard let object = parsed as? [String: Any] else { throw Problem.invalidField("the body must be a JSON object") }
-        let known = Set(T.CodingKeys.allCases.map(\.rawValue))
-        if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
-            throw Problem.invalidField("unknown field '\(unknown.prefix(64))'")
-        }
-        do {
-            return try JSONDecoder().decode(T.self, from: data)
+            return try JSONDecoder().decode(Strict<T>.self, from: data).value
+        } catch let error as UnknownField {
+            throw Problem.invalidField("unknown field '\(error.name.prefix(64))'")
         } catch let error as DecodingError {
-            throw Problem.invalidField(describe(error))
+            throw problem(error, body: data)
+        }
+    }
+
+    /// Decodes `T` after checking, in the same pass over the parsed body, that the object has no
+    /// field `T` does not know.
+    private struct Strict<Document: RequestDocument>: Decodable {
+        var value: Document
+
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+            let known = Set(Document.CodingKeys.allCases.map(\.rawValue))
+            if let unknown = fields.filter({ !known.contains($0) }).sorted().first { throw UnknownField(name: unknown) }
+            value = try Document(from: decoder)
+        }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    private struct UnknownField: Error {
+        var name: String
+    }
+
+    /// Foundation's decoder reports bad syntax and a number that does not fit its field the same
+    /// way ("not valid JSON", at the top): only then is the body parsed again, to tell them apart.
+    private static func problem(_ error: DecodingError, body: Data) -> Problem {
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            if (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) == nil {
+                Problem.malformedJSON("the body is not valid JSON")
+            } else {
+                Problem.invalidField("a field has a value of the wrong type or out of range")
+            }
+        case .typeMismatch(_, let context) where context.codingPath.isEmpty,
+             .valueNotFound(_, let context) where context.codingPath.isEmpty:
+            Problem.invalidField("the body must be a JSON object")
+        default:
+            Problem.invalidField(describe(error))
         }
     }
 
