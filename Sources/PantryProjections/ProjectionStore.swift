@@ -24,7 +24,9 @@ public final class ProjectionStore: Sendable {
 
     /// Opens (creating if needed) the projection file at `path`. `bulkLoad` is for a file that is
     /// rebuilt from scratch and thrown away if anything fails: it skips fsync entirely.
-    public init(projection: any Projection, path: String, bulkLoad: Bool = false, logger: Logger? = nil) throws {
+    /// `checkpointsInBackground` leaves WAL checkpoints to a `BackgroundCheckpointer`.
+    public init(projection: any Projection, path: String, bulkLoad: Bool = false, checkpointsInBackground: Bool = false,
+                logger: Logger? = nil) throws {
         self.projection = projection
         self.path = path
         self.logger = logger ?? Logger(label: "pantry.projection.\(projection.name)")
@@ -33,6 +35,7 @@ public final class ProjectionStore: Sendable {
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
             try db.execute(sql: bulkLoad ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
+            if checkpointsInBackground { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         }
         pool = try DatabasePool(path: path, configuration: config)
         var migrator = DatabaseMigrator()
@@ -50,10 +53,12 @@ public final class ProjectionStore: Sendable {
     }
 
     /// Opens `<directory>/<name>.sqlite` for one of `ProjectionCatalog.all`.
-    public static func open(name: String, directory: URL, logger: Logger? = nil) throws -> ProjectionStore {
+    public static func open(name: String, directory: URL, checkpointsInBackground: Bool = false,
+                            logger: Logger? = nil) throws -> ProjectionStore {
         let projection = try ProjectionCatalog.named(name)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return try ProjectionStore(projection: projection, path: fileURL(name: name, directory: directory).path, logger: logger)
+        return try ProjectionStore(projection: projection, path: fileURL(name: name, directory: directory).path,
+                                   checkpointsInBackground: checkpointsInBackground, logger: logger)
     }
 
     /// `<directory>/<name>.sqlite`.

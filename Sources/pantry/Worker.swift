@@ -32,7 +32,10 @@ struct Worker: ParsableCommand {
         let lock = try WriterLock(path: directory.workerLock(name))
         defer { withExtendedLifetime(lock) {} }
         let log = try openLogForReading(directory, logger: logger)
-        let store = try ProjectionStore.open(name: name, directory: directory.projections, logger: logger)
+        let store = try ProjectionStore.open(name: name, directory: directory.projections, checkpointsInBackground: true,
+                                             logger: logger)
+        let checkpointer = try BackgroundCheckpointer(path: store.path, logger: logger)
+        defer { checkpointer.stop() }
         let context = try ZMQContext()
         let worker = try ProjectionWorker(
             store: store, log: log, context: context, feed: BusEndpoints(dataDirectory: directory.url).events,

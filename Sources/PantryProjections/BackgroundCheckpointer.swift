@@ -1,0 +1,41 @@
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+
+/// Copies a projection file's WAL into the file on a thread of its own, so the worker that
+/// writes it never stops for a checkpoint's fsync (SQLite would otherwise run one inside whichever
+/// commit crosses 1,000 pages, stalling that event's visibility by tens of milliseconds). Open
+/// the store with `checkpointsInBackground: true`. Checkpoints are PASSIVE: they never wait for,
+/// nor block, the writer or readers.
+public final class BackgroundCheckpointer: Sendable {
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    public init(path: String, interval: Duration = .milliseconds(200), logger: Logger) throws {
+        var config = Configuration()
+        config.label = "checkpointer"
+        config.busyMode = .timeout(10)
+        let connection = try DatabaseQueue(path: path, configuration: config)
+        let thread = Thread { [self] in
+            defer { finished.signal() }
+            while !stopping.load(ordering: .relaxed) {
+                do {
+                    try connection.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+                } catch {
+                    logger.warning("background checkpoint failed", metadata: ["error": "\(error)"])
+                }
+                Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+            }
+            try? connection.close()
+        }
+        thread.name = "checkpointer"
+        thread.start()
+    }
+
+    /// Ends the thread after its current checkpoint.
+    public func stop() {
+        stopping.store(true, ordering: .relaxed)
+        finished.wait()
+    }
+}
