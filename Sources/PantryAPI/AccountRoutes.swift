@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PantryBus
 import PantryDomain
 
 /// Register, log in, log out, and who am I.
@@ -138,7 +139,7 @@ struct AccountRoutes {
     }
 
     private func me(_ request: Request, session: SessionClaims) async throws -> Response {
-        var query = WorkerQueries.Query(query: "entry", userId: session.userId)
+        var query = QueryRequest(query: "entry", userId: session.userId)
         query.after = try await readYourWrites.position(in: request)
         var me = Me(userId: session.userId, username: session.username, position: 0)
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Metrics
+import PantryBus
 import Prometheus
 
 /// Liveness, readiness and metrics: unauthenticated, for the process supervisor and Prometheus.
@@ -57,7 +58,7 @@ struct HealthRoutes {
         await withTaskGroup(of: (String, Int64?).self) { group in
             for worker in WorkerQueries.workers {
                 group.addTask {
-                    let reply = try? await queries.ask(worker, .init(query: "status"), timeout: Self.workerTimeout)
+                    let reply = try? await queries.ask(worker, QueryRequest(query: "status"), timeout: Self.workerTimeout)
                     return (worker, reply.flatMap { try? JSONDecoder().decode(StatusReply.self, from: $0).position })
                 }
             }

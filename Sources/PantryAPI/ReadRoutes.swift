@@ -1,4 +1,5 @@
 import Hummingbird
+import PantryBus
 
 /// The read side: a user's lists, the leaderboard and a recipe's experiences, answered by the
 /// projection workers. Every route takes `?after=POSITION` (read-your-writes).
@@ -44,8 +45,8 @@ struct ReadRoutes {
     }
 
     private func ask(_ worker: String, _ name: String, _ request: Request,
-                     _ fill: (inout WorkerQueries.Query) throws -> Void) async throws -> Response {
-        var query = WorkerQueries.Query(query: name)
+                     _ fill: (inout QueryRequest) throws -> Void) async throws -> Response {
+        var query = QueryRequest(query: name)
         try fill(&query)
         query.after = try await readYourWrites.position(in: request)
         return try await queries.answer(worker, query)

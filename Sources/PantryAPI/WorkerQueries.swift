@@ -11,17 +11,6 @@ import ZeroMQ
 final class WorkerQueries: Sendable {
     static let workers = ["leaderboard", "carts", "favourites", "groceries", "experiences"]
 
-    /// One query document; absent fields are left out of the JSON.
-    struct Query: Encodable {
-        var query: String
-        var after: Int64?
-        var userId: String?
-        var recipeId: String?
-        var text: String?
-        var limit: Int?
-        var radius: Int?
-    }
-
     private let connections: [String: RequestConnection]
 
     init(context: ZMQContext, dataDirectory: URL, timeout: Duration, logger: Logger) throws {
@@ -35,14 +24,14 @@ final class WorkerQueries: Sendable {
     }
 
     /// The worker's answer as an HTTP response, or the problem its error maps to.
-    func answer(_ worker: String, _ query: Query) async throws -> Response {
+    func answer(_ worker: String, _ query: QueryRequest) async throws -> Response {
         let reply = try await ask(worker, query)
         return Response(status: .ok, headers: [.contentType: "application/json"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))
     }
 
     /// The worker's answer document, once checked not to be an error.
-    func ask(_ worker: String, _ query: Query, timeout: Duration? = nil) async throws -> Data {
+    func ask(_ worker: String, _ query: QueryRequest, timeout: Duration? = nil) async throws -> Data {
         guard let connection = connections[worker] else { preconditionFailure("no worker named \(worker)") }
         let reply: Data
         do {

@@ -12,7 +12,7 @@ public final class BackgroundCheckpointer: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    public init(path: String, interval: Duration = .milliseconds(200), logger: Logger) throws {
+    public init(path: String, interval: TimeInterval = 0.2, logger: Logger) throws {
         var config = Configuration()
         config.label = "checkpointer"
         config.busyMode = .timeout(10)
@@ -25,7 +25,7 @@ public final class BackgroundCheckpointer: Sendable {
                 } catch {
                     logger.warning("background checkpoint failed", metadata: ["error": "\(error)"])
                 }
-                Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+                Thread.sleep(forTimeInterval: interval)
             }
             try? connection.close()
         }

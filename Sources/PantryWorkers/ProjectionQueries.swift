@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PantryBus
 import PantryProjections
 
 /// The queries each worker answers, by projection and query name, encoded as a JSON reply.
@@ -15,23 +16,9 @@ enum ProjectionQueries {
     /// Answers already encoded at one checkpoint, by question; emptied when the checkpoint moves.
     /// `status` is never kept: it reports the feed, which moves without the checkpoint.
     struct AnswerCache {
-        private struct Question: Hashable {
-            var query: String
-            var userId: String?
-            var recipeId: String?
-            var text: String?
-            var limit: Int?
-            var radius: Int?
-
-            init(_ request: QueryRequest) {
-                (query, userId, recipeId, text, limit, radius) =
-                    (request.query, request.userId, request.recipeId, request.text, request.limit, request.radius)
-            }
-        }
-
         static let capacity = 10_000
         private var position: Int64 = -1
-        private var replies: [Question: Data] = [:]
+        private var replies: [QueryRequest: Data] = [:]
 
         mutating func reply(to request: QueryRequest, at position: Int64) -> Data? {
             guard position == self.position else {
@@ -39,12 +26,12 @@ enum ProjectionQueries {
                 self.position = position
                 return nil
             }
-            return replies[Question(request)]
+            return replies[request.question]
         }
 
         mutating func remember(_ reply: Data, for request: QueryRequest, at position: Int64) {
             guard request.query != "status", position == self.position, replies.count < Self.capacity else { return }
-            replies[Question(request)] = reply
+            replies[request.question] = reply
         }
     }
 
