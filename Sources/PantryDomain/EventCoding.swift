@@ -91,6 +91,74 @@ public enum EventCoding {
         }
     }
 
+    /// A payload that failed to decode in `decode(batch:)`, and where it stands in the batch.
+    public struct BatchFailure: Error, Sendable, Equatable {
+        public var index: Int
+        public var failure: Failure
+
+        public init(index: Int, failure: Failure) { self.index = index; self.failure = failure }
+    }
+
+    /// Decodes many payloads in one call of the decoder. Replay and catch-up decode millions of
+    /// small payloads, for which the decoder's fixed cost per call outweighs the parsing: the
+    /// payloads are joined into one JSON array and read back in order, each as its own type.
+    public static func decode(batch payloads: [(type: String, schemaVersion: Int, data: Data)]) throws(BatchFailure) -> [Event] {
+        guard !payloads.isEmpty else { return [] }
+        var array = Data("[".utf8)
+        array.reserveCapacity(payloads.reduce(2) { $0 + $1.data.count + 1 })
+        for (index, payload) in payloads.enumerated() {
+            guard typeNames.contains(payload.type) else { throw BatchFailure(index: index, failure: .unknownType(payload.type)) }
+            guard (1...currentSchemaVersion).contains(payload.schemaVersion) else {
+                throw BatchFailure(index: index, failure: .unsupportedSchemaVersion(type: payload.type, version: payload.schemaVersion))
+            }
+            if index > 0 { array.append(UInt8(ascii: ",")) }
+            array.append(upcast(type: payload.type, from: payload.schemaVersion, payload.data))
+        }
+        array.append(UInt8(ascii: "]"))
+        let decoder = JSONDecoder()
+        decoder.userInfo[PayloadArray.typesKey] = payloads.map(\.type)
+        do {
+            return try decoder.decode(PayloadArray.self, from: array).events
+        } catch {
+            // Find the culprit one by one (rare: the writer only stores what it encoded itself).
+            let single = JSONDecoder()
+            for (index, payload) in payloads.enumerated() {
+                do { _ = try decode(type: payload.type, schemaVersion: payload.schemaVersion, data: payload.data, with: single) }
+                catch { throw BatchFailure(index: index, failure: error) }
+            }
+            throw BatchFailure(index: 0, failure: .invalidPayload(type: payloads[0].type, reason: "\(error)"))
+        }
+    }
+
+    /// A JSON array of payloads whose types come in the decoder's `userInfo`, in array order.
+    private struct PayloadArray: Decodable {
+        static let typesKey = CodingUserInfoKey(rawValue: "pantry.eventTypes")!
+        var events: [Event] = []
+
+        init(from decoder: any Decoder) throws {
+            let types = decoder.userInfo[Self.typesKey] as? [String] ?? []
+            var container = try decoder.unkeyedContainer()
+            events.reserveCapacity(types.count)
+            for type in types {
+                switch type {
+                case "UserRegistered": events.append(.userRegistered(try container.decode(UserRegistered.self)))
+                case "RecipeSaved": events.append(.recipeSaved(try container.decode(RecipeSaved.self)))
+                case "SavedRecipeRemoved": events.append(.savedRecipeRemoved(try container.decode(SavedRecipeRemoved.self)))
+                case "GroceryAdded": events.append(.groceryAdded(try container.decode(GroceryAdded.self)))
+                case "GroceryChecked": events.append(.groceryChecked(try container.decode(GroceryChecked.self)))
+                case "GroceryRemoved": events.append(.groceryRemoved(try container.decode(GroceryRemoved.self)))
+                case "PointEarned": events.append(.pointEarned(try container.decode(PointEarned.self)))
+                case "CartAdjusted": events.append(.cartAdjusted(try container.decode(CartAdjusted.self)))
+                case "ExperienceWritten": events.append(.experienceWritten(try container.decode(ExperienceWritten.self)))
+                default: throw Failure.unknownType(type)
+                }
+            }
+            guard container.isAtEnd else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "more payloads than types"))
+            }
+        }
+    }
+
     /// Decodes a payload nested in a larger document (an event as published on the feed) without
     /// first cutting it out as bytes. Only the current version can be read this way; callers
     /// holding an older one go through `decode(type:schemaVersion:data:with:)`, which upcasts.

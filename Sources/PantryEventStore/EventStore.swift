@@ -8,6 +8,11 @@ public protocol EventStore: AnyObject, Sendable {
     /// Events with a position greater than `position`, oldest first, at most `limit`.
     func read(after position: Int64, limit: Int) throws -> [RecordedEvent]
 
+    /// The events of `types` with a position in `position + 1 ... last`, oldest first. The log is
+    /// dense, so every other position in that range holds an event of another type: a reader that
+    /// ignores those types may count itself at `last` afterwards without having seen them.
+    func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent]
+
     /// Every event of one stream, oldest first.
     func readStream(_ streamId: String) throws -> [RecordedEvent]
 

@@ -113,6 +113,15 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
+    public func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent] {
+        guard last > position, !types.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: types.count).joined(separator: ", ")
+        return try pool.read { db in
+            try Self.events(db, sql: "WHERE position > ? AND position <= ? AND type IN (\(placeholders)) ORDER BY position",
+                            arguments: StatementArguments([position, last] as [any DatabaseValueConvertible] + types.sorted()))
+        }
+    }
+
     public func readStream(_ streamId: String) throws -> [RecordedEvent] {
         try pool.read { db in
             try Self.events(db, sql: "WHERE stream_id = ? ORDER BY stream_version",

@@ -39,24 +39,48 @@ public struct LeaderboardProjection: Projection {
     }
 
     public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
-        switch event {
-        case .userRegistered(let e):
-            try db.cachedStatement(sql: """
-                INSERT INTO leaderboard_users (user_id, username, points, reached_at_position, registered_at_position)
-                VALUES (?1, ?2, 0, ?3, ?3)
-                ON CONFLICT (user_id) DO UPDATE SET username = excluded.username
-                """).execute(arguments: [e.userId, e.username, recorded.position])
-        case .pointEarned(let e):
-            // The decider only awards points to registered users; a point for an unknown user still
-            // counts (under the user id) rather than being lost.
-            try db.cachedStatement(sql: """
-                INSERT INTO leaderboard_users (user_id, username, points, reached_at_position, registered_at_position)
-                VALUES (?1, ?1, 1, ?2, ?2)
-                ON CONFLICT (user_id) DO UPDATE SET points = points + 1, reached_at_position = excluded.reached_at_position
-                """).execute(arguments: [e.userId, recorded.position])
-        default:
-            break
+        try apply(batch: [(event, recorded)], db: db)
+    }
+
+    /// A user's points earned within one batch, written as one upsert rather than one per point
+    /// (replay and a busy worker see the same users again and again within a batch).
+    private struct PendingPoints {
+        var count: Int
+        var first: Int64
+        var last: Int64
+    }
+
+    /// Rows of different users never affect each other, so points are summed per user and written
+    /// when the batch ends, or just before that user's next registration (to keep its order).
+    public func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws {
+        var pending: [UserID: PendingPoints] = [:]
+        for (event, recorded) in batch {
+            switch event {
+            case .userRegistered(let e):
+                if let points = pending.removeValue(forKey: e.userId) { try write(points, for: e.userId, db) }
+                try db.cachedStatement(sql: """
+                    INSERT INTO leaderboard_users (user_id, username, points, reached_at_position, registered_at_position)
+                    VALUES (?1, ?2, 0, ?3, ?3)
+                    ON CONFLICT (user_id) DO UPDATE SET username = excluded.username
+                    """).execute(arguments: [e.userId, e.username, recorded.position])
+            case .pointEarned(let e):
+                pending[e.userId, default: PendingPoints(count: 0, first: recorded.position, last: 0)].count += 1
+                pending[e.userId]!.last = recorded.position
+            default:
+                break
+            }
         }
+        for (userId, points) in pending { try write(points, for: userId, db) }
+    }
+
+    private func write(_ points: PendingPoints, for userId: UserID, _ db: Database) throws {
+        // The decider only awards points to registered users; points for an unknown user still
+        // count (under the user id, registered at their first point) rather than being lost.
+        try db.cachedStatement(sql: """
+            INSERT INTO leaderboard_users (user_id, username, points, reached_at_position, registered_at_position)
+            VALUES (?1, ?1, ?2, ?3, ?4)
+            ON CONFLICT (user_id) DO UPDATE SET points = points + excluded.points, reached_at_position = excluded.reached_at_position
+            """).execute(arguments: [userId, points.count, points.last, points.first])
     }
 
     public func checksum(_ db: Database) throws -> String {

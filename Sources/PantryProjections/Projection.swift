@@ -20,9 +20,19 @@ public protocol Projection: Sendable {
     func migrate(_ db: Database) throws
     /// Folds one event into the tables. `recorded` gives the log position and `metadata.recordedAt`.
     func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws
+    /// Folds a batch of events (of this projection's types, in log order) into the tables. The
+    /// default applies them one by one; a projection may fold a batch more cheaply as long as the
+    /// tables end exactly as one-by-one would leave them.
+    func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws
     /// A SHA-256 (hex) over the projection's whole state in a canonical order, not including the
     /// checkpoint: a replayed copy and a live copy at the same position have the same checksum.
     func checksum(_ db: Database) throws -> String
+}
+
+extension Projection {
+    public func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws {
+        for (event, recorded) in batch { try apply(event, recorded: recorded, db: db) }
+    }
 }
 
 public enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible {

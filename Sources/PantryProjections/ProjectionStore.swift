@@ -89,59 +89,98 @@ public final class ProjectionStore: Sendable {
     @discardableResult
     public func apply(decoded events: [(recorded: RecordedEvent, event: Event?)]) throws -> Int {
         guard !events.isEmpty else { return 0 }
-        let projection = self.projection
-        let types = projection.eventTypes
         return try pool.write { db in
             let start = try Self.checkpoint(db)
             var position = start
+            var unseen: [(recorded: RecordedEvent, event: Event?)] = []
             // Validate first so that a gap leaves the file untouched.
-            for (recorded, _) in events where recorded.position > position {
-                guard recorded.position == position + 1 else {
-                    throw ProjectionError.gap(expected: position + 1, got: recorded.position)
+            for event in events where event.recorded.position > position {
+                guard event.recorded.position == position + 1 else {
+                    throw ProjectionError.gap(expected: position + 1, got: event.recorded.position)
                 }
-                position = recorded.position
+                position = event.recorded.position
+                unseen.append(event)
             }
             guard position > start else { return 0 }
-            let decoder = JSONDecoder()
-            position = start
-            for (recorded, decoded) in events where recorded.position > position {
-                if types.contains(recorded.type) {
-                    let event: Event
-                    do {
-                        event = try decoded ?? EventCoding.decode(
-                            type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, with: decoder)
-                    } catch {
-                        throw ProjectionError.undecodable(position: recorded.position, reason: "\(error)")
-                    }
-                    try projection.apply(event, recorded: recorded, db: db)
-                }
-                position = recorded.position
-            }
+            try fold(unseen, db: db)
             try db.execute(sql: "UPDATE checkpoint SET position = ? WHERE id = 1", arguments: [position])
             return Int(position - start)
         }
     }
 
-    /// Reads the log after the checkpoint up to its head (or `last`), in batches of `batchSize`, and applies it.
-    /// Use it at start, after a `.gap`, and to replay. Keeps going while the log grows, so it returns
-    /// only when it has seen an empty read. `progress` gets (checkpoint, head) after every batch,
-    /// where head is the log head when catching up started or the checkpoint if that is larger.
-    /// Returns how many events were applied.
+    /// Applies what `EventStore.read(after: checkpoint, through: last, types: projection.eventTypes)`
+    /// returned and moves the checkpoint to `last`: the positions in between hold events of types
+    /// this projection ignores, so they never have to be read. Returns how many positions that covered.
+    @discardableResult
+    public func apply(_ events: [RecordedEvent], after first: Int64, through last: Int64) throws -> Int64 {
+        try apply(decoded: events.map { ($0, nil) }, after: first, through: last)
+    }
+
+    /// `apply(_:after:through:)` for events whose payload the caller may already have decoded, and
+    /// which may include events of ignored types (they are skipped).
+    @discardableResult
+    public func apply(decoded events: [(recorded: RecordedEvent, event: Event?)], after first: Int64, through last: Int64) throws -> Int64 {
+        try pool.write { db in
+            let checkpoint = try Self.checkpoint(db)
+            guard checkpoint == first else { throw ProjectionError.gap(expected: checkpoint + 1, got: first + 1) }
+            var position = first
+            for (recorded, _) in events {
+                guard recorded.position > position, recorded.position <= last else {
+                    throw ProjectionError.gap(expected: position + 1, got: recorded.position)
+                }
+                position = recorded.position
+            }
+            try fold(events, db: db)
+            try db.execute(sql: "UPDATE checkpoint SET position = ? WHERE id = 1", arguments: [last])
+            return last - first
+        }
+    }
+
+    /// Decodes the events of this projection's types (unless already decoded) and hands them to
+    /// the projection as one batch. Other types are not even decoded.
+    private func fold(_ events: [(recorded: RecordedEvent, event: Event?)], db: Database) throws {
+        let types = projection.eventTypes
+        let wanted = events.filter { types.contains($0.recorded.type) }
+        let undecoded = wanted.filter { $0.event == nil }.map(\.recorded)
+        let decoded: [Event]
+        do {
+            decoded = try EventCoding.decode(batch: undecoded.map { ($0.type, $0.schemaVersion, $0.data) })
+        } catch {
+            throw ProjectionError.undecodable(position: undecoded[error.index].position, reason: "\(error.failure)")
+        }
+        var next = decoded.startIndex
+        let batch = wanted.map { recorded, event -> (event: Event, recorded: RecordedEvent) in
+            if let event { return (event, recorded) }
+            defer { next += 1 }
+            return (decoded[next], recorded)
+        }
+        try projection.apply(batch: batch, db: db)
+    }
+
+    /// Reads the log after the checkpoint up to its head (or `last`), `batchSize` positions at a
+    /// time, and applies it. Only events of this projection's types are read (see
+    /// `apply(_:after:through:)`). Use it at start, after a `.gap`, and to replay. Keeps going while
+    /// the log grows, so it returns only when the head stopped moving. `progress` gets
+    /// (checkpoint, head) after every batch. Returns how many positions it applied.
     @discardableResult
     public func catchUp(from log: any EventStore, batchSize: Int = 1_000, through last: Int64 = .max,
                         progress: ((_ applied: Int64, _ head: Int64) -> Void)? = nil) throws -> Int64 {
         precondition(batchSize > 0, "batchSize must be positive")
-        var head = min(try log.headPosition(), last)
+        let types = projection.eventTypes
         var position = try checkpoint
+        var head = max(min(try log.headPosition(), last), position)
         var applied: Int64 = 0
-        progress?(position, max(head, position))
-        while position < last {
-            let batch = try log.read(after: position, limit: Int(min(Int64(batchSize), last - position)))
-            guard let last = batch.last else { break }
-            applied += Int64(try apply(batch))
-            position = last.position
-            head = max(head, position)
-            progress?(position, head)
+        progress?(position, head)
+        while true {
+            while position < head {
+                let end = min(head, position + Int64(batchSize))
+                applied += try apply(log.read(after: position, through: end, types: types), after: position, through: end)
+                position = end
+                progress?(position, head)
+            }
+            let newHead = min(try log.headPosition(), last)
+            guard newHead > head else { break }
+            head = newHead
         }
         if applied > 0 { logger.debug("caught up", metadata: ["applied": "\(applied)", "checkpoint": "\(position)"]) }
         return applied

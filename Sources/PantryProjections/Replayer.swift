@@ -23,7 +23,7 @@ public struct ReplayReport: Sendable, Equatable, Codable {
 /// it after the swap): an open connection keeps writing to the old, unlinked file and its WAL.
 /// Readers that open the file per request simply see the new file.
 public enum Replayer {
-    public static let defaultBatchSize = 10_000
+    public static let defaultBatchSize = 100_000
 
     /// Rebuilds `projection` from position 0 (up to `last`) into `<directory>/<name>.sqlite.rebuild`, reporting
     /// `(applied, head)` after every batch, then (if `swap`) moves it over `<directory>/<name>.sqlite`.

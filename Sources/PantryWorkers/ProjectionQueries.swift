@@ -35,9 +35,9 @@ enum ProjectionQueries {
         }
     }
 
-    static func answer(_ request: QueryRequest, projection: String, store: ProjectionStore, feed: FeedStatus,
-                       encoder: JSONEncoder) throws -> Data {
-        let position = try store.checkpoint
+    /// `position` is the follower's: the file may be behind it only by events this projection ignores.
+    static func answer(_ request: QueryRequest, projection: String, store: ProjectionStore, position: Int64,
+                       feed: FeedStatus, encoder: JSONEncoder) throws -> Data {
         func reply(_ result: some Encodable) throws -> Data {
             try encoder.encode(QueryReply(position: position, result: result))
         }

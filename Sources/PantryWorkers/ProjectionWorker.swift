@@ -26,13 +26,20 @@ public final class ProjectionWorker {
     /// Encoded answers at the current checkpoint: the same question (top 10, say) asked again
     /// before the next event is answered without a transaction or an encoder.
     private var answers = ProjectionQueries.AnswerCache()
+    /// The checkpoint in the file. The follower runs ahead of it over events of types this
+    /// projection ignores: a transaction each would cost more than everything else a worker does
+    /// for them, so the file catches up with the next event it reads, when the worker is idle, or
+    /// after `maxUnwrittenPositions`. The state is the same at both positions.
+    private var written: Int64
+    private static let maxUnwrittenPositions: Int64 = 1_000
 
     public init(store: ProjectionStore, log: any EventStore, context: ZMQContext, feed: String,
                 queryEndpoint: String, logger: Logger) throws {
         self.store = store
         self.logger = logger
         encoder.outputFormatting = [.withoutEscapingSlashes]
-        follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: try store.checkpoint,
+        written = try store.checkpoint
+        follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: written,
                                          decodedTypes: store.projection.eventTypes, logger: logger)
         queries = try ZMQSocket(context: context, type: .router)
         try queries.setMaxMessageSize(64 << 10)
@@ -55,7 +62,11 @@ public final class ProjectionWorker {
             while true {
                 let busy = follower.isBehind || queriesPending
                 let ready = try poller.poll(timeoutMilliseconds: busy ? 0 : pollTimeout())
-                if ready[0].contains(.readable) || follower.isBehind { try apply(follower.drain()) }
+                if ready[0].contains(.readable) || follower.isBehind {
+                    try apply(follower.drain())
+                } else if written < follower.position {
+                    try apply([])   // idle: let the file (and `pantry status`) catch up
+                }
                 if ready[1].contains(.readable) || queriesPending { try receiveQueries() }
                 answerParked()
                 if clock.now - lastReport > .seconds(10) {
@@ -71,16 +82,23 @@ public final class ProjectionWorker {
         }
     }
 
+    /// Applies what the follower handed back, which continues `follower`'s previous position
+    /// without a hole; an empty array just writes the checkpoint up to the follower's position.
     private func apply(_ events: [EventFeedFollower.Delivery]) throws {
-        guard !events.isEmpty else { return }
+        let types = store.projection.eventTypes
+        let relevant = events.filter { types.contains($0.recorded.type) }
+        let through = follower.position
+        guard through > written else { return }
+        if relevant.isEmpty && !events.isEmpty && through - written < Self.maxUnwrittenPositions { return }
         do {
-            try store.apply(decoded: events)
+            try store.apply(decoded: relevant, after: written, through: through)
+            written = through
         } catch let error as ProjectionError {
             // The follower and the file disagree (the file was rebuilt, say): trust the file.
-            let checkpoint = try store.checkpoint
+            written = try store.checkpoint
             logger.warning("could not apply a batch; resuming from the file's checkpoint",
-                           metadata: ["error": "\(error)", "checkpoint": "\(checkpoint)"])
-            follower.rewind(to: checkpoint)
+                           metadata: ["error": "\(error)", "checkpoint": "\(written)"])
+            follower.rewind(to: written)
         }
     }
 
@@ -146,7 +164,8 @@ public final class ProjectionWorker {
             let feed = ProjectionQueries.FeedStatus(
                 projection: store.projection.name, announcedHead: follower.announcedHead,
                 eventsReadFromLog: follower.eventsReadFromLog, gapsHealed: follower.gapsHealed)
-            let reply = try ProjectionQueries.answer(request, projection: store.projection.name, store: store, feed: feed, encoder: encoder)
+            let reply = try ProjectionQueries.answer(request, projection: store.projection.name, store: store,
+                                                     position: follower.position, feed: feed, encoder: encoder)
             answers.remember(reply, for: request, at: follower.position)
             try queries.send(route + [reply], dontWait: true)
         } catch let error as QueryError {

@@ -60,6 +60,31 @@ import Testing
         #expect(parsed.isEqual(expected), "\(String(decoding: data, as: UTF8.self))")
     }
 
+    @Test func aBatchDecodesToTheSameEventsAsOneByOne() throws {
+        let payloads = Self.samples.map { (EventCoding.typeName(of: $0), EventCoding.currentSchemaVersion, EventCoding.encode($0)) }
+        #expect(try EventCoding.decode(batch: payloads) == Self.samples)
+        #expect(try EventCoding.decode(batch: []) == [])
+    }
+
+    @Test func aBatchNamesThePayloadThatFailed() {
+        var payloads = Self.samples.map { (EventCoding.typeName(of: $0), EventCoding.currentSchemaVersion, EventCoding.encode($0)) }
+        payloads[5].2 = Data(#"{"userId":"u1","item":"x"}"#.utf8)   // a GroceryAdded without its fields
+        #expect(throws: EventCoding.BatchFailure.self) { try EventCoding.decode(batch: payloads) }
+        do {
+            _ = try EventCoding.decode(batch: payloads)
+        } catch {
+            #expect(error.index == 5)
+        }
+        payloads[5] = ("PizzaOrdered", 1, Data("{}".utf8))
+        #expect(throws: EventCoding.BatchFailure(index: 5, failure: .unknownType("PizzaOrdered"))) {
+            try EventCoding.decode(batch: payloads)
+        }
+        payloads[5] = ("PointEarned", 2, Data("{}".utf8))
+        #expect(throws: EventCoding.BatchFailure(index: 5, failure: .unsupportedSchemaVersion(type: "PointEarned", version: 2))) {
+            try EventCoding.decode(batch: payloads)
+        }
+    }
+
     @Test func optionalFieldsAreOmittedWhenNil() throws {
         let data = EventCoding.encode(.recipeSaved(RecipeSaved(userId: "u1", recipeId: "r1", title: "T", image: nil)))
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

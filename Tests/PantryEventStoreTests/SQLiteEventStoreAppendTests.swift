@@ -91,6 +91,23 @@ import Testing
         }
     }
 
+    @Test func aRangeCanBeReadForSomeTypesOnly() throws {
+        try withTemporaryDirectory { dir in
+            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+            for i in 0..<20 {
+                _ = try store.append([append("s\(i)", expecting: 0, event("E\(i % 4)", commandId: "c\(i)"))])
+            }
+            // E1 sits at positions 2, 6, 10, ...; E3 at 4, 8, 12, ...
+            let page = try store.read(after: 3, through: 12, types: ["E1", "E3"])
+            #expect(page.map(\.position) == [4, 6, 8, 10, 12])
+            #expect(page.map(\.type) == ["E3", "E1", "E3", "E1", "E3"])
+            #expect(page == (try store.read(after: 3, limit: 9)).filter { ["E1", "E3"].contains($0.type) })
+            #expect(try store.read(after: 3, through: 3, types: ["E1"]).isEmpty)
+            #expect(try store.read(after: 0, through: 20, types: []).isEmpty)
+            #expect(try store.read(after: 0, through: 20, types: ["Unknown"]).isEmpty)
+        }
+    }
+
     @Test func wrongExpectedVersionRollsBackTheWholeBatch() throws {
         try withTemporaryDirectory { dir in
             let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
