@@ -17,10 +17,10 @@ struct Strict<Value: StrictlyDecodable>: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
-        let known = Set(Value.CodingKeys.allCases.map(\.rawValue))
-        if let unknown = container.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first {
+        let unknown = container.allKeys.lazy.map(\.stringValue).filter { Value.CodingKeys(rawValue: $0) == nil }
+        if let first = unknown.min() {
             throw DecodingError.dataCorruptedError(
-                forKey: AnyCodingKey(unknown), in: container, debugDescription: "unknown field '\(unknown)'")
+                forKey: AnyCodingKey(first), in: container, debugDescription: "unknown field '\(first)'")
         }
         value = try Value(from: decoder)
     }
