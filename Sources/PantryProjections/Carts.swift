@@ -77,17 +77,17 @@ public struct CartsProjection: Projection {
 
     /// The user's lines, in the order they entered the cart.
     public static func lines(_ userId: UserID, in db: Database) throws -> [CartLine] {
-        try Row.fetchAll(db, sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT recipe_id, title, image, count FROM cart_lines WHERE user_id = ? ORDER BY added_at_position
-            """, arguments: [userId]).map {
+            """), arguments: [userId]).map {
             CartLine(recipeId: $0["recipe_id"], title: $0["title"], image: $0["image"], count: $0["count"])
         }
     }
 
     public static func totals(_ userId: UserID, in db: Database) throws -> CartTotals {
-        let row = try Row.fetchOne(db, sql: """
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) AS lines, IFNULL(SUM(count), 0) AS items FROM cart_lines WHERE user_id = ?
-            """, arguments: [userId])
+            """), arguments: [userId])
         return CartTotals(lines: row?["lines"] ?? 0, items: row?["items"] ?? 0)
     }
 

@@ -64,16 +64,16 @@ public struct ExperiencesProjection: Projection {
     /// A recipe's experiences, newest first, at most `limit` (clamped to 1...`maxLimit`).
     public static func forRecipe(_ recipeId: RecipeID, limit: Int = defaultLimit, in db: Database) throws -> [Experience] {
         let limit = min(max(limit, 1), maxLimit)
-        return try Row.fetchAll(db, sql: """
+        return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT experience_id, recipe_id, user_id, username, text, written_at FROM experiences
             WHERE recipe_id = ? ORDER BY position DESC LIMIT ?
-            """, arguments: [recipeId, limit]).map {
+            """), arguments: [recipeId, limit]).map {
             Experience(experienceId: $0["experience_id"], recipeId: $0["recipe_id"], userId: $0["user_id"],
                        username: $0["username"], text: $0["text"], writtenAt: $0["written_at"])
         }
     }
 
     public static func count(_ recipeId: RecipeID, in db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM experiences WHERE recipe_id = ?", arguments: [recipeId]) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM experiences WHERE recipe_id = ?"), arguments: [recipeId]) ?? 0
     }
 }

@@ -71,9 +71,9 @@ public struct FavouritesProjection: Projection {
 
     /// The user's saved recipes, newest first.
     public static func list(_ userId: UserID, in db: Database) throws -> [Favourite] {
-        try Row.fetchAll(db, sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT recipe_id, title, image, saved_at FROM favourites WHERE user_id = ? ORDER BY saved_at_position DESC
-            """, arguments: [userId]).map {
+            """), arguments: [userId]).map {
             Favourite(recipeId: $0["recipe_id"], title: $0["title"], image: $0["image"], savedAt: $0["saved_at"])
         }
     }

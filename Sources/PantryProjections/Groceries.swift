@@ -130,21 +130,21 @@ public struct GroceriesProjection: Projection {
     /// The user's list: unchecked first, then in the order the items were first added.
     public static func list(_ userId: UserID, in db: Database) throws -> [GroceryItem] {
         var amounts: [String: [GroceryAmount]] = [:]
-        for row in try Row.fetchAll(db, sql: """
+        for row in try Row.fetchAll(db.cachedStatement(sql: """
             SELECT item, unit, amount FROM grocery_amounts WHERE user_id = ? ORDER BY item, added_at_position
-            """, arguments: [userId]) {
+            """), arguments: [userId]) {
             amounts[row["item"], default: []].append(GroceryAmount(amount: row["amount"], unit: row["unit"]))
         }
         var sources: [String: [RecipeID]] = [:]
-        for row in try Row.fetchAll(db, sql: """
+        for row in try Row.fetchAll(db.cachedStatement(sql: """
             SELECT item, recipe_id FROM grocery_sources WHERE user_id = ? ORDER BY item, added_at_position, recipe_id
-            """, arguments: [userId]) {
+            """), arguments: [userId]) {
             sources[row["item"], default: []].append(row["recipe_id"])
         }
-        return try Row.fetchAll(db, sql: """
+        return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT item, ingredient, checked, unmeasured_adds FROM grocery_items WHERE user_id = ?
             ORDER BY checked, added_at_position
-            """, arguments: [userId]).map { row in
+            """), arguments: [userId]).map { row in
             let item: String = row["item"]
             return GroceryItem(item: item, ingredient: row["ingredient"], checked: row["checked"],
                                amounts: amounts[item] ?? [], unmeasuredAdds: row["unmeasured_adds"],

@@ -104,15 +104,15 @@ public struct LeaderboardProjection: Projection {
 
     /// The user's points and rank; nil for a user the leaderboard has never seen.
     public static func entry(_ userId: UserID, in db: Database) throws -> LeaderboardEntry? {
-        guard let row = try Row.fetchOne(db, sql: """
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT username, points, reached_at_position FROM leaderboard_users WHERE user_id = ?
-            """, arguments: [userId]) else { return nil }
+            """), arguments: [userId]) else { return nil }
         let points: Int = row["points"]
         let reached: Int64 = row["reached_at_position"]
-        let ahead = try Int.fetchOne(db, sql: """
+        let ahead = try Int.fetchOne(db.cachedStatement(sql: """
             SELECT (SELECT COUNT(*) FROM leaderboard_users INDEXED BY leaderboard_rank WHERE points > ?1)
                  + (SELECT COUNT(*) FROM leaderboard_users INDEXED BY leaderboard_rank WHERE points = ?1 AND reached_at_position < ?2)
-            """, arguments: [points, reached]) ?? 0
+            """), arguments: [points, reached]) ?? 0
         return LeaderboardEntry(rank: ahead + 1, userId: userId, username: row["username"], points: points)
     }
 
@@ -127,11 +127,11 @@ public struct LeaderboardProjection: Projection {
 
     /// How many users the leaderboard holds.
     public static func count(in db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM leaderboard_users") ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM leaderboard_users")) ?? 0
     }
 
     private static func page(offset: Int, limit: Int, _ db: Database) throws -> [LeaderboardEntry] {
-        let rows = try Row.fetchAll(db, sql: ordered + " LIMIT ? OFFSET ?", arguments: [limit, offset])
+        let rows = try Row.fetchAll(db.cachedStatement(sql: ordered + " LIMIT ? OFFSET ?"), arguments: [limit, offset])
         return rows.enumerated().map { index, row in
             LeaderboardEntry(rank: offset + index + 1, userId: row["user_id"], username: row["username"], points: row["points"])
         }

@@ -72,7 +72,7 @@ public final class ProjectionStore: Sendable {
     }
 
     static func checkpoint(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT position FROM checkpoint WHERE id = 1") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT position FROM checkpoint WHERE id = 1")) ?? 0
     }
 
     /// Applies `events` (in position order; duplicates allowed) and advances the checkpoint, all in
