@@ -45,9 +45,16 @@ public struct LeaderboardProjection: Projection {
     /// A user's points earned within one batch, written as one upsert rather than one per point
     /// (replay and a busy worker see the same users again and again within a batch).
     private struct PendingPoints {
-        var count: Int
+        var count = 0
         var first: Int64
         var last: Int64
+
+        init(at position: Int64) { first = position; last = position }
+
+        mutating func add(at position: Int64) {
+            count += 1
+            last = position
+        }
     }
 
     /// Rows of different users never affect each other, so points are summed per user and written
@@ -64,8 +71,7 @@ public struct LeaderboardProjection: Projection {
                     ON CONFLICT (user_id) DO UPDATE SET username = excluded.username
                     """).execute(arguments: [e.userId, e.username, recorded.position])
             case .pointEarned(let e):
-                pending[e.userId, default: PendingPoints(count: 0, first: recorded.position, last: 0)].count += 1
-                pending[e.userId]!.last = recorded.position
+                pending[e.userId, default: PendingPoints(at: recorded.position)].add(at: recorded.position)
             default:
                 break
             }

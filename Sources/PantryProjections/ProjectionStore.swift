@@ -148,12 +148,9 @@ public final class ProjectionStore: Sendable {
         } catch {
             throw ProjectionError.undecodable(position: undecoded[error.index].position, reason: "\(error.failure)")
         }
-        var next = decoded.startIndex
-        let batch = wanted.map { recorded, event -> (event: Event, recorded: RecordedEvent) in
-            if let event { return (event, recorded) }
-            defer { next += 1 }
-            return (decoded[next], recorded)
-        }
+        // `decoded` holds, in order, the events that came without a payload decoded.
+        var fresh = decoded.makeIterator()
+        let batch = wanted.map { (event: $0.event ?? fresh.next()!, recorded: $0.recorded) }
         try projection.apply(batch: batch, db: db)
     }
 

@@ -53,7 +53,7 @@ public final class ProjectionWorker {
     public func run() throws {
         logger.info("worker serving", metadata: ["projection": "\(store.projection.name)", "checkpoint": "\(follower.position)"])
         // Start from the log, without waiting for the first heartbeat.
-        try apply(follower.readLog())
+        try write(follower.readLog())
         var poller = ZMQPoller()
         poller.register(follower.socket)
         poller.register(queries)
@@ -64,8 +64,8 @@ public final class ProjectionWorker {
                 let ready = try poller.poll(timeoutMilliseconds: busy ? 0 : pollTimeout())
                 if ready[0].contains(.readable) || follower.isBehind {
                     try apply(follower.drain())
-                } else if written < follower.position {
-                    try apply([])   // idle: let the file (and `pantry status`) catch up
+                } else {
+                    try write([])   // idle: let the file (and `pantry status`) catch up
                 }
                 if ready[1].contains(.readable) || queriesPending { try receiveQueries() }
                 answerParked()
@@ -82,16 +82,22 @@ public final class ProjectionWorker {
         }
     }
 
-    /// Applies what the follower handed back, which continues `follower`'s previous position
-    /// without a hole; an empty array just writes the checkpoint up to the follower's position.
+    /// Applies what the follower handed back (it continues the follower's previous position
+    /// without a hole). Events this projection ignores alone are not worth a transaction.
     private func apply(_ events: [EventFeedFollower.Delivery]) throws {
         let types = store.projection.eventTypes
-        let relevant = events.filter { types.contains($0.recorded.type) }
+        guard events.contains(where: { types.contains($0.recorded.type) })
+            || follower.position - written >= Self.maxUnwrittenPositions else { return }
+        try write(events)
+    }
+
+    /// Folds `events` and moves the file's checkpoint to the follower's position; with no events,
+    /// only the checkpoint moves (over events this projection ignores).
+    private func write(_ events: [EventFeedFollower.Delivery]) throws {
         let through = follower.position
         guard through > written else { return }
-        if relevant.isEmpty && !events.isEmpty && through - written < Self.maxUnwrittenPositions { return }
         do {
-            try store.apply(decoded: relevant, after: written, through: through)
+            try store.apply(decoded: events, after: written, through: through)
             written = through
         } catch let error as ProjectionError {
             // The follower and the file disagree (the file was rebuilt, say): trust the file.
