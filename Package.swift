@@ -27,7 +27,11 @@ let package = Package(
         // The durable event log (SQLite through GRDB), behind the `EventStore` protocol.
         .target(
             name: "PantryEventStore",
-            dependencies: ["PantryJSON", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "PantryJSON",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // The single writer: decide, group commit, idempotency.
         .target(
@@ -43,6 +47,7 @@ let package = Package(
             name: "PantryBus",
             dependencies: [
                 "PantryDomain",
+                "PantryJSON",
                 "PantryEventStore",
                 "PantryCore",
                 "ZeroMQ",
@@ -168,6 +173,7 @@ let package = Package(
             dependencies: ["PantryLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain"]),
+        .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON"]),
         .testTarget(name: "PantryEventStoreTests", dependencies: ["PantryEventStore"]),
         .testTarget(name: "PantryCoreTests", dependencies: ["PantryDomain", "PantryEventStore", "PantryCore"]),
         // Drives the built `pantry` binary as a child process.

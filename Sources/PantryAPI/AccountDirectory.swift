@@ -82,10 +82,9 @@ public final class AccountDirectory: Sendable {
         guard let log = opened else { return }
         let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: 0,
                                              decodedTypes: [Self.eventType], logger: logger)
-        let decoder = JSONDecoder()
         var batch = try follower.readLog()
         while !batch.isEmpty {
-            try apply(batch, follower: follower, decoder: decoder, fedAt: nil)
+            try apply(batch, follower: follower, fedAt: nil)
             batch = try follower.readLog()
         }
         logger.info("accounts loaded", metadata: ["position": "\(follower.position)", "accounts": "\(state.withLock { $0.byUsername.count })"])
@@ -94,19 +93,19 @@ public final class AccountDirectory: Sendable {
         while !stopping.load(ordering: .relaxed) {
             let readable = try poller.poll(timeoutMilliseconds: follower.isBehind ? 0 : 100).first?.contains(.readable) == true
             guard readable || follower.isBehind else { continue }
-            try apply(follower.drain(), follower: follower, decoder: decoder, fedAt: readable ? ContinuousClock.now : nil)
+            try apply(follower.drain(), follower: follower, fedAt: readable ? ContinuousClock.now : nil)
         }
     }
 
     private static let eventType = "UserRegistered"
 
-    private func apply(_ deliveries: [EventFeedFollower.Delivery], follower: EventFeedFollower, decoder: JSONDecoder,
+    private func apply(_ deliveries: [EventFeedFollower.Delivery], follower: EventFeedFollower,
                        fedAt: ContinuousClock.Instant?) throws {
         var accounts: [Account] = []
         for delivery in deliveries where delivery.recorded.type == Self.eventType {
             let recorded = delivery.recorded
             let event = try delivery.event ?? EventCoding.decode(
-                type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, with: decoder)
+                type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data)
             if case .userRegistered(let e) = event {
                 accounts.append(Account(userId: e.userId, username: e.username, passwordHash: e.passwordHash))
             }

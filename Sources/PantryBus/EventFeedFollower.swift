@@ -11,7 +11,6 @@ public final class EventFeedFollower {
     public let socket: ZMQSocket
     private let log: any EventStore
     private let logger: Logger
-    private let decoder = JSONDecoder()
     /// The position of the last event handed back.
     public private(set) var position: Int64
     /// The newest head the core announced.
@@ -67,7 +66,7 @@ public final class EventFeedFollower {
         while events.count < limit, let frames = try socket.receive(dontWait: true) {
             let message: FeedMessage
             do {
-                message = try FeedMessage.decode(frames, decoder: decoder, after: position) { type in
+                message = try FeedMessage.decode(frames, after: position) { type in
                     self.decodedTypes?.contains(type) ?? true
                 }
             } catch {

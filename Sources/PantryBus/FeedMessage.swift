@@ -1,6 +1,7 @@
 import Foundation
 import PantryDomain
 import PantryEventStore
+import PantryJSON
 
 /// A message on the event feed (the core's PUB socket), as documented in `schemas/zeromq.md`:
 /// three frames, `[topic, position, JSON]`. Events use their type as topic and the recorded-event
@@ -37,7 +38,7 @@ public enum FeedMessage: Sendable, Equatable {
 
     /// Decodes a message; events whose type `decoding` rejects (or at or below `after`, already
     /// seen) are returned undecoded, which is what keeps a worker cheap for the events it ignores.
-    public static func decode(_ frames: [Data], decoder: JSONDecoder, after: Int64 = 0,
+    public static func decode(_ frames: [Data], after: Int64 = 0,
                               decoding: (String) -> Bool = { _ in true }) throws(DecodingError) -> FeedMessage {
         guard frames.count == 3 else { throw .wrongFrameCount(frames.count) }
         let positionText = String(decoding: frames[1], as: UTF8.self)
@@ -49,40 +50,37 @@ public enum FeedMessage: Sendable, Equatable {
                 position: position, streamId: "", streamVersion: 0, type: topic, schemaVersion: 0, data: Data(),
                 metadata: EventMetadata(commandId: "", correlationId: nil, causationId: nil, userId: "", recordedAt: 0)), nil)
         }
-        let document: WireRecordedEvent
+        let decoded: (recorded: RecordedEvent, event: Event)
         do {
-            document = try decoder.decode(WireRecordedEvent.self, from: frames[2])
+            decoded = try frames[2].withUnsafeBytes { bytes in try JSONObjectReader.read(bytes, readDocument) }
         } catch {
             throw .badDocument("\(error)")
         }
-        guard document.recorded.position == position else {
-            throw .badDocument("position \(document.recorded.position) does not match the frame's \(position)")
+        guard decoded.recorded.position == position else {
+            throw .badDocument("position \(decoded.recorded.position) does not match the frame's \(position)")
         }
-        return .event(document.recorded, document.event)
+        return .event(decoded.recorded, decoded.event)
     }
-}
 
-/// The recorded-event document decoded in one pass, payload included. The payload bytes are
-/// re-encoded with the writer's own encoder, which yields what the log holds.
-private struct WireRecordedEvent: Decodable {
-    var recorded: RecordedEvent
-    var event: Event
-
-    enum CodingKeys: String, CodingKey { case position, streamId, streamVersion, type, schemaVersion, data, metadata }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let type = try c.decode(String.self, forKey: .type)
-        let schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
+    /// The recorded-event document (`EventDocument`), payload included. The payload's bytes are
+    /// kept as they came, which is what the log holds.
+    private static func readDocument(_ json: borrowing JSONObjectReader) throws -> (recorded: RecordedEvent, event: Event) {
+        let type = try json.string("type")
+        let schemaVersion = try json.int("schemaVersion")
         guard schemaVersion == EventCoding.currentSchemaVersion else {
             throw EventCoding.Failure.unsupportedSchemaVersion(type: type, version: schemaVersion)
         }
-        event = try EventCoding.decode(type: type, from: c, forKey: .data)
-        recorded = RecordedEvent(
-            position: try c.decode(Int64.self, forKey: .position),
-            streamId: try c.decode(String.self, forKey: .streamId),
-            streamVersion: try c.decode(Int64.self, forKey: .streamVersion),
-            type: type, schemaVersion: schemaVersion, data: EventCoding.encode(event),
-            metadata: try c.decode(EventMetadata.self, forKey: .metadata))
+        let payload = try json.object("data")
+        let event = try JSONObjectReader.read(payload) { try EventCoding.decode(type: type, $0) }
+        let metadata = try JSONObjectReader.read(try json.object("metadata")) { m in
+            EventMetadata(commandId: try m.string("commandId"), correlationId: try m.optionalString("correlationId"),
+                          causationId: try m.optionalString("causationId"), userId: try m.string("userId"),
+                          recordedAt: try m.int64("recordedAt"))
+        }
+        let recorded = RecordedEvent(
+            position: try json.int64("position"), streamId: try json.string("streamId"),
+            streamVersion: try json.int64("streamVersion"), type: type, schemaVersion: schemaVersion,
+            data: Data(payload), metadata: metadata)
+        return (recorded, event)
     }
 }

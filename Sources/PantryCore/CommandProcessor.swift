@@ -29,7 +29,6 @@ public final class CommandProcessor {
         var versions: [String: Int64] = [:]
         var accepted: [CommandID: ClosedRange<Int64>] = [:]
         var position: Int64 = 0
-        let decoder = JSONDecoder()
         while true {
             let batch = try store.read(after: position, limit: 10_000)
             guard let last = batch.last else { break }
@@ -38,7 +37,7 @@ public final class CommandProcessor {
                     throw EventStoreError.corrupt("position \(position + 1) is missing")
                 }
                 let event = try EventCoding.decode(
-                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, with: decoder)
+                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data)
                 Decider.evolve(&state, event)
                 versions[recorded.streamId] = recorded.streamVersion
                 let id = recorded.metadata.commandId

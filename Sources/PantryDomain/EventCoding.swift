@@ -68,114 +68,57 @@ public enum EventCoding {
         return Data(w.finish())
     }
 
-    public static func decode(type: String, schemaVersion: Int, data: Data, with decoder: JSONDecoder) throws(Failure) -> Event {
+    public static func decode(type: String, schemaVersion: Int, data: Data) throws(Failure) -> Event {
         guard typeNames.contains(type) else { throw .unknownType(type) }
         guard (1...currentSchemaVersion).contains(schemaVersion) else {
             throw .unsupportedSchemaVersion(type: type, version: schemaVersion)
         }
-        let data = upcast(type: type, from: schemaVersion, data)
         do {
-            switch type {
-            case "UserRegistered": return .userRegistered(try decoder.decode(UserRegistered.self, from: data))
-            case "RecipeSaved": return .recipeSaved(try decoder.decode(RecipeSaved.self, from: data))
-            case "SavedRecipeRemoved": return .savedRecipeRemoved(try decoder.decode(SavedRecipeRemoved.self, from: data))
-            case "GroceryAdded": return .groceryAdded(try decoder.decode(GroceryAdded.self, from: data))
-            case "GroceryChecked": return .groceryChecked(try decoder.decode(GroceryChecked.self, from: data))
-            case "GroceryRemoved": return .groceryRemoved(try decoder.decode(GroceryRemoved.self, from: data))
-            case "PointEarned": return .pointEarned(try decoder.decode(PointEarned.self, from: data))
-            case "CartAdjusted": return .cartAdjusted(try decoder.decode(CartAdjusted.self, from: data))
-            default: return .experienceWritten(try decoder.decode(ExperienceWritten.self, from: data))
+            return try upcast(type: type, from: schemaVersion, data).withUnsafeBytes { bytes in
+                try JSONObjectReader.read(bytes) { payload in try decode(type: type, payload) }
             }
         } catch {
             throw .invalidPayload(type: type, reason: "\(error)")
         }
     }
 
-    /// A payload that failed to decode in `decode(batch:)`, and where it stands in the batch.
-    public struct BatchFailure: Error, Sendable, Equatable {
-        public var index: Int
-        public var failure: Failure
-
-        public init(index: Int, failure: Failure) { self.index = index; self.failure = failure }
-    }
-
-    /// Decodes many payloads in one call of the decoder. Replay and catch-up decode millions of
-    /// small payloads, for which the decoder's fixed cost per call outweighs the parsing: the
-    /// payloads are joined into one JSON array and read back in order, each as its own type.
-    public static func decode(batch payloads: [(type: String, schemaVersion: Int, data: Data)]) throws(BatchFailure) -> [Event] {
-        guard !payloads.isEmpty else { return [] }
-        var array = Data("[".utf8)
-        array.reserveCapacity(payloads.reduce(2) { $0 + $1.data.count + 1 })
-        for (index, payload) in payloads.enumerated() {
-            guard typeNames.contains(payload.type) else { throw BatchFailure(index: index, failure: .unknownType(payload.type)) }
-            guard (1...currentSchemaVersion).contains(payload.schemaVersion) else {
-                throw BatchFailure(index: index, failure: .unsupportedSchemaVersion(type: payload.type, version: payload.schemaVersion))
-            }
-            if index > 0 { array.append(UInt8(ascii: ",")) }
-            array.append(upcast(type: payload.type, from: payload.schemaVersion, payload.data))
-        }
-        array.append(UInt8(ascii: "]"))
-        let decoder = JSONDecoder()
-        decoder.userInfo[PayloadArray.typesKey] = payloads.map(\.type)
-        do {
-            return try decoder.decode(PayloadArray.self, from: array).events
-        } catch {
-            // Find the culprit one by one (rare: the writer only stores what it encoded itself).
-            let single = JSONDecoder()
-            for (index, payload) in payloads.enumerated() {
-                do { _ = try decode(type: payload.type, schemaVersion: payload.schemaVersion, data: payload.data, with: single) }
-                catch { throw BatchFailure(index: index, failure: error) }
-            }
-            throw BatchFailure(index: 0, failure: .invalidPayload(type: payloads[0].type, reason: "\(error)"))
-        }
-    }
-
-    /// A JSON array of payloads whose types come in the decoder's `userInfo`, in array order.
-    private struct PayloadArray: Decodable {
-        static let typesKey = CodingUserInfoKey(rawValue: "pantry.eventTypes")!
-        var events: [Event] = []
-
-        init(from decoder: any Decoder) throws {
-            let types = decoder.userInfo[Self.typesKey] as? [String] ?? []
-            var container = try decoder.unkeyedContainer()
-            events.reserveCapacity(types.count)
-            for type in types {
-                switch type {
-                case "UserRegistered": events.append(.userRegistered(try container.decode(UserRegistered.self)))
-                case "RecipeSaved": events.append(.recipeSaved(try container.decode(RecipeSaved.self)))
-                case "SavedRecipeRemoved": events.append(.savedRecipeRemoved(try container.decode(SavedRecipeRemoved.self)))
-                case "GroceryAdded": events.append(.groceryAdded(try container.decode(GroceryAdded.self)))
-                case "GroceryChecked": events.append(.groceryChecked(try container.decode(GroceryChecked.self)))
-                case "GroceryRemoved": events.append(.groceryRemoved(try container.decode(GroceryRemoved.self)))
-                case "PointEarned": events.append(.pointEarned(try container.decode(PointEarned.self)))
-                case "CartAdjusted": events.append(.cartAdjusted(try container.decode(CartAdjusted.self)))
-                case "ExperienceWritten": events.append(.experienceWritten(try container.decode(ExperienceWritten.self)))
-                default: throw Failure.unknownType(type)
-                }
-            }
-            guard container.isAtEnd else {
-                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "more payloads than types"))
-            }
-        }
-    }
-
-    /// Decodes a payload nested in a larger document (an event as published on the feed) without
-    /// first cutting it out as bytes. Only the current version can be read this way; callers
-    /// holding an older one go through `decode(type:schemaVersion:data:with:)`, which upcasts.
-    public static func decode<Key: CodingKey>(
-        type: String, from container: KeyedDecodingContainer<Key>, forKey key: Key
-    ) throws -> Event {
+    /// Decodes a payload of the current version already opened by a reader (the payload nested in
+    /// an event document on the feed). The mirror of `encode`: fields the type does not know are
+    /// ignored, so a reader keeps working when a later version adds one.
+    public static func decode(type: String, _ json: borrowing JSONObjectReader) throws -> Event {
         switch type {
-        case "UserRegistered": return .userRegistered(try container.decode(UserRegistered.self, forKey: key))
-        case "RecipeSaved": return .recipeSaved(try container.decode(RecipeSaved.self, forKey: key))
-        case "SavedRecipeRemoved": return .savedRecipeRemoved(try container.decode(SavedRecipeRemoved.self, forKey: key))
-        case "GroceryAdded": return .groceryAdded(try container.decode(GroceryAdded.self, forKey: key))
-        case "GroceryChecked": return .groceryChecked(try container.decode(GroceryChecked.self, forKey: key))
-        case "GroceryRemoved": return .groceryRemoved(try container.decode(GroceryRemoved.self, forKey: key))
-        case "PointEarned": return .pointEarned(try container.decode(PointEarned.self, forKey: key))
-        case "CartAdjusted": return .cartAdjusted(try container.decode(CartAdjusted.self, forKey: key))
-        case "ExperienceWritten": return .experienceWritten(try container.decode(ExperienceWritten.self, forKey: key))
-        default: throw Failure.unknownType(type)
+        case "UserRegistered":
+            return .userRegistered(UserRegistered(
+                userId: try json.string("userId"), username: try json.string("username"),
+                email: try json.string("email"), passwordHash: try json.string("passwordHash")))
+        case "RecipeSaved":
+            return .recipeSaved(RecipeSaved(
+                userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+                title: try json.string("title"), image: try json.optionalString("image")))
+        case "SavedRecipeRemoved":
+            return .savedRecipeRemoved(SavedRecipeRemoved(userId: try json.string("userId"), recipeId: try json.string("recipeId")))
+        case "GroceryAdded":
+            return .groceryAdded(GroceryAdded(
+                userId: try json.string("userId"), item: try json.string("item"), ingredient: try json.string("ingredient"),
+                amount: try json.optionalDouble("amount"), unit: try json.optionalString("unit"),
+                recipeId: try json.optionalString("recipeId"), merged: try json.bool("merged")))
+        case "GroceryChecked":
+            return .groceryChecked(GroceryChecked(userId: try json.string("userId"), item: try json.string("item"), checked: try json.bool("checked")))
+        case "GroceryRemoved":
+            return .groceryRemoved(GroceryRemoved(userId: try json.string("userId"), item: try json.string("item")))
+        case "PointEarned":
+            return .pointEarned(PointEarned(
+                userId: try json.string("userId"), recipeId: try json.string("recipeId"), ingredient: try json.string("ingredient")))
+        case "CartAdjusted":
+            return .cartAdjusted(CartAdjusted(
+                userId: try json.string("userId"), recipeId: try json.string("recipeId"), title: try json.string("title"),
+                image: try json.optionalString("image"), delta: try json.int("delta"), count: try json.int("count")))
+        case "ExperienceWritten":
+            return .experienceWritten(ExperienceWritten(
+                experienceId: try json.string("experienceId"), userId: try json.string("userId"),
+                username: try json.string("username"), recipeId: try json.string("recipeId"), text: try json.string("text")))
+        default:
+            throw Failure.unknownType(type)
         }
     }
 

@@ -26,7 +26,7 @@ public enum Event: Sendable, Equatable {
     }
 }
 
-public struct UserRegistered: Sendable, Equatable, Codable {
+public struct UserRegistered: Sendable, Equatable {
     public var userId: UserID
     public var username: String
     public var email: String
@@ -37,7 +37,7 @@ public struct UserRegistered: Sendable, Equatable, Codable {
     }
 }
 
-public struct RecipeSaved: Sendable, Equatable, Codable {
+public struct RecipeSaved: Sendable, Equatable {
     public var userId: UserID
     public var recipeId: RecipeID
     public var title: String
@@ -47,7 +47,7 @@ public struct RecipeSaved: Sendable, Equatable, Codable {
     }
 }
 
-public struct SavedRecipeRemoved: Sendable, Equatable, Codable {
+public struct SavedRecipeRemoved: Sendable, Equatable {
     public var userId: UserID
     public var recipeId: RecipeID
     public init(userId: UserID, recipeId: RecipeID) { self.userId = userId; self.recipeId = recipeId }
@@ -55,7 +55,7 @@ public struct SavedRecipeRemoved: Sendable, Equatable, Codable {
 
 /// `item` is the normalised ingredient (the merge key); `ingredient` is the name as typed first.
 /// `merged` says the item already existed, so readers add the amount to it.
-public struct GroceryAdded: Sendable, Equatable, Codable {
+public struct GroceryAdded: Sendable, Equatable {
     public var userId: UserID
     public var item: String
     public var ingredient: String
@@ -69,21 +69,21 @@ public struct GroceryAdded: Sendable, Equatable, Codable {
     }
 }
 
-public struct GroceryChecked: Sendable, Equatable, Codable {
+public struct GroceryChecked: Sendable, Equatable {
     public var userId: UserID
     public var item: String
     public var checked: Bool
     public init(userId: UserID, item: String, checked: Bool) { self.userId = userId; self.item = item; self.checked = checked }
 }
 
-public struct GroceryRemoved: Sendable, Equatable, Codable {
+public struct GroceryRemoved: Sendable, Equatable {
     public var userId: UserID
     public var item: String
     public init(userId: UserID, item: String) { self.userId = userId; self.item = item }
 }
 
 /// Worth exactly one point. `ingredient` is normalised, so " Olive  OIL" and "olive oil" are one.
-public struct PointEarned: Sendable, Equatable, Codable {
+public struct PointEarned: Sendable, Equatable {
     public var userId: UserID
     public var recipeId: RecipeID
     public var ingredient: String
@@ -93,7 +93,7 @@ public struct PointEarned: Sendable, Equatable, Codable {
 }
 
 /// Carries the resulting `count` so a reader never has to trust its own arithmetic.
-public struct CartAdjusted: Sendable, Equatable, Codable {
+public struct CartAdjusted: Sendable, Equatable {
     public var userId: UserID
     public var recipeId: RecipeID
     public var title: String
@@ -107,7 +107,7 @@ public struct CartAdjusted: Sendable, Equatable, Codable {
 }
 
 /// `experienceId` is the id of the command that wrote it; `username` is copied because usernames never change.
-public struct ExperienceWritten: Sendable, Equatable, Codable {
+public struct ExperienceWritten: Sendable, Equatable {
     public var experienceId: String
     public var userId: UserID
     public var username: String

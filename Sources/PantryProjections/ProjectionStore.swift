@@ -140,38 +140,46 @@ public final class ProjectionStore: Sendable {
     /// the projection as one batch. Other types are not even decoded.
     private func fold(_ events: [(recorded: RecordedEvent, event: Event?)], db: Database) throws {
         let types = projection.eventTypes
-        let wanted = events.filter { types.contains($0.recorded.type) }
-        let undecoded = wanted.filter { $0.event == nil }.map(\.recorded)
-        let decoded: [Event]
-        do {
-            decoded = try EventCoding.decode(batch: undecoded.map { ($0.type, $0.schemaVersion, $0.data) })
-        } catch {
-            throw ProjectionError.undecodable(position: undecoded[error.index].position, reason: "\(error.failure)")
+        var batch: [(event: Event, recorded: RecordedEvent)] = []
+        batch.reserveCapacity(events.count)
+        for (recorded, event) in events where types.contains(recorded.type) {
+            batch.append((try event ?? decode(recorded), recorded))
         }
-        // `decoded` holds, in order, the events that came without a payload decoded.
-        var fresh = decoded.makeIterator()
-        let batch = wanted.map { (event: $0.event ?? fresh.next()!, recorded: $0.recorded) }
         try projection.apply(batch: batch, db: db)
     }
 
+    private func decode(_ recorded: RecordedEvent) throws(ProjectionError) -> Event {
+        do {
+            return try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data)
+        } catch {
+            throw .undecodable(position: recorded.position, reason: "\(error)")
+        }
+    }
+
     /// Reads the log after the checkpoint up to its head (or `last`), `batchSize` positions at a
-    /// time, and applies it. Only events of this projection's types are read (see
-    /// `apply(_:after:through:)`). Use it at start, after a `.gap`, and to replay. Keeps going while
-    /// the log grows, so it returns only when the head stopped moving. `progress` gets
-    /// (checkpoint, head) after every batch. Returns how many positions it applied.
+    /// time, and applies it; the next batch is read on another thread while one is applied. Only
+    /// events of this projection's types are read (see `apply(_:after:through:)`). Use it at start,
+    /// after a `.gap`, and to replay. Keeps going while the log grows, so it returns only when the
+    /// head stopped moving. `progress` gets (checkpoint, head) after every batch. Returns how many
+    /// positions it applied.
     @discardableResult
     public func catchUp(from log: any EventStore, batchSize: Int = 1_000, through last: Int64 = .max,
                         progress: ((_ applied: Int64, _ head: Int64) -> Void)? = nil) throws -> Int64 {
         precondition(batchSize > 0, "batchSize must be positive")
-        let types = projection.eventTypes
         var position = try checkpoint
         var head = max(min(try log.headPosition(), last), position)
         var applied: Int64 = 0
         progress?(position, head)
+        let types = projection.eventTypes
+        var upcoming: (range: ClosedRange<Int64>, events: ReadAhead<[RecordedEvent]>)?
         while true {
             while position < head {
                 let end = min(head, position + Int64(batchSize))
-                applied += try apply(log.read(after: position, through: end, types: types), after: position, through: end)
+                let events = try upcoming.flatMap { $0.range == position...end ? try $0.events.value() : nil }
+                    ?? log.read(after: position, through: end, types: types)
+                let nextEnd = min(head, end + Int64(batchSize))
+                upcoming = nextEnd > end ? (end...nextEnd, ReadAhead { try log.read(after: end, through: nextEnd, types: types) }) : nil
+                applied += try apply(events, after: position, through: end)
                 position = end
                 progress?(position, head)
             }

@@ -52,9 +52,8 @@ func addGrocery(_ userId: UserID, _ ingredient: String) -> Command {
 
 /// The state the log holds, folded afresh from the file.
 func foldedState(_ store: any EventStore) throws -> PantryState {
-    let decoder = JSONDecoder()
-    return try store.read(after: 0, limit: 1_000_000).reduce(into: PantryState()) { state, recorded in
+    try store.read(after: 0, limit: 1_000_000).reduce(into: PantryState()) { state, recorded in
         Decider.evolve(&state, try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
-                                                      data: recorded.data, with: decoder))
+                                                      data: recorded.data))
     }
 }

@@ -134,7 +134,7 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
         var points: [String: (points: Int, reached: Int64, name: String)] = [:]
         for recorded in try h.events() {
             let event = try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
-                                               data: recorded.data, with: JSONDecoder())
+                                               data: recorded.data)
             switch event {
             case .userRegistered(let e): points[e.userId] = (0, recorded.position, e.username)
             case .pointEarned(let e): points[e.userId]!.points += 1; points[e.userId]!.reached = recorded.position

@@ -1,0 +1,149 @@
+import Foundation
+import PantryJSON
+import Testing
+
+/// The reader against `JSONSerialization` (an independent parser) and against its own writer.
+@Suite struct JSONObjectReaderTests {
+    /// Reads `json` and returns what `body` makes of it.
+    func read<T>(_ json: String, _ body: (borrowing JSONObjectReader) throws -> T) throws -> T {
+        try Array(json.utf8).withUnsafeBytes { try JSONObjectReader.read($0, body) }
+    }
+
+    func isValid(_ json: String) -> Bool {
+        (try? read(json) { _ in true }) ?? false
+    }
+
+    @Test func readsEveryKindOfValue() throws {
+        let json = #"""
+            {"s": "plain", "e": "a\"b\\c\/d\b\f\n\r\t\u0041\u00e9\u4e2d\ud83c\udf45", "u": "jalapeño 🍅",
+             "i": -42, "big": 9223372036854775807, "d": 2.5e-3, "t": true, "f": false, "n": null,
+             "o": {"x": [1, {"y": []}], "z": {}}, "a": [ ] }
+            """#
+        try read(json) { (r: borrowing JSONObjectReader) throws in
+            #expect(r.names == ["s", "e", "u", "i", "big", "d", "t", "f", "n", "o", "a"])
+            #expect(try r.string("s") == "plain")
+            #expect(try r.string("e") == "a\"b\\c/d\u{8}\u{C}\n\r\tAé中🍅")
+            #expect(try r.string("u") == "jalapeño 🍅")
+            #expect(try r.int("i") == -42)
+            #expect(try r.int("big") == Int.max)
+            #expect(try r.optionalDouble("d") == 0.0025)
+            #expect(try r.optionalDouble("i") == -42)
+            #expect(try r.bool("t") == true)
+            #expect(try r.bool("f") == false)
+            #expect(try r.optionalString("n") == nil)
+            #expect(try r.optionalString("absent") == nil)
+            #expect(try r.optionalInt("n") == nil)
+            #expect(String(decoding: try r.object("o"), as: UTF8.self) == #"{"x": [1, {"y": []}], "z": {}}"#)
+            #expect(try JSONObjectReader.read(try r.object("o")) { $0.names } == ["x", "z"])
+        }
+    }
+
+    @Test func errorsNameTheField() throws {
+        try read(#"{"a": "x", "b": 1.5, "c": null, "d": 99999999999999999999}"#) { (r: borrowing JSONObjectReader) throws in
+            #expect(throws: JSONReadError.missingField("z")) { try r.string("z") }
+            #expect(throws: JSONReadError.wrongType(field: "a", expected: "an integer")) { try r.int("a") }
+            #expect(throws: JSONReadError.wrongType(field: "b", expected: "an integer")) { try r.int("b") }
+            #expect(throws: JSONReadError.wrongType(field: "b", expected: "a string")) { try r.string("b") }
+            #expect(throws: JSONReadError.wrongType(field: "c", expected: "a string")) { try r.string("c") }
+            #expect(throws: JSONReadError.wrongType(field: "d", expected: "an integer")) { try r.int("d") }
+            #expect(throws: JSONReadError.wrongType(field: "a", expected: "an object")) { try r.object("a") }
+        }
+        #expect(throws: JSONReadError.duplicateField("a")) { try read(#"{"a": 1, "\u0061": 2}"#) { _ in } }
+    }
+
+    @Test func invalidUTF8InAStringIsRefused() throws {
+        let bytes: [UInt8] = Array(#"{"a": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        try bytes.withUnsafeBytes { buffer in
+            try JSONObjectReader.read(buffer) { (r: borrowing JSONObjectReader) throws in
+                #expect(throws: JSONReadError.invalidUTF8(field: "a")) { _ = try r.string("a") }
+            }
+        }
+    }
+
+    /// Documents both parsers must refuse. (Where RFC 8259 leaves a choice, e.g. duplicate names or
+    /// lone surrogates, the reader is stricter and has its own tests.)
+    @Test(arguments: [
+        "", " ", "[]", "1", "\"a\"", "null", "{", "}", "{,}", #"{"a"}"#, #"{"a":}"#, #"{"a":1 "b":2}"#,
+        #"{a:1}"#, #"{'a':1}"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":.5}"#, #"{"a":-}"#, #"{"a":1e}"#, #"{"a":+1}"#,
+        #"{"a":tru}"#, #"{"a":nul}"#, #"{"a":"\x"}"#, #"{"a":"\u12"}"#, #"{"a":"abc}"#, "{\"a\":\"tab\there\"}",
+        #"{"a":{"b"}}"#, #"{"a":1}x"#, #"{"a":1}{}"#, #"{"a":NaN}"#, #"{"a":Infinity}"#,
+    ])
+    func malformedDocumentsAreRefused(_ json: String) {
+        #expect((try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] == nil, "JSONSerialization accepts \(json)")
+        #expect(!isValid(json), "the reader accepts \(json)")
+    }
+
+    /// RFC 8259 forbids trailing commas; `JSONSerialization` lets them through, the reader does not.
+    @Test(arguments: [#"{"a":1,}"#, #"{"a":[1,]}"#, #"{"a":{"b":1,}}"#])
+    func trailingCommasAreRefused(_ json: String) {
+        #expect(!isValid(json))
+    }
+
+    @Test func everyProperPrefixOfADocumentIsRefused() {
+        let json = #"{"userId": "u1", "n": [1, -2.5e+3, {"x": "\u00e9\"", "y": null}], "ok": true}"#
+        let bytes = Array(json.utf8)
+        #expect(isValid(json))
+        for end in 0..<bytes.count {
+            let prefix = String(decoding: bytes[..<end], as: UTF8.self)
+            #expect(!isValid(prefix), "accepted the prefix \(prefix)")
+        }
+    }
+
+    @Test func depthIsLimited() {
+        let deep = { (n: Int) in "{\"a\":" + String(repeating: "[", count: n) + String(repeating: "]", count: n) + "}" }
+        #expect(isValid(deep(60)))
+        #expect(!isValid(deep(100_000)))
+    }
+
+    /// Random objects written by `JSONSerialization` (which escapes '/' and writes non-ASCII raw)
+    /// and by `JSONObjectWriter` (which writes `\u00XX` for control characters) read back the same.
+    @Test(arguments: 1...5 as ClosedRange<UInt64>)
+    func randomObjectsReadBackFromBothWriters(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        for _ in 0..<200 {
+            var strings: [String: String] = [:]
+            var ints: [String: Int] = [:]
+            for _ in 0..<Int.random(in: 1...6, using: &rng) {
+                strings["s" + randomText(&rng)] = randomText(&rng)
+                ints["i" + randomText(&rng)] = Int.random(in: Int.min...Int.max, using: &rng)
+            }
+            var writer = JSONObjectWriter()
+            for (key, value) in strings { writer.field(key, value) }
+            for (key, value) in ints { writer.field(key, value) }
+            let ours = writer.finish()
+            var object: [String: Any] = strings
+            for (key, value) in ints { object[key] = value }
+            let theirs = try JSONSerialization.data(withJSONObject: object)
+            for document in [ours, Array(theirs)] {
+                try document.withUnsafeBytes { buffer in
+                    try JSONObjectReader.read(buffer) { (r: borrowing JSONObjectReader) throws in
+                        #expect(Set(r.names) == Set(strings.keys).union(ints.keys))
+                        for (key, value) in strings { #expect(try r.string(key) == value) }
+                        for (key, value) in ints { #expect(try r.int(key) == value) }
+                    }
+                }
+            }
+        }
+    }
+
+    private func randomText(_ rng: inout SplitMix64) -> String {
+        let alphabet: [Unicode.Scalar] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}",
+                                          "é", "中", "\u{2028}", "🍅", "\u{FFFF}", "\u{10FFFF}"]
+        var text = String.UnicodeScalarView()
+        for _ in 0..<Int.random(in: 0...12, using: &rng) { text.append(alphabet.randomElement(using: &rng)!) }
+        return String(text)
+    }
+}
+
+/// SplitMix64: small, fast and fully determined by its seed, so a failing seed can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
