@@ -1,10 +1,11 @@
 import Foundation
+import PantryJSON
 
 /// A question to a projection worker (`schemas/zeromq.md`, queries), e.g.
 /// `{"query": "top", "limit": 10, "after": 42}`; absent fields are left out of the JSON. `after`
 /// asks the worker to answer only once it has applied that log position (read-your-writes),
 /// waiting at most `wait` milliseconds.
-public struct QueryRequest: Codable, Hashable, Sendable {
+public struct QueryRequest: Encodable, Hashable, Sendable {
     public var query: String
     public var after: Int64?
     public var wait: Int?
@@ -26,6 +27,21 @@ public struct QueryRequest: Codable, Hashable, Sendable {
         self.text = text
         self.limit = limit
         self.radius = radius
+    }
+
+    /// Reads a query as a worker receives it. Fields a query does not use are ignored, as they
+    /// always were, so an older worker keeps answering a newer client.
+    public init(json: Data) throws {
+        self = try json.withUnsafeBytes { bytes in
+            try JSONObjectReader.read(bytes) { json in
+                var request = QueryRequest(
+                    query: try json.string("query"), after: try json.optionalInt("after").map(Int64.init),
+                    userId: try json.optionalString("userId"), recipeId: try json.optionalString("recipeId"),
+                    text: try json.optionalString("text"), limit: try json.optionalInt("limit"), radius: try json.optionalInt("radius"))
+                request.wait = try json.optionalInt("wait")
+                return request
+            }
+        }
     }
 
     /// The question without how long to wait for it: two requests with the same question get

@@ -1,4 +1,5 @@
 import Foundation
+import PantryJSON
 
 /// The JSON wire form of a command, as described by `schemas/commands/*.json`:
 /// `{"commandId": "...", "type": "UseOwnedIngredient", "data": {...}, "correlationId"?: "...", "causationId"?: "..."}`.
@@ -12,30 +13,30 @@ public enum CommandCoding {
         public var rejection: Rejection
     }
 
+    /// Reads a command with `JSONObjectReader` rather than `JSONDecoder`: the core decodes every
+    /// command it serves, and this is most of what it costs per command. The rules are those of
+    /// the JSON Schemas and of the API's `Codable` decoding: every field known, every required
+    /// field present and of its type; the tests hold both to the same documents.
     public static func decode(_ bytes: some Collection<UInt8>) -> Result<CommandEnvelope, DecodingFailure> {
         guard bytes.count <= maxDocumentBytes else {
             return .failure(DecodingFailure(rejection: Rejection(.tooLarge, "a command must be at most \(maxDocumentBytes) bytes")))
         }
-        let data = Data(bytes)
-        guard String(validating: data, as: UTF8.self) != nil else {
+        let bytes = Array(bytes)
+        guard String(validating: bytes, as: UTF8.self) != nil else {
             return .failure(DecodingFailure(rejection: Rejection(.invalidUTF8, "a command must be UTF-8 text")))
         }
         do {
-            return .success(try JSONDecoder().decode(WireEnvelope.self, from: data).envelope)
-        } catch var failure as DecodingFailure {
-            // An unknown top-level field is found before `commandId` is read; report it all the same.
-            if failure.commandId == nil { failure.commandId = partialCommandId(data) }
+            return .success(try bytes.withUnsafeBytes { try JSONObjectReader.read($0, envelope) })
+        } catch let failure as DecodingFailure {
             return .failure(failure)
-        } catch let error as DecodingError {
-            var rejection = rejection(for: error)
-            // Some decoders report a value of the wrong kind (1.5 for an integer) as corrupt data at
-            // the root; the document is valid JSON, so it is a field that is wrong.
-            if rejection.code == .malformedJSON, (try? JSONSerialization.jsonObject(with: data)) != nil {
-                rejection = Rejection(.invalidField, "a field has a value of the wrong type")
+        } catch JSONReadError.malformed(let reason, let offset) {
+            // Valid JSON of another shape (an array, a string) is a wrong value, not broken JSON.
+            if (try? JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed)) != nil {
+                return .failure(DecodingFailure(rejection: Rejection(.invalidField, "a command must be a JSON object")))
             }
-            return .failure(DecodingFailure(commandId: partialCommandId(data), rejection: rejection))
+            return .failure(DecodingFailure(rejection: Rejection(.malformedJSON, "not valid JSON: \(reason) at byte \(offset)")))
         } catch {
-            return .failure(DecodingFailure(rejection: Rejection(.malformedJSON, "not a JSON object: \(error)")))
+            return .failure(DecodingFailure(rejection: rejection(for: error, in: nil)))
         }
     }
 
@@ -44,81 +45,110 @@ public enum CommandCoding {
         try! JSONEncoder().encode(WireEnvelope(envelope))
     }
 
-    private static func partialCommandId(_ data: Data) -> CommandID? {
-        struct IdOnly: Decodable { var commandId: String }
-        return try? JSONDecoder().decode(IdOnly.self, from: data).commandId
+    private static func envelope(_ json: borrowing JSONObjectReader) throws -> CommandEnvelope {
+        let commandId = try? json.string("commandId")
+        do {
+            try refuseUnknownFields(json, known: WireEnvelope.CodingKeys.allCases.map(\.rawValue))
+            let commandId = try json.string("commandId")
+            let type = try json.string("type")
+            guard let read = payloadReaders[type] else {
+                throw DecodingFailure(commandId: commandId, rejection: Rejection(.unknownCommand, "unknown command type '\(type)'"))
+            }
+            let command: Command
+            let data = try json.object("data")
+            do {
+                command = try JSONObjectReader.read(data, read)
+            } catch {
+                throw DecodingFailure(commandId: commandId, rejection: rejection(for: error, in: "data"))
+            }
+            return CommandEnvelope(commandId: commandId, correlationId: try json.optionalString("correlationId"),
+                                   causationId: try json.optionalString("causationId"), command: command)
+        } catch let failure as DecodingFailure {
+            throw failure
+        } catch {
+            throw DecodingFailure(commandId: commandId, rejection: rejection(for: error, in: nil))
+        }
     }
 
-    private static func rejection(for error: DecodingError) -> Rejection {
-        func path(_ context: DecodingError.Context) -> String {
-            let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-            return path.isEmpty ? "the document" : "'\(path)'"
-        }
+    /// Reads a command's `data` by its `type`, refusing fields the command does not have.
+    private static let payloadReaders: [String: @Sendable (borrowing JSONObjectReader) throws -> Command] = [
+        "RegisterUser": { json in
+            try refuseUnknownFields(json, of: RegisterUser.self)
+            return .registerUser(RegisterUser(userId: try json.string("userId"), username: try json.string("username"),
+                                              email: try json.string("email"), passwordHash: try json.string("passwordHash")))
+        },
+        "SaveRecipe": { json in
+            try refuseUnknownFields(json, of: SaveRecipe.self)
+            return .saveRecipe(SaveRecipe(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+                                          title: try json.string("title"), image: try json.optionalString("image")))
+        },
+        "RemoveSavedRecipe": { json in
+            try refuseUnknownFields(json, of: RemoveSavedRecipe.self)
+            return .removeSavedRecipe(RemoveSavedRecipe(userId: try json.string("userId"), recipeId: try json.string("recipeId")))
+        },
+        "AddGrocery": { json in
+            try refuseUnknownFields(json, of: AddGrocery.self)
+            return .addGrocery(AddGrocery(userId: try json.string("userId"), ingredient: try json.string("ingredient"),
+                                          amount: try json.optionalDouble("amount"), unit: try json.optionalString("unit"),
+                                          recipeId: try json.optionalString("recipeId")))
+        },
+        "CheckGrocery": { json in
+            try refuseUnknownFields(json, of: CheckGrocery.self)
+            return .checkGrocery(CheckGrocery(userId: try json.string("userId"), ingredient: try json.string("ingredient"),
+                                              checked: try json.bool("checked")))
+        },
+        "RemoveGrocery": { json in
+            try refuseUnknownFields(json, of: RemoveGrocery.self)
+            return .removeGrocery(RemoveGrocery(userId: try json.string("userId"), ingredient: try json.string("ingredient")))
+        },
+        "UseOwnedIngredient": { json in
+            try refuseUnknownFields(json, of: UseOwnedIngredient.self)
+            return .useOwnedIngredient(UseOwnedIngredient(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+                                                          ingredient: try json.string("ingredient")))
+        },
+        "AdjustCart": { json in
+            try refuseUnknownFields(json, of: AdjustCart.self)
+            return .adjustCart(AdjustCart(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+                                          title: try json.string("title"), image: try json.optionalString("image"),
+                                          delta: try json.int("delta")))
+        },
+        "WriteExperience": { json in
+            try refuseUnknownFields(json, of: WriteExperience.self)
+            return .writeExperience(WriteExperience(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+                                                    text: try json.string("text")))
+        },
+    ]
+
+    /// The payload's fields are its `CodingKeys`, the same list its `Codable` decoding checks.
+    private static func refuseUnknownFields<Payload: CommandPayload>(_ json: borrowing JSONObjectReader, of _: Payload.Type) throws {
+        try refuseUnknownFields(json, known: Payload.CodingKeys.allCases.map(\.rawValue))
+    }
+
+    private static func refuseUnknownFields(_ json: borrowing JSONObjectReader, known: [String]) throws {
+        if let unknown = json.names.filter({ !known.contains($0) }).min() { throw UnknownField(name: unknown) }
+    }
+
+    private struct UnknownField: Error { var name: String }
+
+    private static func rejection(for error: any Error, in parent: String?) -> Rejection {
+        func path(_ field: String) -> String { parent.map { "\($0).\(field)" } ?? field }
         switch error {
-        case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            return Rejection(.malformedJSON, "not valid JSON")
-        case .dataCorrupted(let context):
-            return Rejection(.invalidField, "\(path(context)): \(context.debugDescription)")
-        case .keyNotFound(let key, let context):
-            let field = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
-            return Rejection(.invalidField, "missing field '\(field)'")
-        case .typeMismatch(let type, let context):
-            return Rejection(.invalidField, "\(path(context)) must be \(describe(type))")
-        case .valueNotFound(let type, let context):
-            return Rejection(.invalidField, "\(path(context)) must be \(describe(type)), not null")
-        @unknown default:
-            return Rejection(.invalidField, "\(error)")
-        }
-    }
-
-    private static func describe(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: "a string"
-        case is Int.Type: "an integer"
-        case is Double.Type: "a number"
-        case is Bool.Type: "true or false"
-        default: "an object"
+        case let error as UnknownField: return Rejection(.invalidField, "unknown field '\(path(error.name))'")
+        case JSONReadError.missingField(let field): return Rejection(.invalidField, "missing field '\(path(field))'")
+        case JSONReadError.wrongType(let field, let expected): return Rejection(.invalidField, "'\(path(field))' must be \(expected)")
+        case JSONReadError.duplicateField(let field): return Rejection(.invalidField, "the field '\(path(field))' appears twice")
+        case JSONReadError.invalidUTF8(let field): return Rejection(.invalidUTF8, "'\(path(field))' is not valid UTF-8")
+        default: return Rejection(.malformedJSON, "not valid JSON: \(error)")
         }
     }
 }
 
-private struct WireEnvelope: Codable {
+private struct WireEnvelope: Encodable {
     var envelope: CommandEnvelope
 
     enum CodingKeys: String, CodingKey, CaseIterable { case commandId, type, data, correlationId, causationId }
 
     init(_ envelope: CommandEnvelope) { self.envelope = envelope }
-
-    init(from decoder: any Decoder) throws {
-        let keys = try decoder.container(keyedBy: AnyCodingKey.self).allKeys.map(\.stringValue)
-        if let unknown = keys.first(where: { CodingKeys(rawValue: $0) == nil }) {
-            throw CommandCoding.DecodingFailure(rejection: Rejection(.invalidField, "unknown field '\(unknown)'"))
-        }
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let commandId = try c.decode(String.self, forKey: .commandId)
-        let type = try c.decode(String.self, forKey: .type)
-        func data<T: StrictlyDecodable>(_: T.Type) throws -> T { try c.decode(Strict<T>.self, forKey: .data).value }
-        let command: Command
-        switch type {
-        case "RegisterUser": command = .registerUser(try data(RegisterUser.self))
-        case "SaveRecipe": command = .saveRecipe(try data(SaveRecipe.self))
-        case "RemoveSavedRecipe": command = .removeSavedRecipe(try data(RemoveSavedRecipe.self))
-        case "AddGrocery": command = .addGrocery(try data(AddGrocery.self))
-        case "CheckGrocery": command = .checkGrocery(try data(CheckGrocery.self))
-        case "RemoveGrocery": command = .removeGrocery(try data(RemoveGrocery.self))
-        case "UseOwnedIngredient": command = .useOwnedIngredient(try data(UseOwnedIngredient.self))
-        case "AdjustCart": command = .adjustCart(try data(AdjustCart.self))
-        case "WriteExperience": command = .writeExperience(try data(WriteExperience.self))
-        default:
-            throw CommandCoding.DecodingFailure(
-                commandId: commandId, rejection: Rejection(.unknownCommand, "unknown command type '\(type)'"))
-        }
-        envelope = CommandEnvelope(
-            commandId: commandId,
-            correlationId: try c.decodeIfPresent(String.self, forKey: .correlationId),
-            causationId: try c.decodeIfPresent(String.self, forKey: .causationId),
-            command: command)
-    }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)

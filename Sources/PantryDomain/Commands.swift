@@ -41,8 +41,14 @@ public enum Command: Sendable, Equatable {
     }
 }
 
+/// A command's `data`. Its fields are exactly its `CodingKeys`: the encoder writes those, and
+/// `CommandCoding.decode` refuses any other, so a misspelt `delat` never turns into a default.
+protocol CommandPayload: Encodable {
+    associatedtype CodingKeys: CodingKey & CaseIterable & RawRepresentable<String>
+}
+
 /// Creates an account. The password is hashed by the adapter; only the hash ever reaches the log.
-public struct RegisterUser: Sendable, Equatable, Codable, StrictlyDecodable {
+public struct RegisterUser: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var username: String
     public var email: String
@@ -53,7 +59,7 @@ public struct RegisterUser: Sendable, Equatable, Codable, StrictlyDecodable {
     }
 }
 
-public struct SaveRecipe: Sendable, Equatable, Codable, StrictlyDecodable {
+public struct SaveRecipe: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var recipeId: RecipeID
     public var title: String
@@ -64,7 +70,7 @@ public struct SaveRecipe: Sendable, Equatable, Codable, StrictlyDecodable {
     }
 }
 
-public struct RemoveSavedRecipe: Sendable, Equatable, Codable, StrictlyDecodable {
+public struct RemoveSavedRecipe: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var recipeId: RecipeID
     enum CodingKeys: String, CodingKey, CaseIterable { case userId, recipeId }
@@ -72,7 +78,7 @@ public struct RemoveSavedRecipe: Sendable, Equatable, Codable, StrictlyDecodable
 }
 
 /// Adds an ingredient from a recipe (with `recipeId`) or by hand; the same ingredient merges.
-public struct AddGrocery: Sendable, Equatable, Codable, StrictlyDecodable {
+public struct AddGrocery: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var ingredient: String
     public var amount: Double?
@@ -84,7 +90,7 @@ public struct AddGrocery: Sendable, Equatable, Codable, StrictlyDecodable {
     }
 }
 
-public struct CheckGrocery: Sendable, Equatable, Codable, StrictlyDecodable {
+public struct CheckGrocery: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var ingredient: String
     public var checked: Bool
@@ -94,7 +100,7 @@ public struct CheckGrocery: Sendable, Equatable, Codable, StrictlyDecodable {
     }
 }
 
-public struct RemoveGrocery: Sendable, Equatable, Codable, StrictlyDecodable {
+public struct RemoveGrocery: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var ingredient: String
     enum CodingKeys: String, CodingKey, CaseIterable { case userId, ingredient }
@@ -102,7 +108,7 @@ public struct RemoveGrocery: Sendable, Equatable, Codable, StrictlyDecodable {
 }
 
 /// "I already have this at home": one point per (user, recipe, ingredient), ever.
-public struct UseOwnedIngredient: Sendable, Equatable, Codable, StrictlyDecodable {
+public struct UseOwnedIngredient: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var recipeId: RecipeID
     public var ingredient: String
@@ -113,7 +119,7 @@ public struct UseOwnedIngredient: Sendable, Equatable, Codable, StrictlyDecodabl
 }
 
 /// The cart stepper: `delta` is +n or -n; the count per recipe stays within 0...99.
-public struct AdjustCart: Sendable, Equatable, Codable, StrictlyDecodable {
+public struct AdjustCart: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var recipeId: RecipeID
     public var title: String
@@ -126,7 +132,7 @@ public struct AdjustCart: Sendable, Equatable, Codable, StrictlyDecodable {
 }
 
 /// A tip or review on a recipe.
-public struct WriteExperience: Sendable, Equatable, Codable, StrictlyDecodable {
+public struct WriteExperience: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var recipeId: RecipeID
     public var text: String

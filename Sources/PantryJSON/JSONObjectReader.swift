@@ -137,13 +137,26 @@ public struct JSONObjectReader: ~Copyable {
         return name.withUTF8 { wanted in
             fields.first { field in
                 if field.nameIsEscaped { return Self.name(of: field, in: bytes).utf8.elementsEqual(wanted) }
-                return field.name.count == wanted.count && bytes[field.name].elementsEqual(wanted)
+                return Self.equal(bytes[field.name], wanted)
             }
         }
     }
 
+    /// Byte by byte: names are short, and the generic `elementsEqual` costs more than the compare.
+    private static func equal(_ a: Slice<UnsafeRawBufferPointer>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        var i = a.startIndex
+        for byte in b {
+            guard a[i] == byte else { return false }
+            i += 1
+        }
+        return true
+    }
+
     private static func sameName(_ a: Field, _ b: Field, in bytes: UnsafeRawBufferPointer) -> Bool {
-        if !a.nameIsEscaped && !b.nameIsEscaped { return bytes[a.name].elementsEqual(bytes[b.name]) }
+        if !a.nameIsEscaped && !b.nameIsEscaped {
+            return equal(bytes[a.name], UnsafeRawBufferPointer(rebasing: bytes[b.name]).assumingMemoryBound(to: UInt8.self))
+        }
         return name(of: a, in: bytes) == name(of: b, in: bytes)
     }
 
@@ -314,19 +327,19 @@ public struct JSONObjectReader: ~Copyable {
             index += 1
             let start = index
             var escaped = false
-            var ascii = true
+            var highBits: UInt8 = 0
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
                     index += 1
-                    return (start..<(index - 1), escaped ? .escapedString : ascii ? .asciiString : .string)
+                    return (start..<(index - 1), escaped ? .escapedString : highBits < 0x80 ? .asciiString : .string)
                 } else if byte == UInt8(ascii: "\\") {
                     escaped = true
                     try escape()
                 } else if byte < 0x20 {
                     throw JSONReadError.malformed("a control character must be escaped in a string", at: index)
                 } else {
-                    ascii = ascii && byte < 0x80
+                    highBits |= byte
                     index += 1
                 }
             }

@@ -65,21 +65,32 @@ public struct JSONObjectWriter {
         bytes.append(UInt8(ascii: ":"))
     }
 
+    /// Copies runs that need no escape in one go: most strings are one such run.
     private mutating func appendString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
+        var value = value
+        value.withUTF8 { utf8 in
+            var run = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+                appendEscape(byte)
+                run = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+        case UInt8(ascii: "\n"): bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+        case UInt8(ascii: "\r"): bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+        case UInt8(ascii: "\t"): bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
     }
 }

@@ -17,7 +17,6 @@ public final class ProjectionWorker {
     private let queries: ZMQSocket
     private let logger: Logger
     private let encoder = JSONEncoder()
-    private let decoder = JSONDecoder()
     private var parked: [(route: [Data], request: QueryRequest, deadline: ContinuousClock.Instant)] = []
     private let clock = ContinuousClock()
     private static let queriesPerTurn = 256
@@ -123,7 +122,7 @@ public final class ProjectionWorker {
             let route = Array(frames.dropLast())
             let request: QueryRequest
             do {
-                request = try decoder.decode(QueryRequest.self, from: frames[frames.count - 1])
+                request = try QueryRequest(json: frames[frames.count - 1])
             } catch {
                 try send(route, failure: .badQuery("the query is not a JSON object of the documented shape: \(error)"))
                 continue

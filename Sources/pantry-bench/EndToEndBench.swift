@@ -18,6 +18,7 @@ struct EndToEndBench: ParsableCommand {
     @Option(help: "Accepted UseOwnedIngredient commands to send in the throughput phase.") var commands = 200_000
     @Option(help: "Users the commands are spread over.") var users = 10_000
     @Option(help: "Seconds of the latency phase.") var latencySeconds = 10.0
+    @Option(help: "Commands/s of background load in the latency phase (default: half the measured rate).") var latencyLoad: Double?
 
     func run() throws {
         let directory = URL(fileURLWithPath: data)
@@ -68,7 +69,7 @@ struct EndToEndBench: ParsableCommand {
         let rate = Double(accepted.value) / elapsed
         print("end to end     \(accepted.value) accepted UseOwnedIngredient, \(clients) clients x \(window) in flight: \(fmt(rate)) commands/s (\(fmt(elapsed, 2)) s)")
         guard accepted.value == perClient * clients else { throw ValidationError("only \(accepted.value) of \(perClient * clients) were accepted") }
-        try measureVisibility(context: context, endpoints: endpoints, directory: directory, run: run, rate: rate / 2)
+        try measureVisibility(context: context, endpoints: endpoints, directory: directory, run: run, rate: latencyLoad ?? rate / 2)
     }
 
     /// Under a background load of `rate` commands/s, how long from the core's "accepted" until the
