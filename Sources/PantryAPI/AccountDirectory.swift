@@ -81,11 +81,10 @@ public final class AccountDirectory: Sendable {
         }
         guard let log = opened else { return }
         let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: 0,
-                                             decodedTypes: [Self.eventType], logger: logger)
-        var batch = try follower.readLog()
-        while !batch.isEmpty {
-            try apply(batch, follower: follower, fedAt: nil)
-            batch = try follower.readLog()
+                                             types: [Self.eventType], logger: logger)
+        let head = try log.headPosition()
+        while follower.position < head {
+            try apply(follower.readLog(), follower: follower, fedAt: nil)
         }
         logger.info("accounts loaded", metadata: ["position": "\(follower.position)", "accounts": "\(state.withLock { $0.byUsername.count })"])
         var poller = ZMQPoller()

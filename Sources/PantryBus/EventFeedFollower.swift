@@ -7,45 +7,67 @@ import ZeroMQ
 /// Follows the event feed and hands back events in log order, each exactly once, starting after a
 /// checkpoint. ZeroMQ is the fast path; the log is the truth: at start, on a gap in positions and
 /// on a heartbeat ahead of what was seen, the missing events are read from the log.
+///
+/// A follower given `types` subscribes to those topics (and the heartbeat) only, so the core's
+/// socket never sends it the rest. Positions then jump over the events of other types, and a
+/// jump can no longer tell them from lost messages: every jump is read from the log, filtered by
+/// `types`, which returns exactly what was lost (usually nothing). A follower without `types`
+/// receives every event, and every jump is a loss.
 public final class EventFeedFollower {
     public let socket: ZMQSocket
     private let log: any EventStore
     private let logger: Logger
-    /// The position of the last event handed back.
+    /// The position up to which everything the consumer reads has been handed back.
     public private(set) var position: Int64
     /// The newest head the core announced.
     public private(set) var announcedHead: Int64 = 0
     public private(set) var eventsReadFromLog = 0
+    /// Events that were lost on the feed (a slow consumer, a full buffer) and read from the log.
     public private(set) var gapsHealed = 0
 
-    /// Event types whose payloads the consumer reads; the others are handed back undecoded.
-    private let decodedTypes: Set<String>?
+    /// The event types the consumer reads; nil for all.
+    private let types: Set<String>?
 
-    /// An event handed back: its payload is decoded when it came off the feed and is of a type the
-    /// consumer reads; nil when it came from the log or is of a type the consumer skips.
+    /// An event handed back: its payload is decoded when it came off the feed; nil when it came
+    /// from the log.
     public typealias Delivery = (recorded: RecordedEvent, event: Event?)
 
     public init(context: ZMQContext, endpoint: String, log: any EventStore, after checkpoint: Int64,
-                decodedTypes: Set<String>? = nil, logger: Logger) throws {
-        self.decodedTypes = decodedTypes
+                types: Set<String>? = nil, logger: Logger) throws {
+        self.types = types
         socket = try ZMQSocket(context: context, type: .sub)
         try socket.setReceiveHighWaterMark(BusEndpoints.feedHighWaterMark())
-        try socket.subscribe("")
+        if let types {
+            for topic in types.union([FeedMessage.heartbeatTopic]) { try socket.subscribe(topic) }
+        } else {
+            try socket.subscribe("")
+        }
         try socket.connect(endpoint)
         self.log = log
         self.logger = logger
         position = checkpoint
     }
 
-    /// Everything in the log after the current position (the start, or a late worker).
+    /// The next `limit` positions of the log (fewer at its head), for the start or a late
+    /// consumer: the events among them of the consumer's types. An empty answer does not mean the
+    /// log is read to its end; compare `position` with the log's head.
     public func readLog(limit: Int = 10_000) throws -> [Delivery] {
-        let events = try log.read(after: position, limit: limit)
-        for event in events {
-            guard event.position == position + 1 else {
-                throw EventStoreError.corrupt("position \(position + 1) is missing from the log")
+        try readLog(through: min(position + Int64(limit), try log.headPosition()))
+    }
+
+    /// The events of the consumer's types after `position` up to `last`, which becomes the position.
+    private func readLog(through last: Int64) throws -> [Delivery] {
+        guard last > position else { return [] }
+        let events: [RecordedEvent]
+        if let types {
+            events = try log.read(after: position, through: last, types: types)
+        } else {
+            events = try log.read(after: position, limit: Int(last - position))
+            guard events.count == Int(last - position), events.last?.position == last else {
+                throw EventStoreError.corrupt("positions \(position + 1)...\(last) are not all in the log")
             }
-            position = event.position
         }
+        position = last
         eventsReadFromLog += events.count
         return events.map { ($0, nil) }
     }
@@ -66,9 +88,7 @@ public final class EventFeedFollower {
         while events.count < limit, let frames = try socket.receive(dontWait: true) {
             let message: FeedMessage
             do {
-                message = try FeedMessage.decode(frames, after: position) { type in
-                    self.decodedTypes?.contains(type) ?? true
-                }
+                message = try FeedMessage.decode(frames, after: position) { type in self.types?.contains(type) ?? true }
             } catch {
                 logger.warning("skipped a malformed feed message", metadata: ["error": "\(error)"])
                 continue
@@ -78,22 +98,20 @@ public final class EventFeedFollower {
                 announcedHead = max(announcedHead, head)
             case .event(let recorded, let event):
                 announcedHead = max(announcedHead, recorded.position)
-                if recorded.position <= position { continue }
+                // Topics are prefixes: a type whose name extends one of ours comes through too.
+                guard recorded.position > position, let event else { continue }
                 if recorded.position > position + 1 {
-                    gapsHealed += 1
-                    logger.debug("gap on the feed; reading the log", metadata: [
-                        "expected": "\(position + 1)", "got": "\(recorded.position)",
-                    ])
-                    while position + 1 < recorded.position {
-                        let missing = try readLog(limit: Int(min(recorded.position - position - 1, 10_000)))
-                        if missing.isEmpty { break }
-                        events += missing
+                    let missing = try readLog(through: recorded.position - 1)
+                    if types == nil || !missing.isEmpty {
+                        gapsHealed += 1
+                        logger.debug("messages lost on the feed; read them from the log", metadata: [
+                            "from": "\(recorded.position - Int64(missing.count))", "to": "\(recorded.position - 1)",
+                        ])
                     }
+                    events += missing
                 }
-                if recorded.position == position + 1 {
-                    events.append((recorded, event))
-                    position = recorded.position
-                }
+                events.append((recorded, event))
+                position = recorded.position
             }
         }
         if events.isEmpty && isBehind {

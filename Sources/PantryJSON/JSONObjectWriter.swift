@@ -1,7 +1,7 @@
 /// Writes one JSON object of strings, numbers, booleans, nested objects and already-encoded JSON.
 /// Event payloads, event documents and outcomes are written on hot paths (the single writer, every
-/// published event), where this is several times cheaper than `JSONEncoder`; reading still uses
-/// `Codable`, and the tests check that both agree.
+/// published event), where this is several times cheaper than `JSONEncoder`. `JSONObjectReader`
+/// reads what it writes; the tests hold both to `JSONSerialization`.
 public struct JSONObjectWriter {
     public private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
 

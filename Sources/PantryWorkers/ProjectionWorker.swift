@@ -39,7 +39,7 @@ public final class ProjectionWorker {
         encoder.outputFormatting = [.withoutEscapingSlashes]
         written = try store.checkpoint
         follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: written,
-                                         decodedTypes: store.projection.eventTypes, logger: logger)
+                                         types: store.projection.eventTypes, logger: logger)
         queries = try ZMQSocket(context: context, type: .router)
         try queries.setMaxMessageSize(64 << 10)
         if queryEndpoint.hasPrefix("ipc://") {

@@ -114,3 +114,19 @@ def test_a_subscriber_slowed_until_messages_drop_converges(processes):
     top.send(json.dumps({"query": "top", "limit": 100}).encode())
     entries = json.loads(top.recv())["result"]
     assert sum(e["points"] for e in entries) == report["head"] - USERS  # every point once, none twice
+
+
+def test_a_worker_subscribed_to_its_types_loses_nothing_in_between(processes):
+    core = Core(processes)
+    processes.start("worker", "carts")
+    core.submit([register(n) for n in range(USERS)])
+    wait_caught_up(processes, ["carts"])
+    # One cart line in six commands: the carts worker receives only those (and heartbeats), so
+    # its positions jump over everything else, and none of those jumps is a loss.
+    outcomes = core.submit([mixed_command(n, USERS) for n in range(3_000)])
+    assert sum(o["status"] == "accepted" for o in outcomes) > 1_000
+    wait_caught_up(processes, ["carts"])
+    fed = worker_status(processes, "carts")["result"]
+    assert fed["gapsHealed"] == 0, fed
+    assert fed["eventsReadFromLog"] == 0, fed  # every cart event came over the wire
+    assert_replay_matches(processes, ["carts"])
