@@ -57,6 +57,12 @@ public final class EventFeedFollower {
 
     /// The events of the consumer's types after `position` up to `last`, which becomes the position.
     private func readLog(through last: Int64) throws -> [Delivery] {
+        let events = try logEvents(through: last)
+        eventsReadFromLog += events.count
+        return events.map { ($0, nil) }
+    }
+
+    private func logEvents(through last: Int64) throws -> [RecordedEvent] {
         guard last > position else { return [] }
         let events: [RecordedEvent]
         if let types {
@@ -68,8 +74,7 @@ public final class EventFeedFollower {
             }
         }
         position = last
-        eventsReadFromLog += events.count
-        return events.map { ($0, nil) }
+        return events
     }
 
     /// Starts over after `position` (when the consumer could not apply what it was handed).
@@ -84,8 +89,9 @@ public final class EventFeedFollower {
     /// order, filling any gap from the log. Malformed messages are logged and skipped: the next
     /// heartbeat or event reveals what they carried, and the log supplies it.
     public func drain(limit: Int = 10_000) throws -> [Delivery] {
-        var events: [Delivery] = []
-        while events.count < limit, let frames = try socket.receive(dontWait: true) {
+        var received: [Delivery] = []
+        var jumped = false
+        while received.count < limit, let frames = try socket.receive(dontWait: true) {
             let message: FeedMessage
             do {
                 message = try FeedMessage.decode(frames, after: position) { type in self.types?.contains(type) ?? true }
@@ -98,25 +104,33 @@ public final class EventFeedFollower {
                 announcedHead = max(announcedHead, head)
             case .event(let recorded, let event):
                 announcedHead = max(announcedHead, recorded.position)
+                let last = received.last?.recorded.position ?? position
                 // Topics are prefixes: a type whose name extends one of ours comes through too.
-                guard recorded.position > position, let event else { continue }
-                if recorded.position > position + 1 {
-                    let missing = try readLog(through: recorded.position - 1)
-                    if types == nil || !missing.isEmpty {
-                        gapsHealed += 1
-                        logger.debug("messages lost on the feed; read them from the log", metadata: [
-                            "from": "\(recorded.position - Int64(missing.count))", "to": "\(recorded.position - 1)",
-                        ])
-                    }
-                    events += missing
-                }
-                events.append((recorded, event))
-                position = recorded.position
+                guard recorded.position > last, let event else { continue }
+                jumped = jumped || recorded.position > last + 1
+                received.append((recorded, event))
             }
         }
-        if events.isEmpty && isBehind {
-            events = try readLog(limit: limit)
+        if jumped { return try fillFromLog(received) }
+        if let last = received.last {
+            position = last.recorded.position
+            return received
         }
-        return events
+        return isBehind ? try readLog(limit: limit) : []
+    }
+
+    /// `received` skips positions. One read of the log over its whole range (not one per jump)
+    /// tells what lies in between: events of other types, or messages lost on the feed, which are
+    /// handed back in their place. Events that came over the wire keep their decoded payloads.
+    private func fillFromLog(_ received: [Delivery]) throws -> [Delivery] {
+        let wire = Dictionary(uniqueKeysWithValues: received.map { ($0.recorded.position, $0) })
+        let logged = try logEvents(through: received[received.count - 1].recorded.position)
+        let lost = logged.count { wire[$0.position] == nil }
+        if lost > 0 {
+            gapsHealed += 1
+            eventsReadFromLog += lost
+            logger.debug("messages lost on the feed; read them from the log", metadata: ["events": "\(lost)", "through": "\(position)"])
+        }
+        return logged.map { wire[$0.position] ?? ($0, nil) }
     }
 }
