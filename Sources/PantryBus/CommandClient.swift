@@ -13,7 +13,6 @@ public final class CommandClient {
 
     private let socket: ZMQSocket
     private let endpoint: String
-    private let decoder = JSONDecoder()
 
     public init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(10)) throws {
         socket = try ZMQSocket(context: context, type: .dealer)
@@ -35,7 +34,7 @@ public final class CommandClient {
     }
 
     public func submit(_ envelopes: [CommandEnvelope]) throws -> [CommandOutcome] {
-        try submit(documents: envelopes.map(CommandCoding.encode)).map { try decoder.decode(CommandOutcome.self, from: $0) }
+        try submit(documents: envelopes.map(CommandCoding.encode)).map(CommandOutcome.init(json:))
     }
 
     public func submit(_ envelope: CommandEnvelope) throws -> CommandOutcome {

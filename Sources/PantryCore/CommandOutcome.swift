@@ -4,8 +4,8 @@ import PantryJSON
 
 /// The answer to one command, as printed by `pantry submit` and sent by the core
 /// (`schemas/outcome.schema.json`).
-public struct CommandOutcome: Sendable, Equatable, Codable {
-    public enum Status: String, Sendable, Codable {
+public struct CommandOutcome: Sendable, Equatable {
+    public enum Status: String, Sendable {
         /// Durably in the log at `positions`.
         case accepted
         /// Refused by a rule or by input validation; nothing was written.
@@ -44,5 +44,23 @@ public struct CommandOutcome: Sendable, Equatable, Codable {
 
     public static func failed(_ commandId: CommandID?, _ reason: String) -> Self {
         CommandOutcome(commandId: commandId, status: .failed, code: "storage_error", message: reason)
+    }
+}
+
+extension CommandOutcome {
+    /// Reads `jsonDocument` back (the clients of the core read one per command they send).
+    public init(json: Data) throws {
+        self = try json.withUnsafeBytes { bytes in
+            try JSONObjectReader.read(bytes) { json in
+                let statusName = try json.string("status")
+                guard let status = Status(rawValue: statusName) else {
+                    throw JSONReadError.wrongType(field: "status", expected: "accepted, rejected or failed")
+                }
+                return CommandOutcome(
+                    commandId: try json.optionalString("commandId"), status: status,
+                    positions: try json.optionalIntegers("positions")?.map(Int64.init), duplicate: try json.optionalBool("duplicate"),
+                    code: try json.optionalString("code"), message: try json.optionalString("message"))
+            }
+        }
     }
 }

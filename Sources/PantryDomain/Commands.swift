@@ -41,10 +41,10 @@ public enum Command: Sendable, Equatable {
     }
 }
 
-/// A command's `data`. Its fields are exactly its `CodingKeys`: the encoder writes those, and
-/// `CommandCoding.decode` refuses any other, so a misspelt `delat` never turns into a default.
-protocol CommandPayload: Encodable {
-    associatedtype CodingKeys: CodingKey & CaseIterable & RawRepresentable<String>
+/// A command's `data`. `Fields` names its stored properties (a test holds them to each other):
+/// `CommandCoding.decode` refuses any other field, so a misspelt `delat` never turns into a default.
+protocol CommandPayload {
+    associatedtype Fields: CaseIterable & RawRepresentable<String>
 }
 
 /// Creates an account. The password is hashed by the adapter; only the hash ever reaches the log.
@@ -53,7 +53,7 @@ public struct RegisterUser: Sendable, Equatable, CommandPayload {
     public var username: String
     public var email: String
     public var passwordHash: String
-    enum CodingKeys: String, CodingKey, CaseIterable { case userId, username, email, passwordHash }
+    enum Fields: String, CaseIterable { case userId, username, email, passwordHash }
     public init(userId: UserID, username: String, email: String, passwordHash: String) {
         self.userId = userId; self.username = username; self.email = email; self.passwordHash = passwordHash
     }
@@ -64,7 +64,7 @@ public struct SaveRecipe: Sendable, Equatable, CommandPayload {
     public var recipeId: RecipeID
     public var title: String
     public var image: String?
-    enum CodingKeys: String, CodingKey, CaseIterable { case userId, recipeId, title, image }
+    enum Fields: String, CaseIterable { case userId, recipeId, title, image }
     public init(userId: UserID, recipeId: RecipeID, title: String, image: String? = nil) {
         self.userId = userId; self.recipeId = recipeId; self.title = title; self.image = image
     }
@@ -73,7 +73,7 @@ public struct SaveRecipe: Sendable, Equatable, CommandPayload {
 public struct RemoveSavedRecipe: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var recipeId: RecipeID
-    enum CodingKeys: String, CodingKey, CaseIterable { case userId, recipeId }
+    enum Fields: String, CaseIterable { case userId, recipeId }
     public init(userId: UserID, recipeId: RecipeID) { self.userId = userId; self.recipeId = recipeId }
 }
 
@@ -84,7 +84,7 @@ public struct AddGrocery: Sendable, Equatable, CommandPayload {
     public var amount: Double?
     public var unit: String?
     public var recipeId: RecipeID?
-    enum CodingKeys: String, CodingKey, CaseIterable { case userId, ingredient, amount, unit, recipeId }
+    enum Fields: String, CaseIterable { case userId, ingredient, amount, unit, recipeId }
     public init(userId: UserID, ingredient: String, amount: Double? = nil, unit: String? = nil, recipeId: RecipeID? = nil) {
         self.userId = userId; self.ingredient = ingredient; self.amount = amount; self.unit = unit; self.recipeId = recipeId
     }
@@ -94,7 +94,7 @@ public struct CheckGrocery: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var ingredient: String
     public var checked: Bool
-    enum CodingKeys: String, CodingKey, CaseIterable { case userId, ingredient, checked }
+    enum Fields: String, CaseIterable { case userId, ingredient, checked }
     public init(userId: UserID, ingredient: String, checked: Bool) {
         self.userId = userId; self.ingredient = ingredient; self.checked = checked
     }
@@ -103,7 +103,7 @@ public struct CheckGrocery: Sendable, Equatable, CommandPayload {
 public struct RemoveGrocery: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var ingredient: String
-    enum CodingKeys: String, CodingKey, CaseIterable { case userId, ingredient }
+    enum Fields: String, CaseIterable { case userId, ingredient }
     public init(userId: UserID, ingredient: String) { self.userId = userId; self.ingredient = ingredient }
 }
 
@@ -112,7 +112,7 @@ public struct UseOwnedIngredient: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var recipeId: RecipeID
     public var ingredient: String
-    enum CodingKeys: String, CodingKey, CaseIterable { case userId, recipeId, ingredient }
+    enum Fields: String, CaseIterable { case userId, recipeId, ingredient }
     public init(userId: UserID, recipeId: RecipeID, ingredient: String) {
         self.userId = userId; self.recipeId = recipeId; self.ingredient = ingredient
     }
@@ -125,7 +125,7 @@ public struct AdjustCart: Sendable, Equatable, CommandPayload {
     public var title: String
     public var image: String?
     public var delta: Int
-    enum CodingKeys: String, CodingKey, CaseIterable { case userId, recipeId, title, image, delta }
+    enum Fields: String, CaseIterable { case userId, recipeId, title, image, delta }
     public init(userId: UserID, recipeId: RecipeID, title: String, image: String? = nil, delta: Int) {
         self.userId = userId; self.recipeId = recipeId; self.title = title; self.image = image; self.delta = delta
     }
@@ -136,7 +136,7 @@ public struct WriteExperience: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var recipeId: RecipeID
     public var text: String
-    enum CodingKeys: String, CodingKey, CaseIterable { case userId, recipeId, text }
+    enum Fields: String, CaseIterable { case userId, recipeId, text }
     public init(userId: UserID, recipeId: RecipeID, text: String) {
         self.userId = userId; self.recipeId = recipeId; self.text = text
     }

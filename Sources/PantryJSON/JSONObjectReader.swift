@@ -116,9 +116,36 @@ public struct JSONObjectReader: ~Copyable {
     }
 
     public func bool(_ name: String) throws -> Bool {
-        guard let field = field(name), field.kind != .null else { throw missingOrNull(name, "true or false") }
+        guard let value = try optionalBool(name) else { throw missingOrNull(name, "true or false") }
+        return value
+    }
+
+    public func optionalBool(_ name: String) throws -> Bool? {
+        guard let field = field(name), field.kind != .null else { return nil }
         guard field.kind == .bool else { throw JSONReadError.wrongType(field: name, expected: "true or false") }
         return bytes[field.value.lowerBound] == UInt8(ascii: "t")
+    }
+
+    /// An array of integers (log positions, say).
+    public func optionalIntegers(_ name: String) throws -> [Int]? {
+        guard let field = field(name), field.kind != .null else { return nil }
+        let wrongType = JSONReadError.wrongType(field: name, expected: "an array of integers")
+        guard field.kind == .array else { throw wrongType }
+        var scanner = Scanner(bytes: UnsafeRawBufferPointer(rebasing: bytes[field.value]))
+        scanner.index = 1
+        scanner.skipWhitespace()
+        var values: [Int] = []
+        if scanner.consume(UInt8(ascii: "]")) { return values }
+        repeat {
+            scanner.skipWhitespace()
+            let start = scanner.index
+            guard try scanner.value(depth: 1) == .number, let value = Self.integer(scanner.bytes[start..<scanner.index]) else {
+                throw wrongType
+            }
+            values.append(value)
+            scanner.skipWhitespace()
+        } while scanner.consume(UInt8(ascii: ","))
+        return values
     }
 
     /// The raw bytes of a nested object (validated JSON), to be read with another reader.

@@ -51,6 +51,18 @@ import Testing
         #expect(throws: JSONReadError.duplicateField("a")) { try read(#"{"a": 1, "\u0061": 2}"#) { _ in } }
     }
 
+    @Test func readsArraysOfIntegers() throws {
+        try read(#"{"a": [1, -2 ,3], "e": [], "n": null, "f": [1.5], "s": ["1"], "o": {"x": 1}}"#) { (r: borrowing JSONObjectReader) throws in
+            #expect(try r.optionalIntegers("a") == [1, -2, 3])
+            #expect(try r.optionalIntegers("e") == [])
+            #expect(try r.optionalIntegers("n") == nil)
+            #expect(try r.optionalIntegers("absent") == nil)
+            for name in ["f", "s", "o"] {
+                #expect(throws: JSONReadError.wrongType(field: name, expected: "an array of integers")) { _ = try r.optionalIntegers(name) }
+            }
+        }
+    }
+
     @Test func invalidUTF8InAStringIsRefused() throws {
         let bytes: [UInt8] = Array(#"{"a": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
         try bytes.withUnsafeBytes { buffer in
