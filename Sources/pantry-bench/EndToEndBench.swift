@@ -18,7 +18,7 @@ struct EndToEndBench: ParsableCommand {
     @Option(help: "Accepted UseOwnedIngredient commands to send in the throughput phase.") var commands = 200_000
     @Option(help: "Users the commands are spread over.") var users = 10_000
     @Option(help: "Seconds of the latency phase.") var latencySeconds = 10.0
-    @Option(help: "Commands/s of background load in the latency phase (default: half the measured rate).") var latencyLoad: Double?
+    @Option(help: "Commands/s of background load in the latency phase (default: two phases, at half the 30,000/s target and at half the measured rate).") var latencyLoad: Double?
 
     func run() throws {
         let directory = URL(fileURLWithPath: data)
@@ -67,14 +67,20 @@ struct EndToEndBench: ParsableCommand {
         while threads.contains(where: { !$0.isFinished }) { usleep(2_000) }
         let elapsed = seconds(clock.now - began)
         let rate = Double(accepted.value) / elapsed
+        print("targets: >= 30000 commands/s end to end, p99 <= 5 ms at half that load")
         print("end to end     \(accepted.value) accepted UseOwnedIngredient, \(clients) clients x \(window) in flight: \(fmt(rate)) commands/s (\(fmt(elapsed, 2)) s)")
         guard accepted.value == perClient * clients else { throw ValidationError("only \(accepted.value) of \(perClient * clients) were accepted") }
-        try measureVisibility(context: context, endpoints: endpoints, directory: directory, run: run, rate: latencyLoad ?? rate / 2)
+        // The target reads "p99 <= 5 ms at half that load": half of the 30,000/s asked for, and,
+        // stricter, half of what this run reached. Both are measured unless a load is given.
+        let loads: [Double] = latencyLoad.map { [$0] } ?? [15_000, rate / 2]
+        for (phase, load) in loads.enumerated() {
+            try measureVisibility(context: context, endpoints: endpoints, directory: directory, run: run, phase: phase, rate: load)
+        }
     }
 
     /// Under a background load of `rate` commands/s, how long from the core's "accepted" until the
     /// leaderboard worker answers a query that waits for that position (sampled one at a time).
-    private func measureVisibility(context: ZMQContext, endpoints: BusEndpoints, directory: URL, run: UInt64, rate: Double) throws {
+    private func measureVisibility(context: ZMQContext, endpoints: BusEndpoints, directory: URL, run: UInt64, phase: Int, rate: Double) throws {
         let clock = ContinuousClock()
         let began = clock.now
         let until = began + .seconds(latencySeconds)
@@ -88,8 +94,8 @@ struct EndToEndBench: ParsableCommand {
                     let due = Int(rate * seconds(clock.now - began)) - n
                     if due <= 0 { Thread.sleep(forTimeInterval: 0.001); continue }
                     let batch = (n..<n + due).map { k in
-                        CommandEnvelope(commandId: "bench-\(run)-load-\(k)", command: .useOwnedIngredient(UseOwnedIngredient(
-                            userId: "b\(run)u\(k % users)", recipeId: "load", ingredient: "ingredient \(k)")))
+                        CommandEnvelope(commandId: "bench-\(run)-\(phase)-load-\(k)", command: .useOwnedIngredient(UseOwnedIngredient(
+                            userId: "b\(run)u\(k % users)", recipeId: "load-\(phase)", ingredient: "ingredient \(k)")))
                     }
                     _ = try connection.submit(batch)
                     n += due
@@ -107,8 +113,8 @@ struct EndToEndBench: ParsableCommand {
         var n = 0
         while clock.now < until {
             let user = "b\(run)u\(n % users)"
-            let outcome = try client.submit(CommandEnvelope(commandId: "bench-\(run)-latency-\(n)", command: .useOwnedIngredient(
-                UseOwnedIngredient(userId: user, recipeId: "latency", ingredient: "ingredient \(n)"))))
+            let outcome = try client.submit(CommandEnvelope(commandId: "bench-\(run)-\(phase)-latency-\(n)", command: .useOwnedIngredient(
+                UseOwnedIngredient(userId: user, recipeId: "latency-\(phase)", ingredient: "ingredient \(n)"))))
             let acceptedAt = clock.now
             guard outcome.status == .accepted, let position = outcome.positions?.last else { throw ValidationError("\(outcome)") }
             _ = try leaderboard.query(["query": "entry", "userId": user], after: position)
@@ -120,7 +126,7 @@ struct EndToEndBench: ParsableCommand {
         let achieved = Double(loadSent.value) / seconds(clock.now - began)
         func ms(_ q: Double) -> String { fmt(Double(histogram.valueAtPercentile(q)) / 1000, 3) }
         print("visible        under \(fmt(achieved)) commands/s of load (asked \(fmt(rate))), \(n) samples: accepted -> leaderboard p50 \(ms(50)) ms, p99 \(ms(99)) ms, max \(ms(100)) ms")
-        print("               (targets: >= 30000 commands/s end to end, p99 <= 5 ms at half that load)")
+
     }
 }
 
