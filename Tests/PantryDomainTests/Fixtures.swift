@@ -1,3 +1,4 @@
+import Foundation
 import PantryDomain
 import Testing
 
@@ -120,4 +121,25 @@ extension Event {
     var pointEarned: PointEarned? { if case .pointEarned(let e) = self { e } else { nil } }
     var cartAdjusted: CartAdjusted? { if case .cartAdjusted(let e) = self { e } else { nil } }
     var experienceWritten: ExperienceWritten? { if case .experienceWritten(let e) = self { e } else { nil } }
+}
+
+/// Checks that `json` holds exactly the stored properties of the payload inside `enumCase` (an
+/// `Event` or a `Command`), found by reflection rather than by the code under test: nil ones
+/// omitted, the others with the same values.
+func expectJSONHoldsExactlyThePayloadsProperties(_ json: [String: Any], of enumCase: Any) throws {
+    let payload = try #require(Mirror(reflecting: enumCase).children.first?.value)
+    var expectedKeys: Set<String> = []
+    for case let (label?, value) in Mirror(reflecting: payload).children {
+        let mirror = Mirror(reflecting: value)
+        guard let unwrapped = mirror.displayStyle == .optional ? mirror.children.first?.value : value else { continue }
+        expectedKeys.insert(label)
+        switch unwrapped {
+        case let string as String: #expect(json[label] as? String == string, "\(label)")
+        case let double as Double: #expect((json[label] as? NSNumber)?.doubleValue == double, "\(label)")
+        case let int as Int: #expect((json[label] as? NSNumber)?.intValue == int, "\(label)")
+        case let bool as Bool: #expect((json[label] as? NSNumber) == NSNumber(value: bool), "\(label)")
+        default: Issue.record("\(label) has an unexpected type \(type(of: unwrapped))")
+        }
+    }
+    #expect(Set(json.keys) == expectedKeys)
 }
