@@ -31,6 +31,7 @@ let package = Package(
                 "PantryJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The single writer: decide, group commit, idempotency.
@@ -174,7 +175,10 @@ let package = Package(
         ),
         .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain"]),
         .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON"]),
-        .testTarget(name: "PantryEventStoreTests", dependencies: ["PantryEventStore"]),
+        .testTarget(
+            name: "PantryEventStoreTests",
+            dependencies: ["PantryEventStore", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "PantryCoreTests", dependencies: ["PantryDomain", "PantryEventStore", "PantryCore"]),
         // Drives the built `pantry` binary as a child process.
         .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryEventStore"]),

@@ -14,7 +14,8 @@ public final class SQLiteEventStore: EventStore {
     /// Last known version per stream, so an append checks its expectation without a query.
     private let streamVersions = Mutex<[String: Int64]>([:])
 
-    public init(path: String, readOnly: Bool = false) throws {
+    /// `checkpointsInBackground` leaves WAL checkpoints to a `BackgroundCheckpointer` (the core).
+    public init(path: String, readOnly: Bool = false, checkpointsInBackground: Bool = false) throws {
         self.path = path
         var config = Configuration()
         config.readonly = readOnly
@@ -22,6 +23,7 @@ public final class SQLiteEventStore: EventStore {
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            if checkpointsInBackground { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         }
         pool = try DatabasePool(path: path, configuration: config)
         if !readOnly { try Self.migrator.migrate(pool) }

@@ -28,7 +28,10 @@ struct Core: ParsableCommand {
         if let commands { endpoints.commands = commands }
         if let events { endpoints.events = events }
 
-        let processor = try CommandProcessor(store: SQLiteEventStore(path: directory.eventLog), logger: logger)
+        let processor = try CommandProcessor(
+            store: SQLiteEventStore(path: directory.eventLog, checkpointsInBackground: true), logger: logger)
+        let checkpointer = try BackgroundCheckpointer(path: directory.eventLog, logger: logger)
+        defer { checkpointer.stop() }
         let context = try ZMQContext()
         let server = try CoreServer(processor: processor, context: context,
                                     configuration: .init(endpoints: endpoints), logger: logger)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PantryEventStore
 import Testing
 
@@ -22,6 +23,29 @@ import Testing
                 try reopened.append([append("s1", expecting: 0, event("E"))])
             }
             #expect(try reopened.append([append("s1", expecting: 3, event("E"))]) == [5...5])
+        }
+    }
+
+    /// The core's log leaves checkpoints to the background: no append copies the WAL into the
+    /// file (that fsync stalled group commits), the checkpointer does, and nothing is lost.
+    @Test func withCheckpointsInBackgroundOnlyTheCheckpointerCopiesTheWAL() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let store = try SQLiteEventStore(path: path, checkpointsInBackground: true)
+            let fileSize = { (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0 }
+            let before = try fileSize()
+            // 1,500 commits of a few pages each: past SQLite's 1,000-page automatic checkpoint.
+            for n in 0..<1_500 {
+                _ = try store.append([append("s\(n)", expecting: 0, event("PointEarned", #"{"n":\#(n)}"#, commandId: "c\(n)"))])
+            }
+            #expect(try fileSize() == before, "no append checkpointed the WAL into the file")
+
+            let checkpointer = try BackgroundCheckpointer(path: path, interval: 0.01, logger: Logger(label: "test"))
+            let deadline = Date().addingTimeInterval(10)
+            while try fileSize() <= before, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            checkpointer.stop()
+            #expect(try fileSize() > before)
+            #expect(try SQLiteEventStore(path: path, readOnly: true).headPosition() == 1_500)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PantryDomain
 import Testing
+import PantryEventStore
 @testable import PantryProjections
 
 @Suite struct BackgroundCheckpointerTests {

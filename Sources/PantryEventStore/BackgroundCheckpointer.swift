@@ -3,11 +3,12 @@ import GRDB
 import Logging
 import Synchronization
 
-/// Copies a projection file's WAL into the file on a thread of its own, so the worker that
-/// writes it never stops for a checkpoint's fsync (SQLite would otherwise run one inside whichever
-/// commit crosses 1,000 pages, stalling that event's visibility by tens of milliseconds). Open
-/// the store with `checkpointsInBackground: true`. Checkpoints are PASSIVE: they never wait for,
-/// nor block, the writer or readers.
+/// Copies an SQLite file's WAL into the file on a thread of its own, so the process that writes it
+/// never stops for a checkpoint's fsync: SQLite would otherwise run one inside whichever commit
+/// crosses 1,000 pages. In the core that stalled a group commit by 10-60 ms several times a
+/// second; in a worker, an event's visibility. Open the log or the projection with
+/// `checkpointsInBackground: true`. Checkpoints are PASSIVE: they never wait for, nor block, the
+/// writer or readers.
 public final class BackgroundCheckpointer: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
