@@ -11,7 +11,7 @@ public final class CommandProcessor {
     public private(set) var head: Int64 = 0
     private var streamVersions: [String: Int64] = [:]
     /// Accepted command ids and their positions: the idempotency record, rebuilt from the log.
-    private var acceptedCommands: [CommandID: ClosedRange<Int64>] = [:]
+    private var acceptedCommands = AcceptedCommands()
     /// Set when the state could not be rebuilt after a failed append: nothing is decided until it is.
     private var needsReload = false
     private let logger: Logger
@@ -27,7 +27,7 @@ public final class CommandProcessor {
     private func load() throws {
         var state = PantryState()
         var versions: [String: Int64] = [:]
-        var accepted: [CommandID: ClosedRange<Int64>] = [:]
+        var accepted = AcceptedCommands()
         var position: Int64 = 0
         while true {
             let batch = try store.read(after: position, limit: 10_000)

@@ -92,8 +92,8 @@ public enum Decider {
             let userId = try existingUser(c.userId, state)
             let recipeId = try Validate.recipeId(c.recipeId)
             let ingredient = normalizedIngredient(try Validate.ingredient(c.ingredient))
-            let key = PantryState.PointKey(userId: userId, recipeId: recipeId, ingredient: ingredient)
-            guard !state.usedIngredients.contains(key) else {
+            let used = PantryState.UsedIngredient(recipeId: recipeId, ingredient: ingredient)
+            guard state.usedIngredients[userId]?.contains(used) != true else {
                 throw Rejection(.alreadyUsed, "\(ingredient) already earned a point for recipe \(recipeId)")
             }
             return [.pointEarned(PointEarned(userId: userId, recipeId: recipeId, ingredient: ingredient))]

@@ -5,8 +5,7 @@ public struct PantryState: Sendable, Equatable {
         public var email: String
     }
 
-    public struct PointKey: Hashable, Sendable {
-        public var userId: UserID
+    public struct UsedIngredient: Hashable, Sendable {
         public var recipeId: RecipeID
         public var ingredient: String
     }
@@ -15,7 +14,9 @@ public struct PantryState: Sendable, Equatable {
     /// Lower-cased username / email to user: both are unique case-insensitively.
     public private(set) var usernames: [String: UserID] = [:]
     public private(set) var emails: [String: UserID] = [:]
-    public private(set) var usedIngredients: Set<PointKey> = []
+    /// Per user, like the rest: one set for every point ever earned would grow without bound, and
+    /// each time it doubled its rehash stalled the writer (60 ms at 196,608 points).
+    public private(set) var usedIngredients: [UserID: Set<UsedIngredient>] = [:]
     public private(set) var savedRecipes: [UserID: Set<RecipeID>] = [:]
     /// Per user: grocery item key to its checked state.
     public private(set) var groceries: [UserID: [String: Bool]] = [:]
@@ -41,7 +42,7 @@ public struct PantryState: Sendable, Equatable {
         case .groceryRemoved(let e):
             groceries[e.userId]?[e.item] = nil
         case .pointEarned(let e):
-            usedIngredients.insert(PointKey(userId: e.userId, recipeId: e.recipeId, ingredient: e.ingredient))
+            usedIngredients[e.userId, default: []].insert(UsedIngredient(recipeId: e.recipeId, ingredient: e.ingredient))
         case .cartAdjusted(let e):
             carts[e.userId, default: [:]][e.recipeId] = e.count == 0 ? nil : e.count
         case .experienceWritten:
