@@ -31,7 +31,7 @@ def test_schemathesis_finds_no_server_errors_and_no_schema_violations(processes,
                     "response_schema_conformance,response_headers_conformance",
         # Logging out would revoke the token the rest of the run uses.
         "--exclude-path", "/v1/sessions/current",
-        "--max-examples", "30", "--max-time", "60", "--workers", "2", "--seed", "1",
+        "--max-examples", "30", "--max-time", "60", "--workers", "1", "--seed", "1",
         "--request-timeout", "10", "--report-dir", str(tmp_path),
     ]
     # Run in the temporary directory: schemathesis keeps its example database in the working directory.
@@ -40,8 +40,9 @@ def test_schemathesis_finds_no_server_errors_and_no_schema_violations(processes,
                               env={**os.environ, "NO_COLOR": "1"})
     result = run()
     # CPython 3.11 sometimes crashes inside schemathesis's own code generation ("AST constructor
-    # recursion depth mismatch"), before or between requests: that is the tool failing, not the
-    # server, so it gets one more run, which must pass.
+    # recursion depth mismatch", python/cpython#106905, seen with parallel workers: one worker
+    # above, and it struck twice in a row in one CI run with two): that is the tool failing, not
+    # the server, so it gets one more run, which must pass.
     if result.returncode != 0 and TOOL_CRASH in result.stdout + result.stderr:
         result = run()
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
