@@ -52,16 +52,12 @@ public final class EventFeedFollower {
     /// consumer: the events among them of the consumer's types. An empty answer does not mean the
     /// log is read to its end; compare `position` with the log's head.
     public func readLog(limit: Int = 10_000) throws -> [Delivery] {
-        try readLog(through: min(position + Int64(limit), try log.headPosition()))
-    }
-
-    /// The events of the consumer's types after `position` up to `last`, which becomes the position.
-    private func readLog(through last: Int64) throws -> [Delivery] {
-        let events = try logEvents(through: last)
+        let events = try logEvents(through: min(position + Int64(limit), try log.headPosition()))
         eventsReadFromLog += events.count
         return events.map { ($0, nil) }
     }
 
+    /// The events of the consumer's types after `position` up to `last`, which becomes the position.
     private func logEvents(through last: Int64) throws -> [RecordedEvent] {
         guard last > position else { return [] }
         let events: [RecordedEvent]

@@ -78,10 +78,11 @@ public enum CommandCoding {
     private static let envelopeFields = ["commandId", "type", "data", "correlationId", "causationId"]
 
     private static func envelope(_ json: borrowing JSONObjectReader) throws -> CommandEnvelope {
-        let commandId = try? json.string("commandId")
+        let readableId = try? json.string("commandId")
         do {
-            try refuseUnknownFields(json, known: envelopeFields)
-            let commandId = try json.string("commandId")
+            try refuseUnknownFields(json, knows: envelopeFields.contains)
+            // Read again only to throw the reason it is missing or not a string.
+            let commandId = try readableId ?? json.string("commandId")
             let type = try json.string("type")
             guard let read = payloadReaders[type] else {
                 throw DecodingFailure(commandId: commandId, rejection: Rejection(.unknownCommand, "unknown command type '\(type)'"))
@@ -98,7 +99,7 @@ public enum CommandCoding {
         } catch let failure as DecodingFailure {
             throw failure
         } catch {
-            throw DecodingFailure(commandId: commandId, rejection: rejection(for: error, in: nil))
+            throw DecodingFailure(commandId: readableId, rejection: rejection(for: error, in: nil))
         }
     }
 
@@ -152,11 +153,11 @@ public enum CommandCoding {
     ]
 
     private static func refuseUnknownFields<Payload: CommandPayload>(_ json: borrowing JSONObjectReader, of _: Payload.Type) throws {
-        try refuseUnknownFields(json, known: Payload.Fields.allCases.map(\.rawValue))
+        try refuseUnknownFields(json) { Payload.Fields(rawValue: $0) != nil }
     }
 
-    private static func refuseUnknownFields(_ json: borrowing JSONObjectReader, known: [String]) throws {
-        if let unknown = json.names.filter({ !known.contains($0) }).min() { throw UnknownField(name: unknown) }
+    private static func refuseUnknownFields(_ json: borrowing JSONObjectReader, knows: (String) -> Bool) throws {
+        if let unknown = json.names.filter({ !knows($0) }).min() { throw UnknownField(name: unknown) }
     }
 
     private struct UnknownField: Error { var name: String }

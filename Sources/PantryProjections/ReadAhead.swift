@@ -16,10 +16,10 @@ final class ReadAhead<Value: Sendable>: Sendable {
         }
     }
 
-    /// Waits for the work to finish and returns what it produced (or throws what it threw).
+    /// Waits for the work to finish and returns what it produced (or throws what it threw). Call it
+    /// once.
     func value() throws -> Value {
         done.wait()
-        done.signal() // a second call returns at once
         return try result.withLock { $0! }.get()
     }
 }
