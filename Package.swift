@@ -98,6 +98,7 @@ let package = Package(
             name: "PantryFetch",
             dependencies: [
                 "Curl",
+                "PantryDomain",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -109,7 +110,7 @@ let package = Package(
             dependencies: ["PantryFetch", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
-        .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "Curl"]),
+        .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryDomain", "Curl"]),
         // The HTTP API process: accounts, tokens, command endpoints, health and metrics (Hummingbird).
         .target(
             name: "PantryAPI",

@@ -1,3 +1,5 @@
+import PantryDomain
+
 /// The catalog's answers to each request kind, over an in-memory list of recipes.
 struct CatalogSearch: Sendable {
     let recipes: [Recipe]
@@ -6,11 +8,11 @@ struct CatalogSearch: Sendable {
     func byIngredients(_ ingredients: [String], number: Int) -> [RecipeSummary] {
         let hits: [RecipeSummary] = recipes.compactMap { recipe in
             let all = ingredients.allSatisfy { query in
-                recipe.ingredients.contains { IngredientMatching.matches(ingredient: $0.name, query: query) }
+                recipe.ingredients.contains { IngredientName.matches(ingredient: $0.name, query: query) }
             }
             guard all else { return nil }
             let used = recipe.ingredients.filter { ingredient in
-                ingredients.contains { IngredientMatching.matches(ingredient: ingredient.name, query: $0) }
+                ingredients.contains { IngredientName.matches(ingredient: ingredient.name, query: $0) }
             }.count
             return RecipeSummary(
                 id: recipe.id, title: recipe.title, image: recipe.image, readyInMinutes: recipe.readyInMinutes,
@@ -22,9 +24,9 @@ struct CatalogSearch: Sendable {
 
     /// Every query word in the title or an ingredient; optional diet and time limit; one page.
     func search(query: String, diet: String?, maxReadyTime: Int?, offset: Int, number: Int) -> SearchPage {
-        let queryWords = IngredientMatching.words(query)
+        let queryWords = IngredientName.words(query)
         let hits = recipes.filter { recipe in
-            let text = Set(IngredientMatching.words(recipe.title) + recipe.ingredients.flatMap { IngredientMatching.words($0.name) })
+            let text = Set(IngredientName.words(recipe.title) + recipe.ingredients.flatMap { IngredientName.words($0.name) })
             guard queryWords.allSatisfy(text.contains) else { return false }
             if let diet, !recipe.diets.contains(diet) { return false }
             if let maxReadyTime {

@@ -1,4 +1,5 @@
 import Foundation
+import PantryDomain
 import Testing
 @testable import PantryFetch
 
@@ -19,12 +20,12 @@ import Testing
     }
 
     @Test func ingredientMatchingIgnoresCaseAndPluralsButNotWordBoundaries() {
-        #expect(IngredientMatching.matches(ingredient: "Eggs", query: "egg"))
-        #expect(IngredientMatching.matches(ingredient: "crushed tomatoes", query: "Tomato"))
-        #expect(IngredientMatching.matches(ingredient: "fresh blueberries", query: "blueberry"))
-        #expect(IngredientMatching.matches(ingredient: "red bell pepper", query: "bell peppers"))
-        #expect(!IngredientMatching.matches(ingredient: "eggplant", query: "egg"))
-        #expect(!IngredientMatching.matches(ingredient: "pepper", query: "bell pepper"))
+        #expect(IngredientName.matches(ingredient: "Eggs", query: "egg"))
+        #expect(IngredientName.matches(ingredient: "crushed tomatoes", query: "Tomato"))
+        #expect(IngredientName.matches(ingredient: "fresh blueberries", query: "blueberry"))
+        #expect(IngredientName.matches(ingredient: "red bell pepper", query: "bell peppers"))
+        #expect(!IngredientName.matches(ingredient: "eggplant", query: "egg"))
+        #expect(!IngredientName.matches(ingredient: "pepper", query: "bell pepper"))
     }
 
     @Test func autocompletePrefersWholeNamePrefixes() {

@@ -1,0 +1,34 @@
+/// How an ingredient name is compared, everywhere: recipe search, and the points rule that a
+/// used ingredient must be one of the recipe's. Case- and plural-insensitive, whole words.
+public enum IngredientName {
+    /// Lowercase words with a simple English plural removed ("Tomatoes" -> "tomato",
+    /// "berries" -> "berry", "eggs" -> "egg"), so "egg" matches "2 eggs" but not "eggplant".
+    public static func words(_ text: String) -> [String] {
+        text.lowercased()
+            .split { !($0.isLetter || $0.isNumber) }
+            .map { singular(String($0)) }
+    }
+
+    public static func singular(_ word: String) -> String {
+        guard word.count > 3 else { return word }
+        if word.hasSuffix("ies") { return String(word.dropLast(3)) + "y" }
+        if word.hasSuffix("oes") || word.hasSuffix("ches") || word.hasSuffix("shes") || word.hasSuffix("sses") {
+            return String(word.dropLast(2))
+        }
+        if word.hasSuffix("s"), !word.hasSuffix("ss"), !word.hasSuffix("us") { return String(word.dropLast()) }
+        return word
+    }
+
+    /// True when the words of `needle` occur consecutively in `haystack`.
+    public static func contains(_ haystack: [String], _ needle: [String]) -> Bool {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { start in
+            haystack[start..<(start + needle.count)].elementsEqual(needle)
+        }
+    }
+
+    /// Whether the recipe ingredient named `name` is the queried ingredient `query`.
+    public static func matches(ingredient name: String, query: String) -> Bool {
+        contains(words(name), words(query))
+    }
+}
