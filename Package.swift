@@ -34,12 +34,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The users' keys, sealing the personal fields of their events (crypto-shredding).
+        .target(
+            name: "PantryKeys",
+            dependencies: [
+                "PantryDomain",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The single writer: decide, group commit, idempotency.
         .target(
             name: "PantryCore",
             dependencies: [
                 "PantryDomain",
                 "PantryEventStore",
+                "PantryKeys",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -61,6 +71,7 @@ let package = Package(
             dependencies: [
                 "PantryDomain",
                 "PantryEventStore",
+                "PantryKeys",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -69,7 +80,7 @@ let package = Package(
         .testTarget(
             name: "PantryProjectionsTests",
             dependencies: [
-                "PantryProjections", "PantryDomain", "PantryEventStore", "PantryCore",
+                "PantryProjections", "PantryDomain", "PantryEventStore", "PantryCore", "PantryKeys",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -117,6 +128,7 @@ let package = Package(
             dependencies: [
                 "PantryDomain",
                 "PantryEventStore",
+                "PantryKeys",
                 "PantryCore",
                 "PantryBus",
                 "PantryFetch",
@@ -138,6 +150,7 @@ let package = Package(
             dependencies: [
                 "PantryDomain",
                 "PantryEventStore",
+                "PantryKeys",
                 "PantryCore",
                 "PantryBus",
                 "PantryAPI",
@@ -156,6 +169,7 @@ let package = Package(
             dependencies: [
                 "PantryDomain",
                 "PantryEventStore",
+                "PantryKeys",
                 "PantryCore",
                 "PantryBus",
                 "PantryProjections",
@@ -168,21 +182,22 @@ let package = Package(
         // `pantry loadtest`: the seeded workload, the points ledger, the result and its plot.
         .target(
             name: "PantryLoad",
-            dependencies: ["Curl", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: ["Curl", "PantryDomain", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .testTarget(
             name: "PantryLoadTests",
             dependencies: ["PantryLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain"]),
+        .testTarget(name: "PantryKeysTests", dependencies: ["PantryKeys", "PantryDomain"]),
         .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON"]),
         .testTarget(
             name: "PantryEventStoreTests",
             dependencies: ["PantryEventStore", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "PantryCoreTests", dependencies: ["PantryDomain", "PantryEventStore", "PantryCore"]),
+        .testTarget(name: "PantryCoreTests", dependencies: ["PantryDomain", "PantryEventStore", "PantryCore", "PantryKeys"]),
         // Drives the built `pantry` binary as a child process.
-        .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryEventStore"]),
+        .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryEventStore", "PantryKeys"]),
         // libzmq, wrapped once: nothing else touches its C API.
         .systemLibrary(
             name: "CZeroMQ",

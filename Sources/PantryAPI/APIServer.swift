@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import PantryBus
 import PantryCore
+import PantryKeys
 import Prometheus
 import ServiceLifecycle
 import ZeroMQ
@@ -55,7 +56,8 @@ public struct APIServer {
         let decoyHash = try await hasher.hash(RandomIdentifier.make())
 
         let context = try ZMQContext()
-        let accounts = AccountDirectory(logger: logger)
+        let keys = try UserKeyStore(path: configuration.dataDirectory.userKeys, readOnly: true)
+        let accounts = AccountDirectory(keys: keys, logger: logger)
         accounts.start(context: context, feed: configuration.endpoints.events, logPath: configuration.dataDirectory.eventLog)
         let core = CoreConnection(context: context, endpoint: configuration.endpoints.commands,
                                   timeout: configuration.coreTimeout, logger: logger)
@@ -72,16 +74,18 @@ public struct APIServer {
 
         let router = Router(context: APIRequestContext.self)
         router.add(middleware: AccessLogMiddleware())
-        let authenticated = router.group().add(middleware: BearerAuthenticator(signer: signer, revocations: revocations))
+        let authenticated = router.group().add(middleware: BearerAuthenticator(signer: signer, revocations: revocations,
+                                                                               accounts: accounts))
         let submitter = CommandSubmitter(core: core)
         HealthRoutes(accounts: accounts, queries: queries, registry: registry).register(on: router)
         let readYourWrites = ReadYourWrites(accounts: accounts)
         AccountRoutes(submitter: submitter, accounts: accounts, hasher: hasher, signer: signer, revocations: revocations,
                       throttle: SharedLoginThrottle(), decoyHash: decoyHash, queries: queries, readYourWrites: readYourWrites)
             .register(public: router, authenticated: authenticated)
-        CommandRoutes(submitter: submitter).register(on: authenticated)
-        ReadRoutes(queries: queries, readYourWrites: readYourWrites).register(on: authenticated)
-        RecipeRoutes(recipes: recipes).register(on: authenticated)
+        CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
+        // Browsing needs no account: recipes, the leaderboard and experiences are public.
+        ReadRoutes(queries: queries, readYourWrites: readYourWrites).register(public: router.group(), authenticated: authenticated)
+        RecipeRoutes(recipes: recipes).register(on: router.group())
 
         let logger = logger
         let app = Application(

@@ -3,17 +3,22 @@ import Logging
 import PantryBus
 import PantryDomain
 import PantryEventStore
+import PantryKeys
 import Synchronization
 import ZeroMQ
 
-/// username → (userId, password hash), the one read model the API keeps itself because login
-/// needs it. Fed by `UserRegistered` events: caught up from the log at start, then kept current
-/// from the event feed (gaps repaired from the log) by a thread of its own.
+/// The accounts (id, name, email, password hash), the one read model the API keeps itself because
+/// log-in needs it. Fed by `UserRegistered`, `PasswordChanged` and `UserDeleted` events, whose
+/// personal fields it opens with the users' keys: caught up from the log at start, then kept
+/// current from the event feed (gaps repaired from the log) by a thread of its own.
 public final class AccountDirectory: Sendable {
     public struct Account: Sendable, Equatable {
         public var userId: UserID
         public var username: String
+        public var email: String
         public var passwordHash: String
+        /// How many times the password changed: tokens issued before the last change are refused.
+        public var credentialsGeneration: Int
     }
 
     /// What `/ready` reports.
@@ -21,24 +26,44 @@ public final class AccountDirectory: Sendable {
         public var position: Int64
         public var announcedHead: Int64
         public var lastFeedMessage: ContinuousClock.Instant?
+        /// The log as it stood at start has been read: until then no account can be vouched for.
+        public var loaded = false
     }
 
     private struct State {
-        var byUsername: [String: Account] = [:]
+        var byUserId: [UserID: Account] = [:]
+        /// Username skeleton (look-alikes are one name) and lower-cased email to user.
+        var byName: [String: UserID] = [:]
+        var byEmail: [String: UserID] = [:]
         var progress = Progress(position: 0, announcedHead: 0, lastFeedMessage: nil)
+
+        mutating func forget(_ userId: UserID) {
+            guard let account = byUserId.removeValue(forKey: userId) else { return }
+            byName[Username.skeleton(account.username)] = nil
+            byEmail[account.email.lowercased()] = nil
+        }
     }
 
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
+    private let keys: UserKeyStore
     private let logger: Logger
 
-    public init(logger: Logger) {
+    public init(keys: UserKeyStore, logger: Logger) {
+        self.keys = keys
         self.logger = logger
     }
 
-    /// Usernames are unique regardless of case (the domain's rule), so lookups ignore case too.
-    public func account(named username: String) -> Account? {
-        state.withLock { $0.byUsername[username.lowercased()] }
+    /// By username (any look-alike of it) or, when it has an '@', by email.
+    public func account(named login: String) -> Account? {
+        state.withLock { state in
+            let userId = login.contains("@") ? state.byEmail[login.lowercased()] : state.byName[Username.skeleton(login)]
+            return userId.flatMap { state.byUserId[$0] }
+        }
+    }
+
+    public func account(id userId: UserID) -> Account? {
+        state.withLock { $0.byUserId[userId] }
     }
 
     public var progress: Progress { state.withLock { $0.progress } }
@@ -81,12 +106,13 @@ public final class AccountDirectory: Sendable {
         }
         guard let log = opened else { return }
         let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: 0,
-                                             types: [Self.eventType], logger: logger)
+                                             types: Self.eventTypes, logger: logger)
         let head = try log.headPosition()
         while follower.position < head {
             try apply(follower.readLog(), follower: follower, fedAt: nil)
         }
-        logger.info("accounts loaded", metadata: ["position": "\(follower.position)", "accounts": "\(state.withLock { $0.byUsername.count })"])
+        state.withLock { $0.progress.loaded = true }
+        logger.info("accounts loaded", metadata: ["position": "\(follower.position)", "accounts": "\(state.withLock { $0.byUserId.count })"])
         var poller = ZMQPoller()
         poller.register(follower.socket)
         while !stopping.load(ordering: .relaxed) {
@@ -96,21 +122,35 @@ public final class AccountDirectory: Sendable {
         }
     }
 
-    private static let eventType = "UserRegistered"
+    private static let eventTypes: Set<String> = ["UserRegistered", "PasswordChanged", "UserDeleted"]
 
     private func apply(_ deliveries: [EventFeedFollower.Delivery], follower: EventFeedFollower,
                        fedAt: ContinuousClock.Instant?) throws {
-        var accounts: [Account] = []
-        for delivery in deliveries where delivery.recorded.type == Self.eventType {
+        var events: [Event] = []
+        for delivery in deliveries where Self.eventTypes.contains(delivery.recorded.type) {
             let recorded = delivery.recorded
-            let event = try delivery.event ?? EventCoding.decode(
-                type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data)
-            if case .userRegistered(let e) = event {
-                accounts.append(Account(userId: e.userId, username: e.username, passwordHash: e.passwordHash))
-            }
+            events.append(try delivery.event ?? EventCoding.decode(
+                type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keys))
         }
         state.withLock { state in
-            for account in accounts { state.byUsername[account.username.lowercased()] = account }
+            for event in events {
+                switch event {
+                case .userRegistered(let e):
+                    guard let details = e.account else { continue } // erased: its deletion follows
+                    state.byUserId[e.userId] = Account(userId: e.userId, username: details.username, email: details.email,
+                                                       passwordHash: details.passwordHash, credentialsGeneration: 0)
+                    state.byName[Username.skeleton(details.username)] = e.userId
+                    state.byEmail[details.email.lowercased()] = e.userId
+                case .passwordChanged(let e):
+                    guard let hash = e.passwordHash else { continue }
+                    state.byUserId[e.userId]?.passwordHash = hash
+                    state.byUserId[e.userId]?.credentialsGeneration += 1
+                case .userDeleted(let e):
+                    state.forget(e.userId)
+                default:
+                    break
+                }
+            }
             state.progress.position = follower.position
             state.progress.announcedHead = follower.announcedHead
             if let fedAt { state.progress.lastFeedMessage = fedAt }

@@ -2,8 +2,9 @@ import Foundation
 import Hummingbird
 import PantryBus
 import PantryDomain
+import HTTPTypes
 
-/// Register, log in, log out, and who am I.
+/// Register, log in, log out, change the password, close the account, and who am I.
 struct AccountRoutes {
     /// How long registration waits for its own event to reach the directory, so that logging in
     /// right after registering works.
@@ -28,6 +29,12 @@ struct AccountRoutes {
             try revocations.revoke(try context.requireSession())
             return Response(status: .noContent)
         }
+        authenticated.put("v1/me/password") { request, context in
+            try await changePassword(request, session: try context.requireSession())
+        }
+        authenticated.delete("v1/me") { request, context in
+            try await deleteAccount(request, session: try context.requireSession())
+        }
         authenticated.get("v1/me") { request, context in
             try await me(request, session: try context.requireSession())
         }
@@ -40,10 +47,14 @@ struct AccountRoutes {
         enum CodingKeys: String, CodingKey, CaseIterable { case username, email, password }
     }
 
+    /// The new account, and a session for it, so the app needs no separate log-in.
     struct Registered: Encodable {
         var userId: String
         var username: String
         var position: Int64
+        var token: String
+        var tokenType = "Bearer"
+        var expiresAt: Int64
     }
 
     private func registerAccount(_ request: Request) async throws -> Response {
@@ -52,30 +63,42 @@ struct AccountRoutes {
             throw Problem(.unprocessableContent, code: "invalid_password", detail: "password must be 8-128 characters")
         }
         // Cheap checks first: hashing costs tens of milliseconds. The core re-checks all of them.
+        let username: String
         do {
-            _ = try Validate.username(body.username)
+            username = try Validate.username(body.username)
             _ = try Validate.email(body.email)
         } catch {
             throw Problem(error)
         }
-        if accounts.account(named: body.username) != nil {
-            throw Problem(Rejection(.usernameTaken, "username \(body.username) is taken"))
+        if accounts.account(named: username) != nil {
+            throw Problem(Rejection(.usernameTaken, "username \(username) is taken, or looks like one that is"))
         }
         let userId = RandomIdentifier.make()
-        let command = RegisterUser(userId: userId, username: body.username, email: body.email,
+        let command = RegisterUser(userId: userId, username: username, email: body.email,
                                    passwordHash: try await hasher.hash(body.password))
         let outcome = try await submitter.submit(
             CommandEnvelope(commandId: "register-\(userId)", command: .registerUser(command)))
         let position = outcome.positions?.last ?? 0
         _ = await accounts.waitUntilApplied(position, timeout: Self.registrationVisibility)
-        return JSONResponse.make(Registered(userId: userId, username: body.username, position: position),
-                                 status: .created, headers: [.location: "/v1/me"])
+        let (token, claims) = signer.issue(userId: userId, username: username)
+        return JSONResponse.make(Registered(userId: userId, username: username, position: position, token: token,
+                                            expiresAt: claims.expiresAt),
+                                 status: .created, headers: [.location: "/v1/me", .cacheControl: "no-store"])
     }
 
+    /// The account is named by its username or by its email, in `username` or `email`.
     struct Credentials: RequestDocument {
-        var username: String
+        var username: String?
+        var email: String?
         var password: String
-        enum CodingKeys: String, CodingKey, CaseIterable { case username, password }
+        enum CodingKeys: String, CodingKey, CaseIterable { case username, email, password }
+
+        func login() throws -> String {
+            guard let login = username ?? email, (username == nil) != (email == nil), !login.isEmpty else {
+                throw Problem.invalidField("give either 'username' or 'email', with 'password'")
+            }
+            return login
+        }
     }
 
     struct Session: Encodable {
@@ -88,23 +111,79 @@ struct AccountRoutes {
 
     private func logIn(_ request: Request) async throws -> Response {
         let body = try await JSONBody.decode(Credentials.self, from: request)
-        if let wait = throttle.retryAfter(body.username) {
+        let login = try body.login()
+        if let wait = throttle.retryAfter(login) {
             let seconds = Int(wait.rounded(.up))
             throw Problem(.tooManyRequests, code: "too_many_attempts",
                           detail: "too many failed logins for this account; try again in \(seconds) s",
                           headers: [.retryAfter: String(seconds)])
         }
-        let account = accounts.account(named: body.username)
+        let account = accounts.account(named: login)
         let valid = await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash)
         guard let account, valid else {
-            throttle.recordFailure(body.username)
+            throttle.recordFailure(login)
             throw Problem.invalidCredentials
         }
-        throttle.recordSuccess(body.username)
-        let (token, claims) = signer.issue(userId: account.userId, username: account.username)
+        throttle.recordSuccess(login)
+        return newSession(for: account, status: .created)
+    }
+
+    private func newSession(for account: AccountDirectory.Account, status: HTTPResponse.Status) -> Response {
+        let (token, claims) = signer.issue(userId: account.userId, username: account.username,
+                                           credentialsGeneration: account.credentialsGeneration)
         return JSONResponse.make(Session(token: token, expiresAt: claims.expiresAt, userId: account.userId,
-                                         username: account.username), status: .created,
+                                         username: account.username), status: status,
                                  headers: [.cacheControl: "no-store"])
+    }
+
+    /// The password of the session's own account, checked before anything that cannot be undone.
+    private func requirePassword(_ password: String, of session: SessionClaims) async throws -> AccountDirectory.Account {
+        guard let account = accounts.account(id: session.userId),
+              await hasher.verify(password, against: account.passwordHash) else {
+            throw Problem(.forbidden, code: "wrong_password", detail: "the password is wrong")
+        }
+        return account
+    }
+
+    struct PasswordChange: RequestDocument {
+        var currentPassword: String
+        var newPassword: String
+        enum CodingKeys: String, CodingKey, CaseIterable { case currentPassword, newPassword }
+    }
+
+    /// A new password ends every other session: the answer carries the one session that stays.
+    private func changePassword(_ request: Request, session: SessionClaims) async throws -> Response {
+        let body = try await JSONBody.decode(PasswordChange.self, from: request)
+        guard PasswordHasher.passwordLengths.contains(body.newPassword.count) else {
+            throw Problem(.unprocessableContent, code: "invalid_password", detail: "password must be 8-128 characters")
+        }
+        let account = try await requirePassword(body.currentPassword, of: session)
+        let outcome = try await submitter.submit(CommandEnvelope(
+            commandId: "password-\(RandomIdentifier.make())",
+            command: .changePassword(ChangePassword(userId: account.userId, passwordHash: try await hasher.hash(body.newPassword)))))
+        guard await accounts.waitUntilApplied(outcome.positions?.last ?? 0, timeout: Self.registrationVisibility),
+              let changed = accounts.account(id: account.userId) else {
+            throw Problem(.serviceUnavailable, code: "not_yet_visible",
+                          detail: "the password was changed; log in again with it", headers: [.retryAfter: "1"])
+        }
+        return newSession(for: changed, status: .ok)
+    }
+
+    struct AccountDeletion: RequestDocument {
+        var password: String
+        enum CodingKeys: String, CodingKey, CaseIterable { case password }
+    }
+
+    /// Closes the account for good: every read model forgets the user and the core destroys the
+    /// user's key, leaving the name, email and password hash in the log unreadable.
+    private func deleteAccount(_ request: Request, session: SessionClaims) async throws -> Response {
+        let body = try await JSONBody.decode(AccountDeletion.self, from: request)
+        let account = try await requirePassword(body.password, of: session)
+        let outcome = try await submitter.submit(CommandEnvelope(
+            commandId: "delete-\(account.userId)", command: .deleteUser(DeleteUser(userId: account.userId))))
+        // Every token of the account stops working once the directory has applied the deletion.
+        _ = await accounts.waitUntilApplied(outcome.positions?.last ?? 0, timeout: Self.registrationVisibility)
+        return Response(status: .noContent)
     }
 
     /// `GET /v1/me`: who the token is for, with points and rank from the leaderboard worker

@@ -2,13 +2,15 @@ import Foundation
 import Hummingbird
 import Synchronization
 
-/// Requires `Authorization: Bearer <token>` signed by this deployment, unexpired and not logged
-/// out; the claims become `context.session`. Every failure is the same 401 to the client.
+/// Requires `Authorization: Bearer <token>` signed by this deployment, unexpired, not logged out,
+/// for an account that still exists and whose password has not changed since; the claims become
+/// `context.session`. Every failure is the same 401 to the client.
 struct BearerAuthenticator: RouterMiddleware {
     typealias Context = APIRequestContext
 
     let signer: TokenSigner
     let revocations: RevocationList
+    let accounts: AccountDirectory
     let verified = VerifiedTokens()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -32,7 +34,12 @@ struct BearerAuthenticator: RouterMiddleware {
             }
             verified.remember(token, claims)
         }
-        guard !revocations.isRevoked(claims.tokenId) else {
+        guard accounts.progress.loaded else {
+            throw Problem(.serviceUnavailable, code: "starting", detail: "the API is still loading the accounts",
+                          headers: [.retryAfter: "1"])
+        }
+        guard !revocations.isRevoked(claims.tokenId),
+              accounts.account(id: claims.userId)?.credentialsGeneration == claims.credentialsGeneration else {
             throw Problem.invalidToken("the token is invalid or expired")
         }
         var context = context

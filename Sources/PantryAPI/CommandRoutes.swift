@@ -6,14 +6,17 @@ import PantryDomain
 /// no body or path names a user, so nobody can act for someone else.
 struct CommandRoutes {
     let submitter: CommandSubmitter
+    let lookup: RecipeFactsLookup
 
     func register(on routes: RouterGroup<APIRequestContext>) {
+        // Title and image come from the recipe itself, never from the client: no body is needed.
         routes.put("v1/me/favourites/:recipeId") { request, context in
-            let body = try await JSONBody.decode(SaveFavourite.self, from: request)
+            try await JSONBody.refuseFields(in: request)
             let user = try context.requireSession()
             let recipeId = try PathParameter.value("recipeId", in: context)
-            return try await submitter.respond(to: request, session: user, status: .created, .saveRecipe(
-                SaveRecipe(userId: user.userId, recipeId: recipeId, title: body.title, image: body.image)))
+            return try await respond(to: request, session: user, status: .created, recipeId: recipeId) {
+                .saveRecipe(SaveRecipe(userId: user.userId, recipeId: recipeId, recipe: $0))
+            }
         }
         routes.delete("v1/me/favourites/:recipeId") { request, context in
             let user = try context.requireSession()
@@ -44,14 +47,17 @@ struct CommandRoutes {
         routes.post("v1/me/owned-ingredients") { request, context in
             let body = try await JSONBody.decode(OwnedIngredient.self, from: request)
             let user = try context.requireSession()
-            return try await submitter.respond(to: request, session: user, status: .created, .useOwnedIngredient(
-                UseOwnedIngredient(userId: user.userId, recipeId: body.recipeId, ingredient: body.ingredient)))
+            return try await respond(to: request, session: user, status: .created, recipeId: body.recipeId) {
+                .useOwnedIngredient(UseOwnedIngredient(userId: user.userId, recipeId: body.recipeId, ingredient: body.ingredient,
+                                                       recipe: $0))
+            }
         }
         routes.post("v1/me/cart") { request, context in
             let body = try await JSONBody.decode(CartAdjustment.self, from: request)
             let user = try context.requireSession()
-            return try await submitter.respond(to: request, session: user, status: .ok, .adjustCart(
-                AdjustCart(userId: user.userId, recipeId: body.recipeId, title: body.title, image: body.image, delta: body.delta)))
+            return try await respond(to: request, session: user, status: .ok, recipeId: body.recipeId) {
+                .adjustCart(AdjustCart(userId: user.userId, recipeId: body.recipeId, delta: body.delta, recipe: $0))
+            }
         }
         routes.post("v1/recipes/:recipeId/experiences") { request, context in
             let body = try await JSONBody.decode(Experience.self, from: request)
@@ -61,15 +67,23 @@ struct CommandRoutes {
                 WriteExperience(userId: user.userId, recipeId: recipeId, text: body.text)))
         }
     }
+
+    /// A command about a recipe. It goes to the core without the recipe's facts, which the log
+    /// usually holds already; only when the core does not know the recipe are they looked up and
+    /// the same command (same id) sent again with them. An unknown recipe is 404 `unknown_recipe`.
+    private func respond(to request: Request, session: SessionClaims, status: HTTPResponse.Status, recipeId: String,
+                         _ command: (RecipeFacts?) -> Command) async throws -> Response {
+        let commandId = try submitter.commandId(request, userId: session.userId)
+        do {
+            return try await submitter.respond(commandId: commandId, status: status, command(nil))
+        } catch let problem as Problem where problem.code == Rejection.Code.unknownRecipe.rawValue {
+            let facts = try await lookup.facts(of: recipeId)
+            return try await submitter.respond(commandId: commandId, status: status, command(facts))
+        }
+    }
 }
 
 // Request bodies; field rules are the domain's, checked by the core.
-
-struct SaveFavourite: RequestDocument {
-    var title: String
-    var image: String?
-    enum CodingKeys: String, CodingKey, CaseIterable { case title, image }
-}
 
 struct NewGrocery: RequestDocument {
     var ingredient: String
@@ -92,10 +106,8 @@ struct OwnedIngredient: RequestDocument {
 
 struct CartAdjustment: RequestDocument {
     var recipeId: String
-    var title: String
-    var image: String?
     var delta: Int
-    enum CodingKeys: String, CodingKey, CaseIterable { case recipeId, title, image, delta }
+    enum CodingKeys: String, CodingKey, CaseIterable { case recipeId, delta }
 }
 
 struct Experience: RequestDocument {

@@ -35,6 +35,12 @@ struct CommandSubmitter: Sendable {
             guard let code = outcome.code.flatMap(Rejection.Code.init(rawValue:)) else {
                 throw Problem(.internalServerError, code: "internal_error", detail: "the core answered with an unknown code")
             }
+            // Over HTTP the command id is the user's Idempotency-Key: the IETF draft's code for a key
+            // sent again with another request.
+            if code == .commandIdReused {
+                throw Problem(.unprocessableContent, code: "idempotency_key_reused",
+                              detail: "this Idempotency-Key was already used for a different request")
+            }
             throw Problem(Rejection(code, outcome.message ?? code.rawValue))
         case .failed:
             throw Problem(.serviceUnavailable, code: outcome.code ?? "storage_error",
@@ -47,8 +53,11 @@ struct CommandSubmitter: Sendable {
     /// cannot collide), so a retry gets the first answer again and appends nothing.
     func respond(to request: Request, session: SessionClaims, status: HTTPResponse.Status,
                  _ command: Command) async throws -> Response {
-        let envelope = CommandEnvelope(commandId: try commandId(request, userId: session.userId), command: command)
-        let outcome = try await submit(envelope)
+        try await respond(commandId: try commandId(request, userId: session.userId), status: status, command)
+    }
+
+    func respond(commandId: CommandID, status: HTTPResponse.Status, _ command: Command) async throws -> Response {
+        let outcome = try await submit(CommandEnvelope(commandId: commandId, command: command))
         let positions = outcome.positions ?? []
         var headers: HTTPFields = [:]
         if outcome.duplicate == true { headers[Self.replayedHeader] = "true" }
@@ -57,7 +66,7 @@ struct CommandSubmitter: Sendable {
 
     static let idempotencyKeyLengths = 1...100
 
-    private func commandId(_ request: Request, userId: String) throws -> CommandID {
+    func commandId(_ request: Request, userId: String) throws -> CommandID {
         let keys = request.headers[values: Self.idempotencyKeyHeader]
         guard let key = keys.first else { return "api-\(RandomIdentifier.make())" }
         // Visible ASCII only: the core's command ids allow no spaces or control characters.

@@ -13,8 +13,10 @@ enum JSONBody {
     /// Reads at most `maxBytes` (413 beyond) and decodes strictly, in one pass: bad JSON is 400; a body that is
     /// not an object, has unknown or missing fields, or fields of the wrong type is 422.
     static func decode<T: RequestDocument>(_ type: T.Type, from request: Request) async throws -> T {
-        let buffer = try await request.body.collect(upTo: maxBytes)
-        let data = Data(buffer: buffer)
+        try await decode(type, from: Data(buffer: try await request.body.collect(upTo: maxBytes)))
+    }
+
+    private static func decode<T: RequestDocument>(_ type: T.Type, from data: Data) throws -> T {
         guard !data.isEmpty else { throw Problem.malformedJSON("the request needs a JSON body") }
         guard String(validating: data, as: UTF8.self) != nil else { throw Problem.malformedJSON("the body is not UTF-8 text") }
         do {
@@ -24,6 +26,16 @@ enum JSONBody {
         } catch let error as DecodingError {
             throw problem(error, body: data)
         }
+    }
+
+    /// For routes that take no body: an empty body, or an empty JSON object, is all there may be.
+    static func refuseFields(in request: Request) async throws {
+        let buffer = try await request.body.collect(upTo: maxBytes)
+        guard buffer.readableBytes > 0 else { return }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any] else {
+            throw Problem.malformedJSON("this request takes no body, or an empty JSON object")
+        }
+        if let field = object.keys.sorted().first { throw Problem.invalidField("unknown field '\(field.prefix(64))'") }
     }
 
     /// Decodes `T` after checking, in the same pass over the parsed body, that the object has no

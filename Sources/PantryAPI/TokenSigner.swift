@@ -8,12 +8,26 @@ public struct SessionClaims: Codable, Sendable, Equatable {
     public var issuedAt: Int64
     public var expiresAt: Int64
     public var tokenId: String
+    /// The account's credentials generation when the token was issued: a password change moves
+    /// it on, which ends every session begun before (tokens without it are generation 0).
+    public var credentialsGeneration: Int
 
-    enum CodingKeys: String, CodingKey { case userId = "uid", username = "usr", issuedAt = "iat", expiresAt = "exp", tokenId = "jti" }
+    enum CodingKeys: String, CodingKey {
+        case userId = "uid", username = "usr", issuedAt = "iat", expiresAt = "exp", tokenId = "jti", credentialsGeneration = "gen"
+    }
 
-    public init(userId: String, username: String, issuedAt: Int64, expiresAt: Int64, tokenId: String) {
+    public init(userId: String, username: String, issuedAt: Int64, expiresAt: Int64, tokenId: String,
+                credentialsGeneration: Int = 0) {
         self.userId = userId; self.username = username; self.issuedAt = issuedAt; self.expiresAt = expiresAt
-        self.tokenId = tokenId
+        self.tokenId = tokenId; self.credentialsGeneration = credentialsGeneration
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(userId: try c.decode(String.self, forKey: .userId), username: try c.decode(String.self, forKey: .username),
+                  issuedAt: try c.decode(Int64.self, forKey: .issuedAt), expiresAt: try c.decode(Int64.self, forKey: .expiresAt),
+                  tokenId: try c.decode(String.self, forKey: .tokenId),
+                  credentialsGeneration: try c.decodeIfPresent(Int.self, forKey: .credentialsGeneration) ?? 0)
     }
 }
 
@@ -35,10 +49,12 @@ public struct TokenSigner: Sendable {
         self.lifetime = lifetimeSeconds
     }
 
-    public func issue(userId: String, username: String, now: Date = Date()) -> (token: String, claims: SessionClaims) {
+    public func issue(userId: String, username: String, credentialsGeneration: Int = 0,
+                      now: Date = Date()) -> (token: String, claims: SessionClaims) {
         let issuedAt = Int64(now.timeIntervalSince1970)
         let claims = SessionClaims(userId: userId, username: username, issuedAt: issuedAt,
-                                   expiresAt: issuedAt + lifetime, tokenId: RandomIdentifier.make())
+                                   expiresAt: issuedAt + lifetime, tokenId: RandomIdentifier.make(),
+                                   credentialsGeneration: credentialsGeneration)
         return (sign(claims), claims)
     }
 

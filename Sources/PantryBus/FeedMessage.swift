@@ -50,7 +50,7 @@ public enum FeedMessage: Sendable, Equatable {
                 position: position, streamId: "", streamVersion: 0, type: topic, schemaVersion: 0, data: Data(),
                 metadata: EventMetadata(commandId: "", correlationId: nil, causationId: nil, userId: "", recordedAt: 0)), nil)
         }
-        let decoded: (recorded: RecordedEvent, event: Event)
+        let decoded: (recorded: RecordedEvent, event: Event?)
         do {
             decoded = try frames[2].withUnsafeBytes { bytes in try JSONObjectReader.read(bytes, readDocument) }
         } catch {
@@ -64,14 +64,15 @@ public enum FeedMessage: Sendable, Equatable {
 
     /// The recorded-event document (`EventDocument`), payload included. The payload's bytes are
     /// kept as they came, which is what the log holds.
-    private static func readDocument(_ json: borrowing JSONObjectReader) throws -> (recorded: RecordedEvent, event: Event) {
+    /// Payloads with sealed personal fields are left for the reader to open with its key vault.
+    private static func readDocument(_ json: borrowing JSONObjectReader) throws -> (recorded: RecordedEvent, event: Event?) {
         let type = try json.string("type")
         let schemaVersion = try json.int("schemaVersion")
-        guard schemaVersion == EventCoding.currentSchemaVersion else {
-            throw EventCoding.Failure.unsupportedSchemaVersion(type: type, version: schemaVersion)
-        }
+        try EventCoding.checkVersion(type: type, schemaVersion)
         let payload = try json.object("data")
-        let event = try JSONObjectReader.read(payload) { try EventCoding.decode(type: type, $0) }
+        let event = EventCoding.sealedTypes.contains(type) ? nil : try JSONObjectReader.read(payload) {
+            try EventCoding.decode(type: type, schemaVersion: schemaVersion, $0, vault: nil)
+        }
         let metadata = try JSONObjectReader.read(try json.object("metadata")) { m in
             EventMetadata(commandId: try m.string("commandId"), correlationId: try m.optionalString("correlationId"),
                           causationId: try m.optionalString("causationId"), userId: try m.string("userId"),

@@ -2,11 +2,14 @@ import Foundation
 import Logging
 import PantryDomain
 import PantryEventStore
+import PantryKeys
 
 /// The single writer: decides batches of commands against the state and appends every accepted
 /// event of a batch in one transaction (group commit). Not thread-safe: one thread owns it.
 public final class CommandProcessor {
     public let store: any EventStore
+    /// Seals personal fields; the keys of deleted users are destroyed here, after the deletion is logged.
+    public let keys: UserKeyStore
     public private(set) var state = PantryState()
     public private(set) var head: Int64 = 0
     private var streamVersions: [String: Int64] = [:]
@@ -16,8 +19,9 @@ public final class CommandProcessor {
     private var needsReload = false
     private let logger: Logger
 
-    public init(store: any EventStore, logger: Logger = Logger(label: "pantry.core")) throws {
+    public init(store: any EventStore, keys: UserKeyStore, logger: Logger = Logger(label: "pantry.core")) throws {
         self.store = store
+        self.keys = keys
         self.logger = logger
         try load()
     }
@@ -37,11 +41,13 @@ public final class CommandProcessor {
                     throw EventStoreError.corrupt("position \(position + 1) is missing")
                 }
                 let event = try EventCoding.decode(
-                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data)
+                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keys)
                 Decider.evolve(&state, event)
                 versions[recorded.streamId] = recorded.streamVersion
                 let id = recorded.metadata.commandId
-                accepted[id] = (accepted[id]?.lowerBound ?? recorded.position)...recorded.position
+                accepted[id] = AcceptedCommands.Entry(
+                    positions: (accepted[id]?.positions.lowerBound ?? recorded.position)...recorded.position,
+                    fingerprint: recorded.metadata.commandFingerprint)
                 position = recorded.position
             }
             position = last.position
@@ -50,6 +56,8 @@ public final class CommandProcessor {
         self.streamVersions = versions
         self.acceptedCommands = accepted
         self.head = position
+        // A stop between logging a deletion and destroying the key leaves the key: destroy it now.
+        try keys.destroy(state.deletedUsers)
         logger.info("loaded the log", metadata: ["events": "\(position)", "users": "\(state.users.count)"])
     }
 
@@ -83,9 +91,13 @@ public final class CommandProcessor {
         var repeats: [(index: Int, of: Int)] = []
         let recordedAt = Int64(now.timeIntervalSince1970 * 1000)
 
+        var deletedUsers: [UserID] = []
         for (index, envelope) in batch.enumerated() {
-            if let positions = acceptedCommands[envelope.commandId] {
-                outcomes[index] = .accepted(envelope.commandId, positions, duplicate: true)
+            let fingerprint = CommandCoding.fingerprint(envelope.command)
+            if let accepted = acceptedCommands[envelope.commandId] {
+                outcomes[index] = accepted.fingerprint.map { $0 == fingerprint } == false
+                    ? .rejected(envelope.commandId, Self.reused(envelope.commandId))
+                    : .accepted(envelope.commandId, accepted.positions, duplicate: true)
                 continue
             }
             if let first = acceptedInBatch[envelope.commandId] {
@@ -99,12 +111,22 @@ public final class CommandProcessor {
                 let stream = userStream(envelope.command.userId)
                 let metadata = EventMetadata(
                     commandId: envelope.commandId, correlationId: envelope.correlationId,
-                    causationId: envelope.causationId, userId: envelope.command.userId, recordedAt: recordedAt)
+                    causationId: envelope.causationId, userId: envelope.command.userId, recordedAt: recordedAt,
+                    commandFingerprint: fingerprint)
+                let newEvents: [NewEvent]
+                do {
+                    newEvents = try events.map {
+                        let type = EventCoding.typeName(of: $0)
+                        return NewEvent(type: type, schemaVersion: EventCoding.schemaVersion(of: type),
+                                        data: try EventCoding.encode($0, vault: keys), metadata: metadata)
+                    }
+                } catch {
+                    outcomes[index] = .failed(envelope.commandId, "the personal fields could not be sealed: \(error)")
+                    continue
+                }
+                if case .deleteUser(let c) = envelope.command { deletedUsers.append(c.userId) }
                 let expected = streamVersions[stream] ?? 0
-                appends.append(StreamAppend(streamId: stream, expectedVersion: expected, events: events.map {
-                    NewEvent(type: EventCoding.typeName(of: $0), schemaVersion: EventCoding.currentSchemaVersion,
-                             data: EventCoding.encode($0), metadata: metadata)
-                }))
+                appends.append(StreamAppend(streamId: stream, expectedVersion: expected, events: newEvents))
                 appendOwners.append(index)
                 streamVersions[stream] = expected + Int64(events.count)
                 for event in events { Decider.evolve(&state, event) }
@@ -114,10 +136,13 @@ public final class CommandProcessor {
 
         if !appends.isEmpty {
             do {
+                // The keys that seal this batch's registrations are on disk before the events are.
+                try keys.persistPending()
                 let ranges = try store.append(appends)
                 for ((owner, append), range) in zip(zip(appendOwners, appends), ranges) {
                     let commandId = batch[owner].commandId
-                    acceptedCommands[commandId] = range
+                    acceptedCommands[commandId] = AcceptedCommands.Entry(
+                        positions: range, fingerprint: append.events.first?.metadata.commandFingerprint)
                     outcomes[owner] = .accepted(commandId, range)
                     for (offset, event) in append.events.enumerated() {
                         appended.append(RecordedEvent(
@@ -127,21 +152,40 @@ public final class CommandProcessor {
                     }
                 }
                 head = ranges.last?.upperBound ?? head
+                destroyKeys(of: deletedUsers)
             } catch {
+                keys.discardPending()
                 logger.error("append failed; nothing of this batch was written", metadata: ["error": "\(error)"])
                 for owner in appendOwners { outcomes[owner] = .failed(batch[owner].commandId, "the log could not be written: \(error)") }
                 reloadAfterFailure()
             }
         }
         for (index, first) in repeats {
-            if outcomes[first]?.status == .accepted, let range = acceptedCommands[batch[first].commandId] {
-                outcomes[index] = .accepted(batch[index].commandId, range, duplicate: true)
+            if outcomes[first]?.status == .accepted, let accepted = acceptedCommands[batch[first].commandId] {
+                outcomes[index] = accepted.fingerprint == CommandCoding.fingerprint(batch[index].command)
+                    ? .accepted(batch[index].commandId, accepted.positions, duplicate: true)
+                    : .rejected(batch[index].commandId, Self.reused(batch[index].commandId))
             } else {
                 outcomes[index] = outcomes[first]
             }
         }
         // Every index was answered above: by the idempotency record, a rejection, the append or a repeat.
         return BatchResult(outcomes: outcomes.map { $0! }, appended: appended)
+    }
+
+    private static func reused(_ commandId: CommandID) -> Rejection {
+        Rejection(.commandIdReused, "command id \(commandId) was already used for another command")
+    }
+
+    /// The deletions are in the log; a key that cannot be destroyed now is destroyed at the next
+    /// start (`load`), so it is logged, not failed: the answer to the user is already true.
+    private func destroyKeys(of userIds: [UserID]) {
+        do {
+            try keys.destroy(userIds)
+        } catch {
+            logger.error("could not destroy the keys of deleted users yet; the next start will",
+                         metadata: ["users": "\(userIds.count)", "error": "\(error)"])
+        }
     }
 
     /// The failed batch was already evolved into `state`; only the log can say what is true now.
@@ -156,5 +200,5 @@ public final class CommandProcessor {
     }
 
     /// The positions of an accepted command, if this id was accepted before.
-    public func positions(of commandId: CommandID) -> ClosedRange<Int64>? { acceptedCommands[commandId] }
+    public func positions(of commandId: CommandID) -> ClosedRange<Int64>? { acceptedCommands[commandId]?.positions }
 }

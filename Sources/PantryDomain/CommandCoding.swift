@@ -42,13 +42,39 @@ public enum CommandCoding {
     /// The wire form, written by hand like the events: the API and the clients encode every
     /// command they send.
     public static func encode(_ envelope: CommandEnvelope) -> Data {
+        var document = JSONObjectWriter()
+        document.field("commandId", envelope.commandId)
+        document.field("type", envelope.command.typeName)
+        document.field("correlationId", envelope.correlationId)
+        document.field("causationId", envelope.causationId)
+        document.field("data", json: data(of: envelope.command, withFacts: true))
+        return Data(document.finish())
+    }
+
+    /// What the command asks for, as a stable hash: its type and fields, without the recipe facts
+    /// the adapter adds (a retry may or may not carry them). The core keeps it with each accepted
+    /// command id, so the same id sent again with another command is refused, not answered with
+    /// the first command's outcome.
+    public static func fingerprint(_ command: Command) -> UInt64 {
+        var hash = StableHash()
+        hash.combine(command.typeName.utf8)
+        hash.combine(data(of: command, withFacts: false))
+        return hash.value
+    }
+
+    private static func data(of command: Command, withFacts: Bool) -> [UInt8] {
         var data = JSONObjectWriter()
-        switch envelope.command {
+        switch command {
         case .registerUser(let c):
             data.field("userId", c.userId); data.field("username", c.username)
             data.field("email", c.email); data.field("passwordHash", c.passwordHash)
+        case .changePassword(let c):
+            data.field("userId", c.userId); data.field("passwordHash", c.passwordHash)
+        case .deleteUser(let c):
+            data.field("userId", c.userId)
         case .saveRecipe(let c):
-            data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("title", c.title); data.field("image", c.image)
+            data.field("userId", c.userId); data.field("recipeId", c.recipeId)
+            if withFacts { field("recipe", c.recipe, in: &data) }
         case .removeSavedRecipe(let c):
             data.field("userId", c.userId); data.field("recipeId", c.recipeId)
         case .addGrocery(let c):
@@ -60,19 +86,33 @@ public enum CommandCoding {
             data.field("userId", c.userId); data.field("ingredient", c.ingredient)
         case .useOwnedIngredient(let c):
             data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("ingredient", c.ingredient)
+            if withFacts { field("recipe", c.recipe, in: &data) }
         case .adjustCart(let c):
-            data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("title", c.title)
-            data.field("image", c.image); data.field("delta", c.delta)
+            data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("delta", c.delta)
+            if withFacts { field("recipe", c.recipe, in: &data) }
         case .writeExperience(let c):
             data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("text", c.text)
         }
-        var document = JSONObjectWriter()
-        document.field("commandId", envelope.commandId)
-        document.field("type", envelope.command.typeName)
-        document.field("correlationId", envelope.correlationId)
-        document.field("causationId", envelope.causationId)
-        document.field("data", json: data.finish())
-        return Data(document.finish())
+        return data.finish()
+    }
+
+    private static func field(_ key: String, _ facts: RecipeFacts?, in data: inout JSONObjectWriter) {
+        guard let facts else { return }
+        var recipe = JSONObjectWriter()
+        recipe.field("title", facts.title); recipe.field("image", facts.image); recipe.field("ingredients", facts.ingredients)
+        data.field(key, json: recipe.finish())
+    }
+
+    private static let recipeFields: Set<String> = ["title", "image", "ingredients"]
+
+    /// The optional `recipe` object of a command's data: the facts the adapter looked up.
+    private static func recipeFacts(_ json: borrowing JSONObjectReader) throws -> RecipeFacts? {
+        guard json.contains("recipe") else { return nil }
+        return try JSONObjectReader.read(try json.object("recipe")) { recipe in
+            try refuseUnknownFields(recipe, knows: recipeFields.contains)
+            guard let ingredients = try recipe.optionalStrings("ingredients") else { throw JSONReadError.missingField("ingredients") }
+            return RecipeFacts(title: try recipe.string("title"), image: try recipe.optionalString("image"), ingredients: ingredients)
+        }
     }
 
     private static let envelopeFields = ["commandId", "type", "data", "correlationId", "causationId"]
@@ -113,7 +153,7 @@ public enum CommandCoding {
         "SaveRecipe": { json in
             try refuseUnknownFields(json, of: SaveRecipe.self)
             return .saveRecipe(SaveRecipe(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
-                                          title: try json.string("title"), image: try json.optionalString("image")))
+                                          recipe: try recipeFacts(json)))
         },
         "RemoveSavedRecipe": { json in
             try refuseUnknownFields(json, of: RemoveSavedRecipe.self)
@@ -137,13 +177,20 @@ public enum CommandCoding {
         "UseOwnedIngredient": { json in
             try refuseUnknownFields(json, of: UseOwnedIngredient.self)
             return .useOwnedIngredient(UseOwnedIngredient(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
-                                                          ingredient: try json.string("ingredient")))
+                                                          ingredient: try json.string("ingredient"), recipe: try recipeFacts(json)))
         },
         "AdjustCart": { json in
             try refuseUnknownFields(json, of: AdjustCart.self)
             return .adjustCart(AdjustCart(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
-                                          title: try json.string("title"), image: try json.optionalString("image"),
-                                          delta: try json.int("delta")))
+                                          delta: try json.int("delta"), recipe: try recipeFacts(json)))
+        },
+        "ChangePassword": { json in
+            try refuseUnknownFields(json, of: ChangePassword.self)
+            return .changePassword(ChangePassword(userId: try json.string("userId"), passwordHash: try json.string("passwordHash")))
+        },
+        "DeleteUser": { json in
+            try refuseUnknownFields(json, of: DeleteUser.self)
+            return .deleteUser(DeleteUser(userId: try json.string("userId")))
         },
         "WriteExperience": { json in
             try refuseUnknownFields(json, of: WriteExperience.self)

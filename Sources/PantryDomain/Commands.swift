@@ -9,6 +9,8 @@ public enum Command: Sendable, Equatable {
     case useOwnedIngredient(UseOwnedIngredient)
     case adjustCart(AdjustCart)
     case writeExperience(WriteExperience)
+    case changePassword(ChangePassword)
+    case deleteUser(DeleteUser)
 
     /// The wire name, also the name of the command's JSON Schema file.
     public var typeName: String {
@@ -22,6 +24,8 @@ public enum Command: Sendable, Equatable {
         case .useOwnedIngredient: "UseOwnedIngredient"
         case .adjustCart: "AdjustCart"
         case .writeExperience: "WriteExperience"
+        case .changePassword: "ChangePassword"
+        case .deleteUser: "DeleteUser"
         }
     }
 
@@ -37,6 +41,8 @@ public enum Command: Sendable, Equatable {
         case .useOwnedIngredient(let c): c.userId
         case .adjustCart(let c): c.userId
         case .writeExperience(let c): c.userId
+        case .changePassword(let c): c.userId
+        case .deleteUser(let c): c.userId
         }
     }
 }
@@ -59,14 +65,15 @@ public struct RegisterUser: Sendable, Equatable, CommandPayload {
     }
 }
 
+/// Saves a favourite. Title and image come from the recipe (`recipe`, or the facts the log already
+/// holds), never from the client.
 public struct SaveRecipe: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var recipeId: RecipeID
-    public var title: String
-    public var image: String?
-    enum Fields: String, CaseIterable { case userId, recipeId, title, image }
-    public init(userId: UserID, recipeId: RecipeID, title: String, image: String? = nil) {
-        self.userId = userId; self.recipeId = recipeId; self.title = title; self.image = image
+    public var recipe: RecipeFacts?
+    enum Fields: String, CaseIterable { case userId, recipeId, recipe }
+    public init(userId: UserID, recipeId: RecipeID, recipe: RecipeFacts? = nil) {
+        self.userId = userId; self.recipeId = recipeId; self.recipe = recipe
     }
 }
 
@@ -107,27 +114,29 @@ public struct RemoveGrocery: Sendable, Equatable, CommandPayload {
     public init(userId: UserID, ingredient: String) { self.userId = userId; self.ingredient = ingredient }
 }
 
-/// "I already have this at home": one point per (user, recipe, ingredient), ever.
+/// "I already have this at home": one point per (user, recipe, ingredient), ever, and only for an
+/// ingredient of the recipe. `recipe` carries the recipe's facts when the log does not hold them yet.
 public struct UseOwnedIngredient: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var recipeId: RecipeID
     public var ingredient: String
-    enum Fields: String, CaseIterable { case userId, recipeId, ingredient }
-    public init(userId: UserID, recipeId: RecipeID, ingredient: String) {
-        self.userId = userId; self.recipeId = recipeId; self.ingredient = ingredient
+    public var recipe: RecipeFacts?
+    enum Fields: String, CaseIterable { case userId, recipeId, ingredient, recipe }
+    public init(userId: UserID, recipeId: RecipeID, ingredient: String, recipe: RecipeFacts? = nil) {
+        self.userId = userId; self.recipeId = recipeId; self.ingredient = ingredient; self.recipe = recipe
     }
 }
 
-/// The cart stepper: `delta` is +n or -n; the count per recipe stays within 0...99.
+/// The cart stepper: `delta` is +n or -n; the count per recipe stays within 0...99. The line's
+/// title and image are the recipe's.
 public struct AdjustCart: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     public var recipeId: RecipeID
-    public var title: String
-    public var image: String?
     public var delta: Int
-    enum Fields: String, CaseIterable { case userId, recipeId, title, image, delta }
-    public init(userId: UserID, recipeId: RecipeID, title: String, image: String? = nil, delta: Int) {
-        self.userId = userId; self.recipeId = recipeId; self.title = title; self.image = image; self.delta = delta
+    public var recipe: RecipeFacts?
+    enum Fields: String, CaseIterable { case userId, recipeId, delta, recipe }
+    public init(userId: UserID, recipeId: RecipeID, delta: Int, recipe: RecipeFacts? = nil) {
+        self.userId = userId; self.recipeId = recipeId; self.delta = delta; self.recipe = recipe
     }
 }
 
@@ -140,4 +149,20 @@ public struct WriteExperience: Sendable, Equatable, CommandPayload {
     public init(userId: UserID, recipeId: RecipeID, text: String) {
         self.userId = userId; self.recipeId = recipeId; self.text = text
     }
+}
+
+/// A new password, hashed by the adapter like the first one.
+public struct ChangePassword: Sendable, Equatable, CommandPayload {
+    public var userId: UserID
+    public var passwordHash: String
+    enum Fields: String, CaseIterable { case userId, passwordHash }
+    public init(userId: UserID, passwordHash: String) { self.userId = userId; self.passwordHash = passwordHash }
+}
+
+/// Closes the account for good. The adapter checks the password first; the core then destroys the
+/// user's key, which leaves the personal fields in the log unreadable.
+public struct DeleteUser: Sendable, Equatable, CommandPayload {
+    public var userId: UserID
+    enum Fields: String, CaseIterable { case userId }
+    public init(userId: UserID) { self.userId = userId }
 }

@@ -31,24 +31,34 @@ public enum Decider {
             let username = try Validate.username(c.username)
             let email = try Validate.email(c.email)
             let hash = try Validate.passwordHash(c.passwordHash)
-            guard state.users[userId] == nil else { throw Rejection(.userExists, "user \(userId) already exists") }
-            guard state.usernames[username.lowercased()] == nil else {
-                throw Rejection(.usernameTaken, "username \(username) is taken")
+            guard state.users[userId] == nil, !state.deletedUsers.contains(userId) else {
+                throw Rejection(.userExists, "user \(userId) already exists")
+            }
+            guard state.usernames[Username.skeleton(username)] == nil else {
+                throw Rejection(.usernameTaken, "username \(username) is taken, or looks like one that is")
             }
             guard state.emails[email.lowercased()] == nil else {
                 throw Rejection(.emailTaken, "an account with this email already exists")
             }
             return [.userRegistered(UserRegistered(userId: userId, username: username, email: email, passwordHash: hash))]
 
+        case .changePassword(let c):
+            let userId = try existingUser(c.userId, state)
+            let hash = try Validate.passwordHash(c.passwordHash)
+            return [.passwordChanged(PasswordChanged(userId: userId, passwordHash: hash))]
+
+        case .deleteUser(let c):
+            return [.userDeleted(UserDeleted(userId: try existingUser(c.userId, state)))]
+
         case .saveRecipe(let c):
             let userId = try existingUser(c.userId, state)
             let recipeId = try Validate.recipeId(c.recipeId)
-            let title = try Validate.title(c.title)
-            let image = try Validate.imageURL(c.image)
+            let (recipe, recorded) = try knownRecipe(recipeId, facts: c.recipe, userId: userId, state)
             guard state.savedRecipes[userId]?.contains(recipeId) != true else {
                 throw Rejection(.alreadySaved, "recipe \(recipeId) is already saved")
             }
-            return [.recipeSaved(RecipeSaved(userId: userId, recipeId: recipeId, title: title, image: image))]
+            return recorded + [.recipeSaved(RecipeSaved(userId: userId, recipeId: recipeId, title: recipe.facts.title,
+                                                        image: recipe.facts.image))]
 
         case .removeSavedRecipe(let c):
             let userId = try existingUser(c.userId, state)
@@ -91,36 +101,56 @@ public enum Decider {
         case .useOwnedIngredient(let c):
             let userId = try existingUser(c.userId, state)
             let recipeId = try Validate.recipeId(c.recipeId)
-            let ingredient = normalizedIngredient(try Validate.ingredient(c.ingredient))
+            let asked = try Validate.ingredient(c.ingredient)
+            let (recipe, recorded) = try knownRecipe(recipeId, facts: c.recipe, userId: userId, state)
+            // One key per ingredient of the recipe, whatever the case or plural the user typed.
+            guard let ingredient = recipe.key(matching: asked) else {
+                throw Rejection(.notInRecipe, "\(asked) is not an ingredient of recipe \(recipeId)")
+            }
             let used = PantryState.UsedIngredient(recipeId: recipeId, ingredient: ingredient)
             guard state.usedIngredients[userId]?.contains(used) != true else {
                 throw Rejection(.alreadyUsed, "\(ingredient) already earned a point for recipe \(recipeId)")
             }
-            return [.pointEarned(PointEarned(userId: userId, recipeId: recipeId, ingredient: ingredient))]
+            return recorded + [.pointEarned(PointEarned(userId: userId, recipeId: recipeId, ingredient: ingredient))]
 
         case .adjustCart(let c):
             let userId = try existingUser(c.userId, state)
             let recipeId = try Validate.recipeId(c.recipeId)
-            let title = try Validate.title(c.title)
-            let image = try Validate.imageURL(c.image)
             guard c.delta != 0, (-maxCartCount...maxCartCount).contains(c.delta) else {
                 throw Rejection(.invalidDelta, "delta must be a non-zero number from -\(maxCartCount) to \(maxCartCount)")
             }
+            let (recipe, recorded) = try knownRecipe(recipeId, facts: c.recipe, userId: userId, state)
             let count = (state.carts[userId]?[recipeId] ?? 0) + c.delta
             guard (0...maxCartCount).contains(count) else {
                 throw Rejection(.cartOutOfRange, "the cart count for \(recipeId) must stay within 0...\(maxCartCount); it would be \(count)")
             }
-            return [.cartAdjusted(CartAdjusted(userId: userId, recipeId: recipeId, title: title, image: image,
-                                               delta: c.delta, count: count))]
+            return recorded + [.cartAdjusted(CartAdjusted(userId: userId, recipeId: recipeId, title: recipe.facts.title,
+                                                          image: recipe.facts.image, delta: c.delta, count: count))]
 
         case .writeExperience(let c):
             let userId = try existingUser(c.userId, state)
             let recipeId = try Validate.recipeId(c.recipeId)
             let text = try Validate.experienceText(c.text)
-            let username = state.users[userId]?.username ?? userId
-            return [.experienceWritten(ExperienceWritten(experienceId: envelope.commandId, userId: userId,
-                                                         username: username, recipeId: recipeId, text: text))]
+            return [.experienceWritten(ExperienceWritten(experienceId: experienceId(envelope.commandId), userId: userId,
+                                                         recipeId: recipeId, text: text))]
         }
+    }
+
+    /// An experience's public id: derived from the command id, so a retry names the same
+    /// experience, but opaque, so it does not publish the author's idempotency key.
+    static func experienceId(_ commandId: CommandID) -> String {
+        "e-" + StableHash.hex(StableHash.of(commandId.utf8))
+    }
+
+    /// The recipe as the log knows it, or, the first time, as the adapter looked it up: then its
+    /// facts are recorded with the command's events. Facts sent for a recipe already recorded are
+    /// ignored: the first record stands, so a decision never depends on when it was made.
+    private static func knownRecipe(_ recipeId: RecipeID, facts: RecipeFacts?, userId: UserID,
+                                    _ state: PantryState) throws(Rejection) -> (KnownRecipe, [Event]) {
+        if let known = state.recipes[recipeId] { return (known, []) }
+        guard let facts else { throw Rejection(.unknownRecipe, "there is no recipe \(recipeId)") }
+        let checked = try Validate.recipeFacts(facts)
+        return (KnownRecipe(checked), [.recipeRecorded(RecipeRecorded(userId: userId, recipeId: recipeId, facts: checked))])
     }
 
     private static func existingUser(_ userId: UserID, _ state: PantryState) throws(Rejection) -> UserID {

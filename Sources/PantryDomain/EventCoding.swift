@@ -1,10 +1,31 @@
 import Foundation
 import PantryJSON
 
+/// Seals and opens the personal fields of events (username, email, password hash) with a key per
+/// user that is kept outside the log. Destroying a user's key leaves those fields unreadable in the
+/// log itself: the log is never rewritten, yet a closed account's details are gone.
+public protocol PersonalDataVault {
+    func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String
+    /// Nil when the user's key has been destroyed.
+    func open(_ sealed: String, for userId: UserID) throws -> [UInt8]?
+}
+
 /// The JSON form of event payloads (`schemas/events/*.json`) and the upcasting of old versions.
 public enum EventCoding {
-    /// The version written today. Readers accept every version up to this one.
-    public static let currentSchemaVersion = 1
+    /// The highest version of any type. Readers accept every version of a type up to its own.
+    public static let currentSchemaVersion = 2
+
+    /// The version written today for each type: 2 for the two whose personal fields moved under
+    /// a seal (`UserRegistered`) or out of the event (`ExperienceWritten`), 1 for the rest.
+    public static func schemaVersion(of type: String) -> Int {
+        switch type {
+        case "UserRegistered", "ExperienceWritten": 2
+        default: 1
+        }
+    }
+
+    /// Types whose payload holds sealed personal fields: only a reader with the vault decodes them.
+    public static let sealedTypes: Set<String> = ["UserRegistered", "PasswordChanged"]
 
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownType(String)
@@ -31,20 +52,40 @@ public enum EventCoding {
         case .pointEarned: "PointEarned"
         case .cartAdjusted: "CartAdjusted"
         case .experienceWritten: "ExperienceWritten"
+        case .recipeRecorded: "RecipeRecorded"
+        case .passwordChanged: "PasswordChanged"
+        case .userDeleted: "UserDeleted"
         }
     }
 
     public static let typeNames = [
         "UserRegistered", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded", "GroceryChecked",
-        "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten",
+        "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten", "RecipeRecorded", "PasswordChanged",
+        "UserDeleted",
     ]
 
-    public static func encode(_ event: Event) -> Data {
+    /// The payload at the type's current version; personal fields go through `vault`.
+    public static func encode(_ event: Event, vault: some PersonalDataVault) throws -> Data {
         var w = JSONObjectWriter()
         switch event {
         case .userRegistered(let e):
-            w.field("userId", e.userId); w.field("username", e.username)
-            w.field("email", e.email); w.field("passwordHash", e.passwordHash)
+            w.field("userId", e.userId)
+            guard let account = e.account else { throw Failure.invalidPayload(type: "UserRegistered", reason: "an erased account cannot be written") }
+            var personal = JSONObjectWriter()
+            personal.field("username", account.username); personal.field("email", account.email)
+            personal.field("passwordHash", account.passwordHash)
+            w.field("sealed", try vault.seal(personal.finish(), for: e.userId))
+        case .passwordChanged(let e):
+            w.field("userId", e.userId)
+            guard let hash = e.passwordHash else { throw Failure.invalidPayload(type: "PasswordChanged", reason: "an erased password cannot be written") }
+            var personal = JSONObjectWriter()
+            personal.field("passwordHash", hash)
+            w.field("sealed", try vault.seal(personal.finish(), for: e.userId))
+        case .userDeleted(let e):
+            w.field("userId", e.userId)
+        case .recipeRecorded(let e):
+            w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("title", e.facts.title)
+            w.field("image", e.facts.image); w.field("ingredients", e.facts.ingredients)
         case .recipeSaved(let e):
             w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("title", e.title); w.field("image", e.image)
         case .savedRecipeRemoved(let e):
@@ -62,35 +103,65 @@ public enum EventCoding {
             w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("title", e.title); w.field("image", e.image)
             w.field("delta", e.delta); w.field("count", e.count)
         case .experienceWritten(let e):
-            w.field("experienceId", e.experienceId); w.field("userId", e.userId); w.field("username", e.username)
+            w.field("experienceId", e.experienceId); w.field("userId", e.userId)
             w.field("recipeId", e.recipeId); w.field("text", e.text)
         }
         return Data(w.finish())
     }
 
-    public static func decode(type: String, schemaVersion: Int, data: Data) throws(Failure) -> Event {
-        guard typeNames.contains(type) else { throw .unknownType(type) }
-        guard (1...currentSchemaVersion).contains(schemaVersion) else {
-            throw .unsupportedSchemaVersion(type: type, version: schemaVersion)
-        }
+    public static func decode(type: String, schemaVersion: Int, data: Data,
+                              vault: (any PersonalDataVault)?) throws(Failure) -> Event {
+        try checkVersion(type: type, schemaVersion)
         do {
-            return try upcast(type: type, from: schemaVersion, data).withUnsafeBytes { bytes in
-                try JSONObjectReader.read(bytes) { payload in try decode(type: type, payload) }
+            return try data.withUnsafeBytes { bytes in
+                try JSONObjectReader.read(bytes) { payload in try decode(type: type, schemaVersion: schemaVersion, payload, vault: vault) }
             }
+        } catch let failure as Failure {
+            throw failure
         } catch {
             throw .invalidPayload(type: type, reason: "\(error)")
         }
     }
 
-    /// Decodes a payload of the current version already opened by a reader (the payload nested in
-    /// an event document on the feed). The mirror of `encode`: fields the type does not know are
-    /// ignored, so a reader keeps working when a later version adds one.
-    public static func decode(type: String, _ json: borrowing JSONObjectReader) throws -> Event {
+    public static func checkVersion(type: String, _ schemaVersion: Int) throws(Failure) {
+        guard typeNames.contains(type) else { throw .unknownType(type) }
+        guard (1...self.schemaVersion(of: type)).contains(schemaVersion) else {
+            throw .unsupportedSchemaVersion(type: type, version: schemaVersion)
+        }
+    }
+
+    /// Decodes a payload already opened by a reader (the payload nested in an event document on
+    /// the feed). The mirror of `encode`: fields the type does not know are ignored, so a reader
+    /// keeps working when a later version adds one. Old versions are read as they were written
+    /// (upcasting on read): `ExperienceWritten` v1 carried the author's name, which is now
+    /// ignored; `UserRegistered` v1 holds its personal fields in the clear, v2 under a seal that
+    /// only `vault` opens (a sealed type without a vault is refused, never guessed).
+    public static func decode(type: String, schemaVersion: Int, _ json: borrowing JSONObjectReader,
+                              vault: (any PersonalDataVault)?) throws -> Event {
         switch type {
         case "UserRegistered":
-            return .userRegistered(UserRegistered(
-                userId: try json.string("userId"), username: try json.string("username"),
-                email: try json.string("email"), passwordHash: try json.string("passwordHash")))
+            let userId = try json.string("userId")
+            if schemaVersion == 1 {
+                return .userRegistered(UserRegistered(
+                    userId: userId, username: try json.string("username"), email: try json.string("email"),
+                    passwordHash: try json.string("passwordHash")))
+            }
+            let account = try open(json, type: type, userId: userId, vault: vault) { personal in
+                AccountDetails(username: try personal.string("username"), email: try personal.string("email"),
+                               passwordHash: try personal.string("passwordHash"))
+            }
+            return .userRegistered(UserRegistered(userId: userId, account: account))
+        case "PasswordChanged":
+            let userId = try json.string("userId")
+            let hash = try open(json, type: type, userId: userId, vault: vault) { try $0.string("passwordHash") }
+            return .passwordChanged(PasswordChanged(userId: userId, passwordHash: hash))
+        case "UserDeleted":
+            return .userDeleted(UserDeleted(userId: try json.string("userId")))
+        case "RecipeRecorded":
+            return .recipeRecorded(RecipeRecorded(
+                userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+                facts: RecipeFacts(title: try json.string("title"), image: try json.optionalString("image"),
+                                   ingredients: try json.optionalStrings("ingredients") ?? [])))
         case "RecipeSaved":
             return .recipeSaved(RecipeSaved(
                 userId: try json.string("userId"), recipeId: try json.string("recipeId"),
@@ -116,17 +187,17 @@ public enum EventCoding {
         case "ExperienceWritten":
             return .experienceWritten(ExperienceWritten(
                 experienceId: try json.string("experienceId"), userId: try json.string("userId"),
-                username: try json.string("username"), recipeId: try json.string("recipeId"), text: try json.string("text")))
+                recipeId: try json.string("recipeId"), text: try json.string("text")))
         default:
             throw Failure.unknownType(type)
         }
     }
 
-    /// Rewrites a stored payload of an older version into the current shape, one version step at
-    /// a time (v1→v2, v2→v3, ...), so the log is never rewritten. Every event is at version 1 today,
-    /// so there is no step yet; a new version adds its step here and its rule to `schemas/README.md`.
-    static func upcast(type: String, from version: Int, _ data: Data) -> Data {
-        precondition(version == currentSchemaVersion, "no upcasting step from \(type) v\(version)")
-        return data
+    /// The sealed personal fields of a payload, read by `body`; nil when the key is destroyed.
+    private static func open<T>(_ json: borrowing JSONObjectReader, type: String, userId: UserID,
+                                vault: (any PersonalDataVault)?, _ body: (borrowing JSONObjectReader) throws -> T) throws -> T? {
+        guard let vault else { throw Failure.invalidPayload(type: type, reason: "sealed personal fields need the key vault") }
+        guard let plaintext = try vault.open(try json.string("sealed"), for: userId) else { return nil }
+        return try plaintext.withUnsafeBytes { try JSONObjectReader.read($0, body) }
     }
 }

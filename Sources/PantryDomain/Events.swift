@@ -10,6 +10,9 @@ public enum Event: Sendable, Equatable {
     case pointEarned(PointEarned)
     case cartAdjusted(CartAdjusted)
     case experienceWritten(ExperienceWritten)
+    case recipeRecorded(RecipeRecorded)
+    case passwordChanged(PasswordChanged)
+    case userDeleted(UserDeleted)
 
     public var userId: UserID {
         switch self {
@@ -22,18 +25,55 @@ public enum Event: Sendable, Equatable {
         case .pointEarned(let e): e.userId
         case .cartAdjusted(let e): e.userId
         case .experienceWritten(let e): e.userId
+        case .recipeRecorded(let e): e.userId
+        case .passwordChanged(let e): e.userId
+        case .userDeleted(let e): e.userId
         }
     }
 }
 
+/// `account` is nil once the user's key has been destroyed: the event then only says that a user
+/// with this id registered (an anonymous tombstone; `UserDeleted` follows it in the log).
 public struct UserRegistered: Sendable, Equatable {
     public var userId: UserID
+    public var account: AccountDetails?
+    public init(userId: UserID, account: AccountDetails?) { self.userId = userId; self.account = account }
+    public init(userId: UserID, username: String, email: String, passwordHash: String) {
+        self.init(userId: userId, account: AccountDetails(username: username, email: email, passwordHash: passwordHash))
+    }
+}
+
+/// The personal fields of an account. The log holds them only sealed with the user's own key.
+public struct AccountDetails: Sendable, Equatable {
     public var username: String
     public var email: String
     /// A PHC-style string (`$scrypt$...`); never the password.
     public var passwordHash: String
-    public init(userId: UserID, username: String, email: String, passwordHash: String) {
-        self.userId = userId; self.username = username; self.email = email; self.passwordHash = passwordHash
+    public init(username: String, email: String, passwordHash: String) {
+        self.username = username; self.email = email; self.passwordHash = passwordHash
+    }
+}
+
+/// `passwordHash` is nil once the user's key has been destroyed.
+public struct PasswordChanged: Sendable, Equatable {
+    public var userId: UserID
+    public var passwordHash: String?
+    public init(userId: UserID, passwordHash: String?) { self.userId = userId; self.passwordHash = passwordHash }
+}
+
+/// The account is closed: every read model forgets the user, and the user's key is destroyed.
+public struct UserDeleted: Sendable, Equatable {
+    public var userId: UserID
+    public init(userId: UserID) { self.userId = userId }
+}
+
+/// A recipe's facts, recorded once, by the first command that needed them (in that user's stream).
+public struct RecipeRecorded: Sendable, Equatable {
+    public var userId: UserID
+    public var recipeId: RecipeID
+    public var facts: RecipeFacts
+    public init(userId: UserID, recipeId: RecipeID, facts: RecipeFacts) {
+        self.userId = userId; self.recipeId = recipeId; self.facts = facts
     }
 }
 
@@ -106,15 +146,15 @@ public struct CartAdjusted: Sendable, Equatable {
     }
 }
 
-/// `experienceId` is the id of the command that wrote it; `username` is copied because usernames never change.
+/// `experienceId` is derived from the id of the command that wrote it. The author's name is not
+/// copied here (it is personal data, kept only sealed); readers take it from `UserRegistered`.
 public struct ExperienceWritten: Sendable, Equatable {
     public var experienceId: String
     public var userId: UserID
-    public var username: String
     public var recipeId: RecipeID
     public var text: String
-    public init(experienceId: String, userId: UserID, username: String, recipeId: RecipeID, text: String) {
-        self.experienceId = experienceId; self.userId = userId; self.username = username
+    public init(experienceId: String, userId: UserID, recipeId: RecipeID, text: String) {
+        self.experienceId = experienceId; self.userId = userId
         self.recipeId = recipeId; self.text = text
     }
 }

@@ -1,8 +1,8 @@
 /// Everything `decide` needs to know, and nothing more. Built only by `evolve`.
 public struct PantryState: Sendable, Equatable {
     public struct User: Sendable, Equatable {
-        public var username: String
-        public var email: String
+        /// Nil for a user whose key was destroyed: only a deletion can follow.
+        public var account: AccountDetails?
     }
 
     public struct UsedIngredient: Hashable, Sendable {
@@ -11,7 +11,10 @@ public struct PantryState: Sendable, Equatable {
     }
 
     public private(set) var users: [UserID: User] = [:]
-    /// Lower-cased username / email to user: both are unique case-insensitively.
+    /// Ids of closed accounts: never reused, and no command acts for them.
+    public private(set) var deletedUsers: Set<UserID> = []
+    /// Username skeleton (`Username.skeleton`) / lower-cased email to user: both are unique, the
+    /// username also against look-alikes.
     public private(set) var usernames: [String: UserID] = [:]
     public private(set) var emails: [String: UserID] = [:]
     /// Per user, like the rest: one set for every point ever earned would grow without bound, and
@@ -21,15 +24,33 @@ public struct PantryState: Sendable, Equatable {
     /// Per user: grocery item key to its checked state.
     public private(set) var groceries: [UserID: [String: Bool]] = [:]
     public private(set) var carts: [UserID: [RecipeID: Int]] = [:]
+    /// Every recipe a command has used, with the facts recorded for it.
+    public private(set) var recipes: [RecipeID: KnownRecipe] = [:]
 
     public init() {}
 
     mutating func apply(_ event: Event) {
         switch event {
         case .userRegistered(let e):
-            users[e.userId] = User(username: e.username, email: e.email)
-            usernames[e.username.lowercased()] = e.userId
-            emails[e.email.lowercased()] = e.userId
+            users[e.userId] = User(account: e.account)
+            if let account = e.account {
+                usernames[Username.skeleton(account.username)] = e.userId
+                emails[account.email.lowercased()] = e.userId
+            }
+        case .passwordChanged(let e):
+            users[e.userId]?.account?.passwordHash = e.passwordHash ?? ""
+        case .userDeleted(let e):
+            if let account = users.removeValue(forKey: e.userId)?.account {
+                usernames[Username.skeleton(account.username)] = nil
+                emails[account.email.lowercased()] = nil
+            }
+            deletedUsers.insert(e.userId)
+            usedIngredients[e.userId] = nil
+            savedRecipes[e.userId] = nil
+            groceries[e.userId] = nil
+            carts[e.userId] = nil
+        case .recipeRecorded(let e):
+            recipes[e.recipeId] = KnownRecipe(e.facts)
         case .recipeSaved(let e):
             savedRecipes[e.userId, default: []].insert(e.recipeId)
         case .savedRecipeRemoved(let e):

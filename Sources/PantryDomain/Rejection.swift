@@ -40,5 +40,8 @@ public struct Rejection: Error, Sendable, Equatable {
         case invalidDelta = "invalid_delta"
         case cartOutOfRange = "cart_out_of_range"
         case invalidText = "invalid_text"
+        case unknownRecipe = "unknown_recipe"
+        case notInRecipe = "not_in_recipe"
+        case commandIdReused = "command_id_reused"
     }
 }

@@ -45,11 +45,7 @@ public enum Validate {
     }
 
     public static func username(_ raw: String) throws(Rejection) -> String {
-        let allowed: (Unicode.Scalar) -> Bool = { isIdentifierScalar($0) || $0 == "." }
-        guard (3...32).contains(raw.unicodeScalars.count), raw.unicodeScalars.allSatisfy(allowed) else {
-            throw Rejection(.invalidUsername, "username must be 3-32 characters of letters, digits, '_', '.' or '-'")
-        }
-        return raw
+        try Username.validate(raw)
     }
 
     /// Deliberately simple: one '@', a non-empty local part, a dotted domain, no spaces.
@@ -98,6 +94,16 @@ public enum Validate {
             throw Rejection(.invalidImageURL, "image must be an absolute http(s) URL of at most \(maxURLLength) characters")
         }
         return value
+    }
+
+    /// The facts the adapter looked up for a recipe: a title, an optional image, 1-200 ingredients.
+    public static func recipeFacts(_ raw: RecipeFacts) throws(Rejection) -> RecipeFacts {
+        guard (1...RecipeFacts.maxIngredients).contains(raw.ingredients.count) else {
+            throw Rejection(.invalidField, "a recipe must have 1-\(RecipeFacts.maxIngredients) ingredients")
+        }
+        var ingredients: [String] = []
+        for name in raw.ingredients { ingredients.append(try ingredient(name)) }
+        return RecipeFacts(title: try title(raw.title), image: try imageURL(raw.image), ingredients: ingredients)
     }
 
     public static func amount(_ raw: Double?) throws(Rejection) -> Double? {

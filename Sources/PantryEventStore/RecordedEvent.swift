@@ -8,13 +8,19 @@ public struct EventMetadata: Sendable, Equatable, Codable {
     public var userId: String
     /// Milliseconds since 1970 (UTC) when the writer appended the event.
     public var recordedAt: Int64
+    /// What the command asked for, hashed (`CommandCoding.fingerprint`): a command id sent again
+    /// with another command is refused. Kept in the log only, not published; nil in logs written
+    /// before it existed.
+    public var commandFingerprint: UInt64?
 
-    public init(commandId: String, correlationId: String?, causationId: String?, userId: String, recordedAt: Int64) {
+    public init(commandId: String, correlationId: String?, causationId: String?, userId: String, recordedAt: Int64,
+                commandFingerprint: UInt64? = nil) {
         self.commandId = commandId
         self.correlationId = correlationId
         self.causationId = causationId
         self.userId = userId
         self.recordedAt = recordedAt
+        self.commandFingerprint = commandFingerprint
     }
 }
 

@@ -58,6 +58,9 @@ public final class SQLiteEventStore: EventStore {
                 )
                 """)
         }
+        migrator.registerMigration("v2: command fingerprints") { db in
+            try db.execute(sql: "ALTER TABLE events ADD COLUMN command_fingerprint INTEGER")
+        }
         return migrator
     }
 
@@ -68,8 +71,8 @@ public final class SQLiteEventStore: EventStore {
             var versions: [String: Int64] = [:]
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO events (position, stream_id, stream_version, type, schema_version, data,
-                                    command_id, correlation_id, causation_id, user_id, recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    command_id, correlation_id, causation_id, user_id, recorded_at, command_fingerprint)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             var ranges: [ClosedRange<Int64>] = []
             ranges.reserveCapacity(appends.count)
@@ -88,6 +91,7 @@ public final class SQLiteEventStore: EventStore {
                         head, append.streamId, current + Int64(offset) + 1, event.type, event.schemaVersion,
                         event.data.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
                         m.commandId, m.correlationId, m.causationId, m.userId, m.recordedAt,
+                        m.commandFingerprint.map { Int64(bitPattern: $0) },
                     ])
                     try insert.execute()
                 }
@@ -149,7 +153,7 @@ public final class SQLiteEventStore: EventStore {
     /// Columns by index, in `columns` order: replay reads millions of rows through here.
     private static let columns = """
         position, stream_id, stream_version, type, schema_version, data,
-        command_id, correlation_id, causation_id, user_id, recorded_at
+        command_id, correlation_id, causation_id, user_id, recorded_at, command_fingerprint
         """
 
     /// Reads the columns straight from SQLite's statement (GRDB's documented raw access): replay
@@ -177,7 +181,9 @@ public final class SQLiteEventStore: EventStore {
                     correlationId: text(7),
                     causationId: text(8),
                     userId: text(9) ?? "",
-                    recordedAt: sqlite3_column_int64(raw, 10))))
+                    recordedAt: sqlite3_column_int64(raw, 10),
+                    commandFingerprint: sqlite3_column_type(raw, 11) == SQLITE_NULL
+                        ? nil : UInt64(bitPattern: sqlite3_column_int64(raw, 11)))))
         }
         return events
     }

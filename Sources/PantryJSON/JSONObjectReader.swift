@@ -148,6 +148,28 @@ public struct JSONObjectReader: ~Copyable {
         return values
     }
 
+    /// An array of strings (a recipe's ingredient names, say).
+    public func optionalStrings(_ name: String) throws -> [String]? {
+        guard let field = field(name), field.kind != .null else { return nil }
+        let wrongType = JSONReadError.wrongType(field: name, expected: "an array of strings")
+        guard field.kind == .array else { throw wrongType }
+        var scanner = Scanner(bytes: UnsafeRawBufferPointer(rebasing: bytes[field.value]))
+        scanner.index = 1
+        scanner.skipWhitespace()
+        var values: [String] = []
+        if scanner.consume(UInt8(ascii: "]")) { return values }
+        repeat {
+            scanner.skipWhitespace()
+            guard scanner.peek == UInt8(ascii: "\"") else { throw wrongType }
+            let (content, kind) = try scanner.string()
+            let raw = scanner.bytes[content]
+            let utf8 = kind == .escapedString ? Self.unescape(raw) : Array(raw)
+            values.append(try utf8.withUnsafeBufferPointer { try Self.text($0, name) })
+            scanner.skipWhitespace()
+        } while scanner.consume(UInt8(ascii: ","))
+        return values
+    }
+
     /// The raw bytes of a nested object (validated JSON), to be read with another reader.
     public func object(_ name: String) throws -> UnsafeRawBufferPointer {
         guard let field = field(name), field.kind != .null else { throw missingOrNull(name, "an object") }

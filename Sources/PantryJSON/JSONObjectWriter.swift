@@ -36,6 +36,16 @@ public struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    public mutating func field(_ key: String, _ values: [String]) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            appendString(value)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// A value that is already JSON (a stored event payload, a nested object written before).
     public mutating func field(_ key: String, json: some Sequence<UInt8>) {
         self.key(key)

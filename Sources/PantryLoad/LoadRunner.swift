@@ -1,6 +1,7 @@
 import Curl
 import Dispatch
 import Foundation
+import PantryDomain
 import Histogram
 import Synchronization
 
@@ -39,8 +40,9 @@ public struct LoadRunner: Sendable {
         } catch let error as CurlError {
             throw LoadError(description: "cannot reach \(configuration.url): \(error)")
         }
+        let items = try recipeItems(client)
         let (registration, tokens) = try registerUsers()
-        let drive = drive(tokens: tokens)
+        let drive = drive(tokens: tokens, items: items)
         let catchUp = waitForLeaderboard(at: drive.lastAccepted, token: tokens[0])
         let actual = readPoints(tokens: tokens, after: drive.lastAccepted)
         let usernames = (0..<configuration.users).map(configuration.username)
@@ -55,6 +57,39 @@ public struct LoadRunner: Sendable {
                                 stats: drive.stats, lag: lag, check: check)
         return LoadRun(result: result, stats: drive.stats)
     }
+
+    // MARK: Recipes
+
+    /// Points are earned only for a recipe's own ingredients, so the workload draws from real
+    /// ones: the deployment's random recipes, fetched until a few calls in a row bring nothing
+    /// new (the whole catalog, offline), sorted so that a seed makes the same choices again.
+    private func recipeItems(_ client: PantryClient) throws -> [Item] {
+        var items = Set<Item>()
+        var callsWithoutNew = 0
+        for _ in 0..<Self.recipeCalls where callsWithoutNew < 3 {
+            let response: HTTPResponse
+            do { response = try client.randomRecipes(count: 100) } catch { throw LoadError(description: "recipes: \(error)") }
+            guard response.status == 200, let page = client.decode(Reply.RandomRecipes.self, response) else {
+                throw LoadError(description: "/v1/recipes/random answered \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))")
+            }
+            let before = items.count
+            for recipe in page.payload.recipes {
+                // One item per ingredient as the points rule counts them (case and plural aside).
+                var keys = Set<String>()
+                for ingredient in recipe.ingredients where (1...100).contains(ingredient.name.utf8.count)
+                    && keys.insert(IngredientName.words(ingredient.name).joined(separator: " ")).inserted {
+                    items.insert(Item(recipeId: recipe.id, ingredient: ingredient.name))
+                }
+            }
+            callsWithoutNew = items.count == before ? callsWithoutNew + 1 : 0
+        }
+        guard items.count >= configuration.clients else {
+            throw LoadError(description: "the deployment offers \(items.count) (recipe, ingredient) pairs; the load test needs at least one per client (\(configuration.clients))")
+        }
+        return items.sorted()
+    }
+
+    static let recipeCalls = 30
 
     // MARK: Users
 
@@ -156,7 +191,7 @@ public struct LoadRunner: Sendable {
         }
     }
 
-    private func drive(tokens: [String]) -> Drive {
+    private func drive(tokens: [String], items: [Item]) -> Drive {
         let shared = Shared()
         let started = now()
         let deadline = configuration.duration.map { started + UInt64($0 * 1e9) }
@@ -190,7 +225,8 @@ public struct LoadRunner: Sendable {
             }
             progress(line, false)
         }) { client in
-            driveClient(client, tokens: tokens, shared: shared, started: started, deadline: deadline, schedule: schedule)
+            driveClient(client, tokens: tokens, items: items, shared: shared, started: started, deadline: deadline,
+                        schedule: schedule)
         }
         let seconds = elapsed(since: started)
         shared.finished.store(true, ordering: .relaxed)
@@ -208,11 +244,12 @@ public struct LoadRunner: Sendable {
                      readyLag: readyLag.value!)
     }
 
-    private func driveClient(_ index: Int, tokens: [String], shared: Shared, started: UInt64, deadline: UInt64?,
+    private func driveClient(_ index: Int, tokens: [String], items: [Item], shared: Shared, started: UInt64, deadline: UInt64?,
                              schedule: Schedule?) -> (RunStats, PointsLedger) {
         let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
-        var workload = ClientWorkload(seed: configuration.seed, client: index, users: configuration.users,
-                                      mix: configuration.mix, keyPrefix: configuration.runPrefix)
+        var workload = ClientWorkload(seed: configuration.seed, client: index, clients: configuration.clients,
+                                      users: configuration.users, items: items, mix: configuration.mix,
+                                      keyPrefix: configuration.runPrefix)
         var stats = RunStats()
         var ledger = PointsLedger(users: configuration.users)
         let quota = configuration.quota(client: index)

@@ -35,6 +35,10 @@ public final class PantryClient {
         try send(.get, "/v1/leaderboard/me" + (after.map { "?after=\($0)" } ?? ""), token: token)
     }
 
+    public func randomRecipes(count: Int) throws(CurlError) -> HTTPResponse {
+        try send(.get, "/v1/recipes/random?count=\(count)")
+    }
+
     public func ready() throws(CurlError) -> HTTPResponse {
         try send(.get, "/ready")
     }
@@ -120,6 +124,15 @@ public enum Reply {
     public struct Session: Decodable { public var token: String; public var userId: String }
     public struct Entry: Decodable { public var rank: Int; public var userId: String; public var points: Int }
     public struct Me: Decodable { public var position: Int64; public var result: Entry }
+    public struct RandomRecipes: Decodable {
+        public struct Recipe: Decodable {
+            public struct Ingredient: Decodable { public var name: String }
+            public var id: String
+            public var ingredients: [Ingredient]
+        }
+        public struct Payload: Decodable { public var recipes: [Recipe] }
+        public var payload: Payload
+    }
     public struct Ready: Decodable {
         public struct Worker: Decodable { public var position: Int64 }
         public var head: Int64

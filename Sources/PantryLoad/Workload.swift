@@ -11,10 +11,16 @@ public enum OperationKind: String, CaseIterable, Codable, Sendable {
     case myRank
 }
 
-/// A recipe and an ingredient: what one point is earned for.
-public struct Item: Hashable, Sendable {
+/// A recipe and one of its own ingredients: what one point is earned for.
+public struct Item: Hashable, Sendable, Comparable {
     public var recipeId: String
     public var ingredient: String
+
+    public init(recipeId: String, ingredient: String) {
+        self.recipeId = recipeId; self.ingredient = ingredient
+    }
+
+    public static func < (a: Item, b: Item) -> Bool { (a.recipeId, a.ingredient) < (b.recipeId, b.ingredient) }
 }
 
 /// One request a client makes, for the user with index `user` (0 ..< users).
@@ -47,35 +53,41 @@ public struct WorkloadMix: Sendable, Codable, Equatable {
 /// mix, the same sequence, whatever the other clients or the server do (as long as every
 /// increment is accepted, since repeats are drawn from the accepted ones).
 public struct ClientWorkload: Sendable {
-    /// Recipe ids cycle through this many, as a user's cooking would.
-    public static let recipes = 500
     /// Repeats are drawn from this many of the client's latest accepted items.
     static let remembered = 256
+    /// Draws of a user before a client gives up on finding one with an item left (then it reads).
+    static let userDraws = 16
 
     public let client: Int
     let users: Int
     let mix: WorkloadMix
     let keyPrefix: String
+    /// This client's share of the real (recipe, ingredient) pairs: every `clients`th, from its own
+    /// index, so that no two clients ever send the same item for the same user.
+    private let items: [Item]
     private var generator: SeededGenerator
     private var issued = 0
+    /// Per user, how many of `items` this client has sent.
+    private var sentItems: [Int: Int] = [:]
     private var accepted: [(user: Int, item: Item)] = []
     private var nextSlot = 0
 
-    /// `keyPrefix` makes the Idempotency-Keys and ingredients of this run unique.
-    public init(seed: UInt64, client: Int, users: Int, mix: WorkloadMix, keyPrefix: String) {
-        precondition(users > 0)
+    /// `items` are the same, in the same order, for every client; `keyPrefix` makes the
+    /// Idempotency-Keys of this run unique.
+    public init(seed: UInt64, client: Int, clients: Int, users: Int, items: [Item], mix: WorkloadMix, keyPrefix: String) {
+        precondition(users > 0 && clients > 0)
         self.client = client
         self.users = users
         self.mix = mix
         self.keyPrefix = keyPrefix
+        self.items = stride(from: client, to: items.count, by: clients).map { items[$0] }
         generator = SeededGenerator(seed: seed, stream: client)
     }
 
     public mutating func next() -> LoadOperation {
-        let user = Int.random(in: 0..<users, using: &generator)
+        var user = Int.random(in: 0..<users, using: &generator)
         if Double.random(in: 0..<1, using: &generator) < mix.readRatio {
-            let top = Double.random(in: 0..<1, using: &generator) < mix.top10Share
-            return LoadOperation(kind: top ? .top10 : .myRank, user: user)
+            return read(user)
         }
         issued += 1
         let key = "\(keyPrefix)-\(client)-\(issued)"
@@ -83,10 +95,21 @@ public struct ClientWorkload: Sendable {
             let earlier = accepted[Int.random(in: 0..<accepted.count, using: &generator)]
             return LoadOperation(kind: .repeat, user: earlier.user, item: earlier.item, key: key)
         }
-        // The client and its counter make the ingredient new for every user, in this run.
-        let item = Item(recipeId: "r\(Int.random(in: 0..<Self.recipes, using: &generator))",
-                        ingredient: "\(keyPrefix) \(client).\(issued)")
+        // The next of this client's items the user has not been sent yet: new for the user.
+        var draws = 1
+        while sentItems[user, default: 0] >= items.count {
+            guard draws < Self.userDraws else { return read(user) }
+            user = Int.random(in: 0..<users, using: &generator)
+            draws += 1
+        }
+        let item = items[sentItems[user, default: 0]]
+        sentItems[user, default: 0] += 1
         return LoadOperation(kind: .increment, user: user, item: item, key: key)
+    }
+
+    private mutating func read(_ user: Int) -> LoadOperation {
+        let top = Double.random(in: 0..<1, using: &generator) < mix.top10Share
+        return LoadOperation(kind: top ? .top10 : .myRank, user: user)
     }
 
     /// An increment was accepted: it may be repeated later.

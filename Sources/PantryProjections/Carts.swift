@@ -35,7 +35,7 @@ public struct Cart: Sendable, Equatable, Codable {
 public struct CartsProjection: Projection {
     public init() {}
     public var name: String { "carts" }
-    public var eventTypes: Set<String> { ["CartAdjusted"] }
+    public var eventTypes: Set<String> { ["CartAdjusted", "UserDeleted"] }
 
     public func migrate(_ db: Database) throws {
         try db.execute(sql: """
@@ -53,6 +53,10 @@ public struct CartsProjection: Projection {
     }
 
     public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
+        if case .userDeleted(let e) = event {
+            try db.cachedStatement(sql: "DELETE FROM cart_lines WHERE user_id = ?").execute(arguments: [e.userId])
+            return
+        }
         guard case .cartAdjusted(let e) = event else { return }
         if e.count <= 0 {
             try db.cachedStatement(sql: "DELETE FROM cart_lines WHERE user_id = ? AND recipe_id = ?")

@@ -17,7 +17,8 @@ public struct Experience: Sendable, Equatable, Codable {
     }
 }
 
-/// Tips and reviews per recipe. "Newest first" is log order reversed (the position, not the clock,
+/// Tips and reviews per recipe, with their authors' current names (kept here from `UserRegistered`:
+/// the experience itself does not carry personal data). A deleted user's experiences go with them. "Newest first" is log order reversed (the position, not the clock,
 /// which may step back).
 public struct ExperiencesProjection: Projection {
     public static let defaultLimit = 50
@@ -25,7 +26,8 @@ public struct ExperiencesProjection: Projection {
 
     public init() {}
     public var name: String { "experiences" }
-    public var eventTypes: Set<String> { ["ExperienceWritten"] }
+    public var eventTypes: Set<String> { ["UserRegistered", "ExperienceWritten", "UserDeleted"] }
+    public var layoutVersion: Int { 2 }
 
     public func migrate(_ db: Database) throws {
         try db.execute(sql: """
@@ -39,23 +41,39 @@ public struct ExperiencesProjection: Projection {
                 position INTEGER NOT NULL UNIQUE
             );
             CREATE INDEX experiences_by_recipe ON experiences (recipe_id, position DESC);
+            CREATE INDEX experiences_by_user ON experiences (user_id);
+            CREATE TABLE authors (
+                user_id TEXT PRIMARY KEY NOT NULL,
+                username TEXT NOT NULL
+            ) WITHOUT ROWID;
             """)
     }
 
     public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
-        guard case .experienceWritten(let e) = event else { return }
-        // The id is the writing command's id, which the core accepts once; a repeat is ignored.
-        try db.cachedStatement(sql: """
-            INSERT INTO experiences (experience_id, recipe_id, user_id, username, text, written_at, position)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (experience_id) DO NOTHING
-            """).execute(arguments: [e.experienceId, e.recipeId, e.userId, e.username, e.text,
-                                     recorded.metadata.recordedAt, recorded.position])
+        switch event {
+        case .userRegistered(let e):
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO authors (user_id, username) VALUES (?, ?)")
+                .execute(arguments: [e.userId, e.account?.username ?? LeaderboardProjection.erasedName])
+        case .experienceWritten(let e):
+            // The id derives from the writing command's id, which the core accepts once; a repeat is ignored.
+            try db.cachedStatement(sql: """
+                INSERT INTO experiences (experience_id, recipe_id, user_id, username, text, written_at, position)
+                VALUES (?1, ?2, ?3, IFNULL((SELECT username FROM authors WHERE user_id = ?3), ?3), ?4, ?5, ?6)
+                ON CONFLICT (experience_id) DO NOTHING
+                """).execute(arguments: [e.experienceId, e.recipeId, e.userId, e.text,
+                                         recorded.metadata.recordedAt, recorded.position])
+        case .userDeleted(let e):
+            try db.cachedStatement(sql: "DELETE FROM experiences WHERE user_id = ?").execute(arguments: [e.userId])
+            try db.cachedStatement(sql: "DELETE FROM authors WHERE user_id = ?").execute(arguments: [e.userId])
+        default:
+            break
+        }
     }
 
     public func checksum(_ db: Database) throws -> String {
         try ProjectionChecksum.sha256(db, queries: [
             "SELECT experience_id, recipe_id, user_id, username, text, written_at, position FROM experiences ORDER BY experience_id",
+            "SELECT user_id, username FROM authors ORDER BY user_id",
         ])
     }
 

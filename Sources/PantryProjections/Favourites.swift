@@ -28,7 +28,7 @@ public struct FavouriteSuggestion: Sendable, Equatable, Codable {
 public struct FavouritesProjection: Projection {
     public init() {}
     public var name: String { "favourites" }
-    public var eventTypes: Set<String> { ["RecipeSaved", "SavedRecipeRemoved"] }
+    public var eventTypes: Set<String> { ["RecipeSaved", "SavedRecipeRemoved", "UserDeleted"] }
 
     public func migrate(_ db: Database) throws {
         try db.execute(sql: """
@@ -56,6 +56,8 @@ public struct FavouritesProjection: Projection {
         case .savedRecipeRemoved(let e):
             try db.cachedStatement(sql: "DELETE FROM favourites WHERE user_id = ? AND recipe_id = ?")
                 .execute(arguments: [e.userId, e.recipeId])
+        case .userDeleted(let e):
+            try db.cachedStatement(sql: "DELETE FROM favourites WHERE user_id = ?").execute(arguments: [e.userId])
         default:
             break
         }

@@ -42,7 +42,7 @@ public struct GroceryItem: Sendable, Equatable, Codable {
 public struct GroceriesProjection: Projection {
     public init() {}
     public var name: String { "groceries" }
-    public var eventTypes: Set<String> { ["GroceryAdded", "GroceryChecked", "GroceryRemoved"] }
+    public var eventTypes: Set<String> { ["GroceryAdded", "GroceryChecked", "GroceryRemoved", "UserDeleted"] }
 
     public func migrate(_ db: Database) throws {
         try db.execute(sql: """
@@ -77,6 +77,10 @@ public struct GroceriesProjection: Projection {
 
     public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
         switch event {
+        case .userDeleted(let e):
+            for table in ["grocery_items", "grocery_amounts", "grocery_sources"] {
+                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE user_id = ?").execute(arguments: [e.userId])
+            }
         case .groceryAdded(let e):
             if !e.merged { try delete(userId: e.userId, item: e.item, db) }
             let unmeasured = e.amount == nil ? 1 : 0

@@ -23,7 +23,7 @@ public struct LeaderboardEntry: Sendable, Equatable, Codable {
 public struct LeaderboardProjection: Projection {
     public init() {}
     public var name: String { "leaderboard" }
-    public var eventTypes: Set<String> { ["UserRegistered", "PointEarned"] }
+    public var eventTypes: Set<String> { ["UserRegistered", "PointEarned", "UserDeleted"] }
 
     public func migrate(_ db: Database) throws {
         try db.execute(sql: """
@@ -69,7 +69,10 @@ public struct LeaderboardProjection: Projection {
                     INSERT INTO leaderboard_users (user_id, username, points, reached_at_position, registered_at_position)
                     VALUES (?1, ?2, 0, ?3, ?3)
                     ON CONFLICT (user_id) DO UPDATE SET username = excluded.username
-                    """).execute(arguments: [e.userId, e.username, recorded.position])
+                    """).execute(arguments: [e.userId, e.account?.username ?? Self.erasedName, recorded.position])
+            case .userDeleted(let e):
+                pending[e.userId] = nil
+                try db.cachedStatement(sql: "DELETE FROM leaderboard_users WHERE user_id = ?").execute(arguments: [e.userId])
             case .pointEarned(let e):
                 pending[e.userId, default: PendingPoints(at: recorded.position)].add(at: recorded.position)
             default:
@@ -78,6 +81,9 @@ public struct LeaderboardProjection: Projection {
         }
         for (userId, points) in pending { try write(points, for: userId, db) }
     }
+
+    /// Shown for a user whose key is destroyed, until their deletion (next in the log) removes them.
+    static let erasedName = "deleted user"
 
     private func write(_ points: PendingPoints, for userId: UserID, _ db: Database) throws {
         // The decider only awards points to registered users; points for an unknown user still

@@ -16,6 +16,9 @@ public protocol Projection: Sendable {
     /// The event types this projection reads. Events of any other type (including types added after
     /// this code was written) are not decoded; they only advance the checkpoint.
     var eventTypes: Set<String> { get }
+    /// The version of the tables `migrate` creates. A file of another version is rebuilt from
+    /// the log rather than upgraded in place: the log is the truth, and a rebuild is always right.
+    var layoutVersion: Int { get }
     /// Creates the projection's tables and indexes. Runs once, on an empty file.
     func migrate(_ db: Database) throws
     /// Folds one event into the tables. `recorded` gives the log position and `metadata.recordedAt`.
@@ -30,6 +33,8 @@ public protocol Projection: Sendable {
 }
 
 extension Projection {
+    public var layoutVersion: Int { 1 }
+
     public func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws {
         for (event, recorded) in batch { try apply(event, recorded: recorded, db: db) }
     }

@@ -3,6 +3,7 @@ import GRDB
 import Logging
 import PantryDomain
 import PantryEventStore
+import PantryKeys
 
 /// One projection in its own SQLite file, with the position of the last applied event.
 ///
@@ -20,16 +21,21 @@ public final class ProjectionStore: Sendable {
     public let projection: any Projection
     public let path: String
     private let pool: DatabasePool
+    private let keys: UserKeyStore?
     private let logger: Logger
 
     /// Opens (creating if needed) the projection file at `path`. `bulkLoad` is for a file that is
     /// rebuilt from scratch and thrown away if anything fails: it skips fsync entirely.
     /// `checkpointsInBackground` leaves WAL checkpoints to a `BackgroundCheckpointer`.
-    public init(projection: any Projection, path: String, bulkLoad: Bool = false, checkpointsInBackground: Bool = false,
-                logger: Logger? = nil) throws {
+    /// `keys` opens the sealed personal fields of the projection's events (nil for projections
+    /// that read none).
+    public init(projection: any Projection, path: String, keys: UserKeyStore?, bulkLoad: Bool = false,
+                checkpointsInBackground: Bool = false, logger: Logger? = nil) throws {
         self.projection = projection
         self.path = path
-        self.logger = logger ?? Logger(label: "pantry.projection.\(projection.name)")
+        self.keys = keys
+        let logger = logger ?? Logger(label: "pantry.projection.\(projection.name)")
+        self.logger = logger
         var config = Configuration()
         config.label = projection.name
         config.busyMode = .timeout(10)
@@ -37,9 +43,23 @@ public final class ProjectionStore: Sendable {
             try db.execute(sql: bulkLoad ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
             if checkpointsInBackground { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         }
-        pool = try DatabasePool(path: path, configuration: config)
+        var pool = try DatabasePool(path: path, configuration: config)
+        let layout = try pool.read { db in
+            try db.tableExists("checkpoint") ? max(1, try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0) : nil
+        }
+        if let layout, layout != projection.layoutVersion {
+            logger.notice("the projection's tables changed; rebuilding it from the log",
+                          metadata: ["file": "\(path)", "layout": "\(layout)", "now": "\(projection.layoutVersion)"])
+            try pool.close()
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+                try FileManager.default.removeItem(atPath: path + suffix)
+            }
+            pool = try DatabasePool(path: path, configuration: config)
+        }
+        self.pool = pool
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: \(projection.name)") { db in
+            try db.execute(sql: "PRAGMA user_version = \(projection.layoutVersion)")
             try db.execute(sql: """
                 CREATE TABLE checkpoint (
                     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -53,12 +73,12 @@ public final class ProjectionStore: Sendable {
     }
 
     /// Opens `<directory>/<name>.sqlite` for one of `ProjectionCatalog.all`.
-    public static func open(name: String, directory: URL, checkpointsInBackground: Bool = false,
+    public static func open(name: String, directory: URL, keys: UserKeyStore?, checkpointsInBackground: Bool = false,
                             logger: Logger? = nil) throws -> ProjectionStore {
         let projection = try ProjectionCatalog.named(name)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return try ProjectionStore(projection: projection, path: fileURL(name: name, directory: directory).path,
-                                   checkpointsInBackground: checkpointsInBackground, logger: logger)
+                                   keys: keys, checkpointsInBackground: checkpointsInBackground, logger: logger)
     }
 
     /// `<directory>/<name>.sqlite`.
@@ -150,7 +170,8 @@ public final class ProjectionStore: Sendable {
 
     private func decode(_ recorded: RecordedEvent) throws(ProjectionError) -> Event {
         do {
-            return try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data)
+            return try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data,
+                                          vault: keys)
         } catch {
             throw .undecodable(position: recorded.position, reason: "\(error)")
         }

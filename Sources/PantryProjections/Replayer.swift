@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import PantryEventStore
+import PantryKeys
 
 /// What a rebuild did.
 public struct ReplayReport: Sendable, Equatable, Codable {
@@ -29,7 +30,7 @@ public enum Replayer {
     /// `(applied, head)` after every batch, then (if `swap`) moves it over `<directory>/<name>.sqlite`.
     /// A leftover rebuild file from an interrupted run is discarded first.
     @discardableResult
-    public static func rebuild(_ projection: any Projection, directory: URL, from log: any EventStore,
+    public static func rebuild(_ projection: any Projection, directory: URL, from log: any EventStore, keys: UserKeyStore?,
                                batchSize: Int = defaultBatchSize, through last: Int64 = .max, swap: Bool = true,
                                progress: ((_ applied: Int64, _ head: Int64) -> Void)? = nil) throws -> ReplayReport {
         let live = ProjectionStore.fileURL(name: projection.name, directory: directory)
@@ -37,7 +38,7 @@ public enum Replayer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try removeDatabaseFiles(at: fresh)
         let started = DispatchTime.now()
-        let store = try ProjectionStore(projection: projection, path: fresh.path, bulkLoad: true)
+        let store = try ProjectionStore(projection: projection, path: fresh.path, keys: keys, bulkLoad: true)
         let report: ReplayReport
         do {
             // Secondary indexes are built once at the end rather than maintained through millions

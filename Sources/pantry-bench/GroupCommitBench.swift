@@ -4,6 +4,7 @@ import GRDB
 import PantryCore
 import PantryDomain
 import PantryEventStore
+import PantryKeys
 
 /// Durable `UseOwnedIngredient` commands per second through the group-commit path, from many
 /// concurrent submitters, against a plain `INSERT` of the very same rows in one transaction.
@@ -21,13 +22,15 @@ struct GroupCommitBench: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: root) }
 
         let logPath = root.appendingPathComponent("events.sqlite").path
-        let processor = try CommandProcessor(store: SQLiteEventStore(path: logPath))
+        let processor = try CommandProcessor(store: SQLiteEventStore(path: logPath),
+                                             keys: UserKeyStore(path: logPath + ".keys", readOnly: false))
         let registrations = (0..<users).map { n in
             CommandEnvelope(commandId: "register-\(n)", command: .registerUser(RegisterUser(
                 userId: "u\(n)", username: "user\(n)", email: "user\(n)@example.org",
                 passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo")))
         }
         _ = processor.process(registrations)
+        _ = processor.process((0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: "u0", commandId: "record-\($0)") })
         let start = try processor.store.headPosition()
 
         let queue = GroupCommitQueue(processor: processor)
@@ -40,11 +43,12 @@ struct GroupCommitBench: AsyncParsableCommand {
                 group.addTask {
                     var accepted = 0
                     for k in 0..<perSubmitter {
-                        let n = submitter * perSubmitter + k
+                        // Offset past the points the recording commands earned for u0.
+                        let point = BenchRecipes.point(submitter * perSubmitter + k + users, users: users)
                         let outcome = await queue.submit(CommandEnvelope(
-                            commandId: "use-\(n)",
+                            commandId: "use-\(submitter * perSubmitter + k)",
                             command: .useOwnedIngredient(UseOwnedIngredient(
-                                userId: "u\(n % users)", recipeId: "recipe-\(n % 97)", ingredient: "ingredient \(n)"))))
+                                userId: "u\(point.user)", recipeId: BenchRecipes.id(point.recipe), ingredient: point.ingredient))))
                         if outcome.status == .accepted { accepted += 1 }
                     }
                     return accepted

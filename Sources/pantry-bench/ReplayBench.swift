@@ -3,6 +3,7 @@ import Foundation
 import PantryCore
 import PantryDomain
 import PantryEventStore
+import PantryKeys
 import PantryProjections
 
 /// Rebuilds every projection from a generated log of `events` events and prints events/s, beside
@@ -19,7 +20,9 @@ struct ReplayBench: ParsableCommand {
         let root = URL(fileURLWithPath: directory).appendingPathComponent("pantry-replay-bench-\(getpid())")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        let log = try generateLog(at: root.appendingPathComponent("events.sqlite").path)
+        let logPath = root.appendingPathComponent("events.sqlite").path
+        let keys = try UserKeyStore(path: logPath + ".keys", readOnly: false)
+        let log = try generateLog(at: logPath, keys: keys)
         let head = try log.headPosition()
 
         let clock = ContinuousClock()
@@ -33,7 +36,7 @@ struct ReplayBench: ParsableCommand {
         began = clock.now
         let projections = only.isEmpty ? ProjectionCatalog.all : try only.map { try ProjectionCatalog.named($0) }
         for projection in projections {
-            let report = try Replayer.rebuild(projection, directory: rebuilt, from: log)
+            let report = try Replayer.rebuild(projection, directory: rebuilt, from: log, keys: keys)
             print("replay \(projection.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(fmt(report.eventsPerSecond)) events/s (\(fmt(report.seconds, 2)) s), ratio to reading \(fmt(report.eventsPerSecond / readRate, 2))")
         }
         let all = Double(head) * Double(projections.count) / seconds(clock.now - began)
@@ -41,25 +44,29 @@ struct ReplayBench: ParsableCommand {
     }
 
     /// A realistic mix, mostly points: what the leaderboard load produces.
-    private func generateLog(at path: String) throws -> SQLiteEventStore {
+    private func generateLog(at path: String, keys: UserKeyStore) throws -> SQLiteEventStore {
         let store = try SQLiteEventStore(path: path)
-        let processor = try CommandProcessor(store: store)
+        let processor = try CommandProcessor(store: store, keys: keys)
         _ = processor.process((0..<users).map { n in
             CommandEnvelope(commandId: "r\(n)", command: .registerUser(RegisterUser(
                 userId: "u\(n)", username: "user\(n)", email: "user\(n)@example.org",
                 passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo")))
         })
+        _ = processor.process((0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: "u0", commandId: "record-\($0)") })
         var n = 0
         while processor.head < Int64(events) {
             let batch = (0..<min(20_000, events - Int(processor.head))).map { _ -> CommandEnvelope in
                 defer { n += 1 }
                 let user = "u\(n % users)"
                 switch n % 10 {
-                case 0: return CommandEnvelope(commandId: "c\(n)", command: .adjustCart(AdjustCart(userId: user, recipeId: "r\(n % 50)", title: "Recipe \(n % 50)", delta: 1 + n % 3)))
+                case 0: return CommandEnvelope(commandId: "c\(n)", command: .adjustCart(AdjustCart(userId: user, recipeId: BenchRecipes.id(n % 50), delta: 1 + n % 3)))
                 case 1: return CommandEnvelope(commandId: "c\(n)", command: .addGrocery(AddGrocery(userId: user, ingredient: "item \(n % 30)", amount: 1, unit: "g")))
                 case 2: return CommandEnvelope(commandId: "c\(n)", command: .writeExperience(WriteExperience(userId: user, recipeId: "r\(n % 50)", text: "Tip \(n)")))
-                case 3: return CommandEnvelope(commandId: "c\(n)", command: .saveRecipe(SaveRecipe(userId: user, recipeId: "r\(n)", title: "Recipe \(n)")))
-                default: return CommandEnvelope(commandId: "c\(n)", command: .useOwnedIngredient(UseOwnedIngredient(userId: user, recipeId: "r\(n % 97)", ingredient: "ingredient \(n)")))
+                case 3: return CommandEnvelope(commandId: "c\(n)", command: .saveRecipe(SaveRecipe(userId: user, recipeId: BenchRecipes.id((n / users) % BenchRecipes.count))))
+                default:
+                    let point = BenchRecipes.point(n, users: users)
+                    return CommandEnvelope(commandId: "c\(n)", command: .useOwnedIngredient(UseOwnedIngredient(
+                        userId: "u\(point.user)", recipeId: BenchRecipes.id(point.recipe), ingredient: point.ingredient)))
                 }
             }
             _ = processor.process(batch)

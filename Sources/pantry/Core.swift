@@ -4,6 +4,7 @@ import Logging
 import PantryBus
 import PantryCore
 import PantryEventStore
+import PantryKeys
 import ZeroMQ
 
 struct Core: ParsableCommand {
@@ -29,7 +30,8 @@ struct Core: ParsableCommand {
         if let events { endpoints.events = events }
 
         let processor = try CommandProcessor(
-            store: SQLiteEventStore(path: directory.eventLog, checkpointsInBackground: true), logger: logger)
+            store: SQLiteEventStore(path: directory.eventLog, checkpointsInBackground: true),
+            keys: UserKeyStore(path: directory.userKeys, readOnly: false), logger: logger)
         let checkpointer = try BackgroundCheckpointer(path: directory.eventLog, logger: logger)
         defer { checkpointer.stop() }
         let context = try ZMQContext()

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PantryCore
 import PantryEventStore
+import PantryKeys
 import PantryProjections
 
 struct Replay: ParsableCommand {
@@ -36,12 +37,13 @@ struct Replay: ParsableCommand {
             throw ValidationError("there is no event log at \(directory.eventLog)")
         }
         let log = try SQLiteEventStore(path: directory.eventLog, readOnly: true)
+        let keys = try UserKeyStore(path: directory.userKeys, readOnly: true)
         var differences = 0
         for name in names.isEmpty ? ProjectionCatalog.names : names {
             let projection = try ProjectionCatalog.named(name)
             if verify {
                 let live = try Replayer.checksum(name: name, directory: directory.projections)
-                let report = try Replayer.rebuild(projection, directory: directory.projections, from: log,
+                let report = try Replayer.rebuild(projection, directory: directory.projections, from: log, keys: keys,
                                                   batchSize: batchSize, through: live.checkpoint, swap: false,
                                                   progress: ProgressBar(label: name).update)
                 try? FileManager.default.removeItem(atPath: ProjectionStore.fileURL(name: name, directory: directory.projections).path + ".rebuild")
@@ -55,7 +57,7 @@ struct Replay: ParsableCommand {
                 } catch is WriterLock.Held {
                     throw ValidationError("the \(name) worker is running: stop it before swapping in a rebuild, or use --verify")
                 }
-                let report = try Replayer.rebuild(projection, directory: directory.projections, from: log,
+                let report = try Replayer.rebuild(projection, directory: directory.projections, from: log, keys: keys,
                                                   batchSize: batchSize, progress: ProgressBar(label: name).update)
                 withExtendedLifetime(lock) {}
                 print("\(name): rebuilt and swapped in at position \(report.checkpoint), checksum \(report.checksum.prefix(16)); \(rate(report))")

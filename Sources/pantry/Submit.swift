@@ -5,6 +5,7 @@ import PantryBus
 import PantryCore
 import PantryDomain
 import PantryEventStore
+import PantryKeys
 import ZeroMQ
 
 struct Submit: ParsableCommand {
@@ -39,7 +40,8 @@ struct Submit: ParsableCommand {
             return try submitToCore(endpoint: endpoints.commands)
         }
         defer { withExtendedLifetime(lock) {} }
-        let processor = try CommandProcessor(store: SQLiteEventStore(path: directory.eventLog))
+        let processor = try CommandProcessor(store: SQLiteEventStore(path: directory.eventLog),
+                                             keys: UserKeyStore(path: directory.userKeys, readOnly: false))
         try forEachBatch { envelopes in processor.process(envelopes) }
     }
 

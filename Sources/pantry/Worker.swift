@@ -4,6 +4,7 @@ import Logging
 import PantryBus
 import PantryCore
 import PantryEventStore
+import PantryKeys
 import PantryProjections
 import PantryWorkers
 import ZeroMQ
@@ -32,8 +33,9 @@ struct Worker: ParsableCommand {
         let lock = try WriterLock(path: directory.workerLock(name))
         defer { withExtendedLifetime(lock) {} }
         let log = try openLogForReading(directory, logger: logger)
-        let store = try ProjectionStore.open(name: name, directory: directory.projections, checkpointsInBackground: true,
-                                             logger: logger)
+        let store = try ProjectionStore.open(name: name, directory: directory.projections,
+                                             keys: try UserKeyStore(path: directory.userKeys, readOnly: true),
+                                             checkpointsInBackground: true, logger: logger)
         let checkpointer = try BackgroundCheckpointer(path: store.path, logger: logger)
         defer { checkpointer.stop() }
         let context = try ZMQContext()

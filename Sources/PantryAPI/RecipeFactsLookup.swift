@@ -1,0 +1,31 @@
+import PantryDomain
+import PantryFetch
+
+/// The facts the core needs about a recipe it has not recorded yet (its title, image and
+/// ingredient names), looked up where search finds recipes: the catalog, the cache or the upstream.
+struct RecipeFactsLookup {
+    let recipes: RecipeSource
+
+    func facts(of recipeId: RecipeID) async throws -> RecipeFacts {
+        let response: FetchResponse
+        do {
+            response = try await recipes.fetch(.detail(id: recipeId))
+        } catch let problem as Problem where problem.code == "not_found" || problem.code == "invalid_query" {
+            throw Problem(Rejection(.unknownRecipe, "there is no recipe \(recipeId)"))
+        }
+        guard case .recipe(let recipe) = response.payload else { throw RecipeRoutes.wrongPayload }
+        return Self.facts(of: recipe)
+    }
+
+    /// Upstream data is not bound by the core's field rules: what would fail them is trimmed or
+    /// left out here (an over-long title is shortened, an unusable image or ingredient dropped),
+    /// so that a real recipe is never refused for its provider's formatting.
+    static func facts(of recipe: Recipe) -> RecipeFacts {
+        let title = (try? Validate.title(recipe.title)) ?? String(recipe.title.unicodeScalars.prefix(Validate.maxTitleLength))
+        var seen = Set<String>()
+        let ingredients = recipe.ingredients.compactMap { try? Validate.ingredient($0.name) }
+            .filter { seen.insert($0.lowercased()).inserted }
+        return RecipeFacts(title: title, image: (try? Validate.imageURL(recipe.image)) ?? nil,
+                           ingredients: Array(ingredients.prefix(RecipeFacts.maxIngredients)))
+    }
+}

@@ -1,0 +1,39 @@
+/// What the rules need to know about a recipe: that it exists, what it is called and shows, and
+/// which ingredients it has. The adapter looks them up (catalog, cache or upstream) and sends them
+/// with the first command that needs the recipe; the core records them once (`RecipeRecorded`),
+/// so every later decision, and every replay, reads them from the log and never from the network.
+public struct RecipeFacts: Sendable, Equatable {
+    public var title: String
+    public var image: String?
+    public var ingredients: [String]
+    public static let maxIngredients = 200
+
+    public init(title: String, image: String?, ingredients: [String]) {
+        self.title = title; self.image = image; self.ingredients = ingredients
+    }
+}
+
+/// A recorded recipe as the state keeps it: the facts, and each ingredient's words computed once,
+/// because matching runs on the single writer thread for every point.
+public struct KnownRecipe: Sendable, Equatable {
+    public var facts: RecipeFacts
+    let ingredientWords: [[String]]
+    /// An ingredient's words, joined by spaces, to its point key (the same words): the usual case,
+    /// the user naming the ingredient as the recipe does, is one lookup.
+    let exactKeys: Set<String>
+
+    init(_ facts: RecipeFacts) {
+        self.facts = facts
+        ingredientWords = facts.ingredients.map(IngredientName.words)
+        exactKeys = Set(ingredientWords.map { $0.joined(separator: " ") })
+    }
+
+    /// The point key of the recipe's ingredient that `ingredient` names, matched as search matches
+    /// (case, plural, whole words): the ingredient named exactly, else the first that contains it.
+    func key(matching ingredient: String) -> String? {
+        let query = IngredientName.words(ingredient)
+        let joined = query.joined(separator: " ")
+        if exactKeys.contains(joined) { return joined }
+        return ingredientWords.first { IngredientName.contains($0, query) }?.joined(separator: " ")
+    }
+}

@@ -1,0 +1,126 @@
+import Crypto
+import Foundation
+import GRDB
+import PantryDomain
+import Synchronization
+
+/// One AES-256-GCM key per user, in a SQLite file of its own beside the log (`user-keys.sqlite`),
+/// sealing the personal fields of that user's events. Deleting an account destroys its key, so
+/// those fields become unreadable in the log, which is never rewritten (crypto-shredding).
+///
+/// The core is the only writer: it makes a user's key when it decides the registration and makes
+/// it durable (`persistPending`) before the events that need it are appended. Readers (workers,
+/// the API) open the file read-only. Deleted rows are overwritten (`secure_delete`) and the WAL is
+/// truncated after a deletion, so no copy of a destroyed key stays in either file.
+public final class UserKeyStore: PersonalDataVault, Sendable {
+    public enum Failure: Error, CustomStringConvertible {
+        case missingFile(String)
+        case corrupt(userId: UserID)
+
+        public var description: String {
+            switch self {
+            case .missingFile(let path): "the key file \(path) does not exist, though sealed events need it"
+            case .corrupt(let userId): "the sealed personal fields of user \(userId) do not open with the user's key"
+            }
+        }
+    }
+
+    public let path: String
+    private let readOnly: Bool
+    private let database = Mutex<DatabasePool?>(nil)
+    /// Keys made for this batch's registrations, not yet durable.
+    private let pending = Mutex<[UserID: SymmetricKey]>([:])
+
+    /// The writer (the core) creates the file; a reader opens it when it first needs a key.
+    public init(path: String, readOnly: Bool) throws {
+        self.path = path
+        self.readOnly = readOnly
+        if !readOnly { _ = try pool() }
+    }
+
+    public func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String {
+        let key = try pending.withLock { $0[userId] } ?? storedKey(userId) ?? newKey(for: userId)
+        let box = try AES.GCM.seal(plaintext, using: key, authenticating: Data(userId.utf8))
+        return box.combined!.base64EncodedString()
+    }
+
+    private func newKey(for userId: UserID) -> SymmetricKey {
+        precondition(!readOnly, "a read-only key store cannot make keys")
+        let key = SymmetricKey(size: .bits256)
+        let data = key.withUnsafeBytes { Data($0) }
+        pending.withLock { $0[userId] = SymmetricKey(data: data) }
+        return key
+    }
+
+    public func open(_ sealed: String, for userId: UserID) throws -> [UInt8]? {
+        guard let key = try pending.withLock({ $0[userId] }) ?? storedKey(userId) else { return nil }
+        do {
+            guard let combined = Data(base64Encoded: sealed) else { throw Failure.corrupt(userId: userId) }
+            return Array(try AES.GCM.open(AES.GCM.SealedBox(combined: combined), using: key,
+                                          authenticating: Data(userId.utf8)))
+        } catch {
+            throw Failure.corrupt(userId: userId)
+        }
+    }
+
+    /// Makes the keys sealed since the last call durable, in one transaction.
+    public func persistPending() throws {
+        let keys = pending.withLock { $0 }
+        guard !keys.isEmpty else { return }
+        try pool().write { db in
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO user_keys (user_id, key) VALUES (?, ?)")
+            for (userId, key) in keys {
+                try insert.execute(arguments: [userId, key.withUnsafeBytes { Data($0) }])
+            }
+        }
+        pending.withLock { $0.removeAll() }
+    }
+
+    /// Forgets keys that were never made durable (their batch failed).
+    public func discardPending() {
+        pending.withLock { $0.removeAll() }
+    }
+
+    /// Destroys the keys of `userIds` for good. Idempotent: the core calls it again at start for
+    /// every deleted user, in case it stopped between appending a deletion and destroying the key.
+    public func destroy(_ userIds: some Collection<UserID>) throws {
+        guard !userIds.isEmpty else { return }
+        let pool = try pool()
+        try pool.write { db in
+            let delete = try db.cachedStatement(sql: "DELETE FROM user_keys WHERE user_id = ?")
+            for userId in userIds { try delete.execute(arguments: [userId]) }
+        }
+        // The WAL still holds the pages as they were before the deletion: truncate it.
+        try pool.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
+    }
+
+    private func storedKey(_ userId: UserID) throws -> SymmetricKey? {
+        try pool().read { db in
+            try Data.fetchOne(db, sql: "SELECT key FROM user_keys WHERE user_id = ?", arguments: [userId])
+        }.map { SymmetricKey(data: $0) }
+    }
+
+    private func pool() throws -> DatabasePool {
+        try database.withLock { database in
+            if let database { return database }
+            let readOnly = self.readOnly
+            if readOnly, !FileManager.default.fileExists(atPath: path) { throw Failure.missingFile(path) }
+            var configuration = Configuration()
+            configuration.readonly = readOnly
+            configuration.label = "user-keys"
+            configuration.busyMode = .timeout(10)
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA secure_delete = ON")
+                if !readOnly { try db.execute(sql: "PRAGMA synchronous = FULL") }
+            }
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            if !readOnly {
+                try pool.write { db in
+                    try db.execute(sql: "CREATE TABLE IF NOT EXISTS user_keys (user_id TEXT PRIMARY KEY, key BLOB NOT NULL) WITHOUT ROWID")
+                }
+            }
+            database = pool
+            return pool
+        }
+    }
+}
