@@ -13,12 +13,16 @@ def cmd(command_id, kind, **data):
     return {"commandId": command_id, "type": kind, "data": data}
 
 
+PASTA = {"title": "Pasta with Garlic", "image": "https://img.spoonacular.com/recipes/716429-312x231.jpg",
+         "ingredients": ["spaghetti", "garlic", "olive oil", "salt"]}
+TERIYAKI = {"title": "Teriyaki Chicken Casserole 🍗", "ingredients": ["chicken thighs", "soy sauce", "rice"]}
+
+
 VALID = [
     cmd("c1", "RegisterUser", userId="u1", username="anna.b", email="anna@example.org", passwordHash=HASH),
     cmd("c2", "RegisterUser", userId="u2", username="Bob_2", email="bob@example.org", passwordHash=HASH),
-    cmd("c3", "SaveRecipe", userId="u1", recipeId="spoonacular:716429", title="Pasta with Garlic",
-        image="https://img.spoonacular.com/recipes/716429-312x231.jpg"),
-    cmd("c4", "SaveRecipe", userId="u1", recipeId="mealdb:52772", title="Teriyaki Chicken Casserole 🍗"),
+    cmd("c3", "SaveRecipe", userId="u1", recipeId="spoonacular:716429", recipe=PASTA),
+    cmd("c4", "SaveRecipe", userId="u1", recipeId="mealdb:52772", recipe=TERIYAKI),
     cmd("c5", "RemoveSavedRecipe", userId="u1", recipeId="mealdb:52772"),
     cmd("c6", "AddGrocery", userId="u1", ingredient="Olive Oil", amount=2, unit="tbsp", recipeId="spoonacular:716429"),
     cmd("c7", "AddGrocery", userId="u1", ingredient="olive  oil", amount=1.5, unit="tbsp"),
@@ -26,12 +30,16 @@ VALID = [
     cmd("c9", "AddGrocery", userId="u1", ingredient="crème fraîche"),
     cmd("c10", "RemoveGrocery", userId="u1", ingredient="crème fraîche"),
     cmd("c11", "UseOwnedIngredient", userId="u1", recipeId="spoonacular:716429", ingredient="garlic"),
-    cmd("c12", "UseOwnedIngredient", userId="u2", recipeId="spoonacular:716429", ingredient="garlic"),
-    cmd("c13", "AdjustCart", userId="u1", recipeId="spoonacular:716429", title="Pasta with Garlic", delta=3),
-    cmd("c14", "AdjustCart", userId="u1", recipeId="spoonacular:716429", title="Pasta with Garlic", delta=-1),
+    cmd("c12", "UseOwnedIngredient", userId="u2", recipeId="spoonacular:716429", ingredient="Garlic"),
+    cmd("c13", "AdjustCart", userId="u1", recipeId="spoonacular:716429", delta=3),
+    cmd("c14", "AdjustCart", userId="u1", recipeId="spoonacular:716429", delta=-1),
     cmd("c15", "WriteExperience", userId="u2", recipeId="spoonacular:716429", text="Add the garlic late, it burns."),
-    {**cmd("c16", "UseOwnedIngredient", userId="u2", recipeId="r2", ingredient="salt"),
+    {**cmd("c16", "UseOwnedIngredient", userId="u2", recipeId="r2", ingredient="salts",
+           recipe={"title": "Salted water", "ingredients": ["salt", "water"]}),
      "correlationId": "request-9", "causationId": "c15"},
+    cmd("c17", "RegisterUser", userId="u3", username="ánna", email="anna3@example.org", passwordHash=HASH),
+    cmd("c18", "ChangePassword", userId="u3", passwordHash=HASH),
+    cmd("c19", "DeleteUser", userId="u3"),
 ]
 
 # Each is refused by the JSON Schema and by `pantry submit`, whatever the state of the log.
@@ -39,17 +47,24 @@ INVALID = {
     "missing data": {"commandId": "x1", "type": "SaveRecipe"},
     "unknown top-level field": {**cmd("x2", "RemoveSavedRecipe", userId="u1", recipeId="r"), "extra": 1},
     "unknown data field": cmd("x3", "UseOwnedIngredient", userId="u1", recipeId="r", ingredient="salt", points=5),
-    "wrong type delta": cmd("x4", "AdjustCart", userId="u1", recipeId="r", title="t", delta="2"),
-    "zero delta": cmd("x5", "AdjustCart", userId="u1", recipeId="r", title="t", delta=0),
-    "delta too large": cmd("x6", "AdjustCart", userId="u1", recipeId="r", title="t", delta=100),
+    "wrong type delta": cmd("x4", "AdjustCart", userId="u1", recipeId="r", delta="2"),
+    "zero delta": cmd("x5", "AdjustCart", userId="u1", recipeId="r", delta=0),
+    "delta too large": cmd("x6", "AdjustCart", userId="u1", recipeId="r", delta=100),
+    "client title on a cart line": cmd("x18", "AdjustCart", userId="u1", recipeId="r", title="t", delta=1),
     "empty ingredient": cmd("x7", "UseOwnedIngredient", userId="u1", recipeId="r", ingredient="   "),
     "short username": cmd("x8", "RegisterUser", userId="u9", username="ab", email="ab@example.org", passwordHash=HASH),
     "bad email": cmd("x9", "RegisterUser", userId="u9", username="abc", email="not-an-email", passwordHash=HASH),
     "plain password": cmd("x10", "RegisterUser", userId="u9", username="abc", email="abc@example.org", passwordHash="hunter2"),
-    "javascript image": cmd("x11", "SaveRecipe", userId="u1", recipeId="r", title="t", image="javascript:alert(1)"),
+    "javascript image": cmd("x11", "SaveRecipe", userId="u1", recipeId="r",
+                            recipe={"title": "t", "image": "javascript:alert(1)", "ingredients": ["salt"]}),
+    "recipe without ingredients": cmd("x19", "UseOwnedIngredient", userId="u1", recipeId="r", ingredient="salt",
+                                      recipe={"title": "t", "ingredients": []}),
+    "unknown recipe field": cmd("x20", "SaveRecipe", userId="u1", recipeId="r",
+                                recipe={"title": "t", "ingredients": ["salt"], "points": 9}),
+    "username with a space": cmd("x21", "RegisterUser", userId="u9", username="an na", email="an@example.org", passwordHash=HASH),
     "text too long": cmd("x12", "WriteExperience", userId="u1", recipeId="r", text="a" * 2001),
     "unknown type": cmd("x13", "DeleteEverything", userId="u1"),
-    "null title": cmd("x14", "SaveRecipe", userId="u1", recipeId="r", title=None),
+    "null recipe": cmd("x14", "SaveRecipe", userId="u1", recipeId="r", recipe=None),
     "bad user id": cmd("x15", "RemoveGrocery", userId="u 1", ingredient="salt"),
     "empty command id": cmd("", "RemoveGrocery", userId="u1", ingredient="salt"),
     "control character": cmd("x17", "WriteExperience", userId="u1", recipeId="r", text="bell\u0007"),
@@ -80,11 +95,16 @@ def test_events_written_by_swift_match_the_schemas(submit, pantry_bin):
     submit([json.dumps(d) for d in VALID])
     result = subprocess.run([pantry_bin, "events", "--data", str(submit.data)], capture_output=True, timeout=60)
     events = [json.loads(line) for line in result.stdout.decode().splitlines()]
-    assert len(events) == len(VALID)
-    assert [e["position"] for e in events] == list(range(1, len(VALID) + 1))
+    recorded_recipes = 3  # each recipe's facts, once, with the first command that brought them
+    assert len(events) == len(VALID) + recorded_recipes
+    assert [e["position"] for e in events] == list(range(1, len(VALID) + recorded_recipes + 1))
     for event in events:
         assert recorded_event_errors(event) == [], event
     assert {e["type"] for e in events} == {
-        "UserRegistered", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded", "GroceryChecked",
-        "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten"}
+        "UserRegistered", "RecipeRecorded", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded", "GroceryChecked",
+        "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten", "PasswordChanged", "UserDeleted"}
     assert all("hunter2" not in json.dumps(e) for e in events)
+    # Personal fields are sealed: no username or email of any account is readable in the log.
+    text = result.stdout.decode()
+    for personal in ["anna.b", "Bob_2", "anna@example.org", "bob@example.org", "ánna", HASH]:
+        assert personal not in text

@@ -57,6 +57,11 @@ def register(n):
             "data": {"userId": f"u{n}", "username": f"user{n}", "email": f"user{n}@example.org", "passwordHash": HASH}}
 
 
+def recipe_facts(recipe):
+    """The facts a trusted adapter sends with a command about a recipe the log may not hold yet."""
+    return {"title": f"Soup number {recipe}", "ingredients": [f"ingredient {i}" for i in range(40)]}
+
+
 def mixed_command(n, users):
     """A deterministic mix touching every projection; some are rejected by the rules, on purpose."""
     user = f"u{n % users}"
@@ -64,13 +69,14 @@ def mixed_command(n, users):
     kind = n % 6
     if kind == 0:
         return {"commandId": f"m-{n}", "type": "UseOwnedIngredient",
-                "data": {"userId": user, "recipeId": recipe, "ingredient": f"ingredient {n % 40}"}}
+                "data": {"userId": user, "recipeId": recipe, "ingredient": f"ingredient {n % 40}",
+                         "recipe": recipe_facts(recipe)}}
     if kind == 1:
         return {"commandId": f"m-{n}", "type": "AdjustCart",
-                "data": {"userId": user, "recipeId": recipe, "title": f"Recipe {recipe}", "delta": 1 if n % 4 else -1}}
+                "data": {"userId": user, "recipeId": recipe, "delta": 1 if n % 4 else -1, "recipe": recipe_facts(recipe)}}
     if kind == 2:
         return {"commandId": f"m-{n}", "type": "SaveRecipe",
-                "data": {"userId": user, "recipeId": recipe, "title": f"Soup number {n % 17}"}}
+                "data": {"userId": user, "recipeId": recipe, "recipe": recipe_facts(recipe)}}
     if kind == 3:
         return {"commandId": f"m-{n}", "type": "AddGrocery",
                 "data": {"userId": user, "ingredient": f"Item {n % 9}", "amount": n % 5, "unit": "g"}}
@@ -151,6 +157,14 @@ class APIClient:
         session = self.post("/v1/sessions", {"username": username, "password": password})
         assert session.status == 201, session
         return registered.json["userId"], session.json["token"]
+
+    def catalog_recipe(self, ingredient="egg"):
+        """A real recipe of the deployment (the offline catalog) that has `ingredient`."""
+        found = self.get(f"/v1/recipes/by-ingredients?ingredients={ingredient}&number=1")
+        assert found.status == 200, found
+        recipe = self.get(f"/v1/recipes/{found.json['payload']['summaries'][0]['id']}")
+        assert recipe.status == 200, recipe
+        return recipe.json["payload"]["recipe"]
 
 
 def start_core_and_api(processes, env=None, api_args=()):
