@@ -1,13 +1,30 @@
 import Metrics
+import Synchronization
 
 /// The metric names the API exports on `/metrics`.
 enum APIMetrics {
+    private struct RequestKey: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
+    /// A request's counter and timer, made once per (method, route, status): making them asks the
+    /// Prometheus registry each time, which cost as much as answering `/health`.
+    private static let requestMetrics = Mutex<[RequestKey: (Counter, Metrics.Timer)]>([:])
+
     static func request(method: String, route: String, status: Int, nanoseconds: Int64) {
-        Counter(label: "pantry_http_requests_total",
-                dimensions: [("method", method), ("route", route), ("status", String(status))]).increment()
-        Metrics.Timer(label: "pantry_http_request_duration_seconds",
-                      dimensions: [("method", method), ("route", route), ("status", String(status))])
-            .recordNanoseconds(nanoseconds)
+        let key = RequestKey(method: method, route: route, status: status)
+        let (counter, timer) = requestMetrics.withLock { metrics in
+            if let known = metrics[key] { return known }
+            let dimensions = [("method", method), ("route", route), ("status", String(status))]
+            let made = (Counter(label: "pantry_http_requests_total", dimensions: dimensions),
+                        Metrics.Timer(label: "pantry_http_request_duration_seconds", dimensions: dimensions))
+            metrics[key] = made
+            return made
+        }
+        counter.increment()
+        timer.recordNanoseconds(nanoseconds)
     }
 
     /// `outcome` is accepted, rejected, failed or unavailable; `code` the rejection code or "".

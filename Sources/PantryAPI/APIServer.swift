@@ -27,11 +27,14 @@ public struct APIServer {
         /// scrypt's cost as log2 N. 15 (32 MiB, ~90 ms) protects real accounts; a load test that
         /// registers thousands of throwaway users may lower it to 10.
         public var passwordLogN = 15
+        /// Where the access log goes (one line per request); nil for none, only the summaries.
+        public var accessLogPath: String?
 
         public init(dataDirectory: DataDirectory, endpoints: BusEndpoints) {
             self.dataDirectory = dataDirectory
             self.endpoints = endpoints
             fetchEndpoint = BusEndpoints.fetch(dataDirectory: dataDirectory.url)
+            accessLogPath = dataDirectory.url.appendingPathComponent("access.log").path
         }
     }
 
@@ -73,18 +76,19 @@ public struct APIServer {
         }
 
         let router = Router(context: APIRequestContext.self)
-        router.add(middleware: AccessLogMiddleware())
+        let accessLog = try AccessLog(path: configuration.accessLogPath, logger: logger)
+        defer { accessLog.stop() }
+        router.add(middleware: AccessLogMiddleware(accessLog: accessLog))
         let authenticated = router.group().add(middleware: BearerAuthenticator(signer: signer, revocations: revocations,
                                                                                accounts: accounts))
         let submitter = CommandSubmitter(core: core)
         HealthRoutes(accounts: accounts, queries: queries, registry: registry).register(on: router)
-        let readYourWrites = ReadYourWrites(accounts: accounts)
         AccountRoutes(submitter: submitter, accounts: accounts, hasher: hasher, signer: signer, revocations: revocations,
-                      throttle: SharedLoginThrottle(), decoyHash: decoyHash, queries: queries, readYourWrites: readYourWrites)
+                      throttle: SharedLoginThrottle(), decoyHash: decoyHash, queries: queries)
             .register(public: router, authenticated: authenticated)
         CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
         // Browsing needs no account: recipes, the leaderboard and experiences are public.
-        ReadRoutes(queries: queries, readYourWrites: readYourWrites).register(public: router.group(), authenticated: authenticated)
+        ReadRoutes(queries: queries).register(public: router.group(), authenticated: authenticated)
         RecipeRoutes(recipes: recipes).register(on: router.group())
 
         let logger = logger

@@ -1,11 +1,13 @@
 import Hummingbird
 import Logging
 
-/// Outermost middleware: turns every error into a problem document, then logs one line and
-/// records metrics per request. It logs the route pattern, never the path, headers or body, so no
-/// password, token or user text reaches the log.
+/// Outermost middleware: turns every error into a problem document, then writes one access-log
+/// line and records metrics per request. It logs the route pattern, never the path, headers or
+/// body, so no password, token or user text reaches a log.
 struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
+
+    let accessLog: AccessLog
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -22,10 +24,7 @@ struct AccessLogMiddleware: RouterMiddleware {
         let elapsed = ContinuousClock.now - start
         let route = context.endpointPath ?? "unmatched"
         let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-        context.logger.info("request", metadata: [
-            "method": "\(request.method)", "route": "\(route)", "status": "\(response.status.code)",
-            "ms": "\(Double(nanoseconds) / 1e6)",
-        ])
+        accessLog.record(method: request.method.rawValue, route: route, status: response.status.code, nanoseconds: nanoseconds)
         APIMetrics.request(method: request.method.rawValue, route: route, status: response.status.code, nanoseconds: nanoseconds)
         return response
     }

@@ -20,7 +20,6 @@ struct AccountRoutes {
     /// long as a wrong password and timing does not reveal which accounts exist.
     let decoyHash: String
     let queries: WorkerQueries
-    let readYourWrites: ReadYourWrites
 
     func register(public routes: Router<APIRequestContext>, authenticated: RouterGroup<APIRequestContext>) {
         routes.post("v1/accounts") { request, _ in try await registerAccount(request) }
@@ -219,7 +218,7 @@ struct AccountRoutes {
 
     private func me(_ request: Request, session: SessionClaims) async throws -> Response {
         var query = QueryRequest(query: "entry", userId: session.userId)
-        query.after = try await readYourWrites.position(in: request)
+        query.after = try ReadYourWrites.position(in: request)
         var me = Me(userId: session.userId, username: session.username, position: 0)
         do {
             let entry = try JSONDecoder().decode(EntryReply.self, from: try await queries.ask("leaderboard", query))

@@ -6,7 +6,6 @@ import PantryBus
 /// experiences are public; a user's own lists and rank need the user's token.
 struct ReadRoutes {
     let queries: WorkerQueries
-    let readYourWrites: ReadYourWrites
 
     func register(public open: RouterGroup<APIRequestContext>, authenticated routes: RouterGroup<APIRequestContext>) {
         open.get("v1/leaderboard") { request, _ in
@@ -55,7 +54,7 @@ struct ReadRoutes {
                      _ fill: (inout QueryRequest) throws -> Void) async throws -> Response {
         var query = QueryRequest(query: name)
         try fill(&query)
-        query.after = try await readYourWrites.position(in: request)
+        query.after = try ReadYourWrites.position(in: request)
         return try await queries.answer(worker, query)
     }
 }

@@ -60,6 +60,8 @@ final class WorkerQueries: Sendable {
         switch error.code {
         case "not_found":
             Problem(.notFound, code: "not_found", detail: error.message)
+        case "position_not_written":
+            Problem(.unprocessableContent, code: "position_not_written", detail: error.message)
         case "not_caught_up":
             Problem(.serviceUnavailable, code: "not_caught_up", detail: error.message, headers: [.retryAfter: "1"])
         default:

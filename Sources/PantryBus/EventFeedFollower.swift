@@ -78,6 +78,12 @@ public final class EventFeedFollower {
         self.position = position
     }
 
+    /// A head learnt elsewhere (read from the log): the next `drain` reads up to it from the log
+    /// rather than wait for the heartbeat that would announce it.
+    public func learnHead(_ head: Int64) {
+        announcedHead = max(announcedHead, head)
+    }
+
     /// Whether the core has announced events this follower has not handed back yet.
     public var isBehind: Bool { announcedHead > position }
 
@@ -101,8 +107,9 @@ public final class EventFeedFollower {
             case .event(let recorded, let event):
                 announcedHead = max(announcedHead, recorded.position)
                 let last = received.last?.recorded.position ?? position
-                // Topics are prefixes: a type whose name extends one of ours comes through too.
-                guard recorded.position > last, let event else { continue }
+                // Topics are prefixes: a type whose name extends one of ours comes through too. A
+                // payload with sealed fields comes undecoded, for the consumer's key vault.
+                guard recorded.position > last, types?.contains(recorded.type) ?? true else { continue }
                 jumped = jumped || recorded.position > last + 1
                 received.append((recorded, event))
             }

@@ -13,6 +13,7 @@ import ZeroMQ
 /// (`after`) is parked until then, with no polling, and a rebuilt file only has to be reopened here.
 public final class ProjectionWorker {
     private let store: ProjectionStore
+    private let log: any EventStore
     private let follower: EventFeedFollower
     private let queries: ZMQSocket
     private let logger: Logger
@@ -35,6 +36,7 @@ public final class ProjectionWorker {
     public init(store: ProjectionStore, log: any EventStore, context: ZMQContext, feed: String,
                 queryEndpoint: String, logger: Logger) throws {
         self.store = store
+        self.log = log
         self.logger = logger
         encoder.outputFormatting = [.withoutEscapingSlashes]
         written = try store.checkpoint
@@ -128,6 +130,18 @@ public final class ProjectionWorker {
                 continue
             }
             if let after = request.after, after > follower.position {
+                // Every position a client was given is in the log: one beyond its head never will be.
+                // One that is there but not announced yet (an event of a type this worker does not
+                // subscribe to) is read from the log now, not at the next heartbeat.
+                if after > follower.announcedHead {
+                    let head = try log.headPosition()
+                    guard after <= head else {
+                        try send(route, failure: QueryError(
+                            code: "position_not_written", message: "position \(after) is beyond the log's head (\(head))"))
+                        continue
+                    }
+                    follower.learnHead(head)
+                }
                 let wait = min(max(request.wait ?? QueryRequest.defaultWaitMilliseconds, 0), QueryRequest.maxWaitMilliseconds)
                 parked.append((route, request, clock.now + .milliseconds(wait)))
             } else {

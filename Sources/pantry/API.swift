@@ -27,6 +27,9 @@ struct API: AsyncParsableCommand {
     @Option(help: "scrypt cost as log2 N (10-20) for new password hashes; default PANTRY_PASSWORD_COST or 15.")
     var passwordCost: Int?
 
+    @Option(help: "The access log file (one line per request), or 'off'; default access.log in the data directory, or PANTRY_ACCESS_LOG.")
+    var accessLog: String?
+
     func validate() throws {
         guard coreTimeout > 0, coreTimeout <= 600 else { throw ValidationError("--core-timeout must be in (0, 600]") }
         guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be positive") }
@@ -57,6 +60,11 @@ struct API: AsyncParsableCommand {
         if let cost = passwordCost ?? environment["PANTRY_PASSWORD_COST"].flatMap(Int.init) {
             guard PasswordHasher.logNRange.contains(cost) else { throw ValidationError("PANTRY_PASSWORD_COST must be 10-20") }
             configuration.passwordLogN = cost
+        }
+        switch accessLog ?? environment["PANTRY_ACCESS_LOG"] {
+        case "off": configuration.accessLogPath = nil
+        case let path?: configuration.accessLogPath = path
+        case nil: break
         }
         try await APIServer(configuration: configuration, logger: Logger(label: "pantry.api")).run(environment: environment)
     }

@@ -1,0 +1,40 @@
+"""`?after=` waits on the worker that answers, never on the API's own view of the feed."""
+import signal
+
+import pytest
+
+from pantry_processes import start_core_and_api
+
+SHAKSHUKA = "catalog:shakshuka"
+
+
+@pytest.fixture
+def api(processes):
+    return start_core_and_api(processes)
+
+
+def test_a_written_position_is_never_called_unwritten_even_with_the_core_gone(api, processes):
+    _, token = api.register_and_log_in("reader")
+    earned = api.post("/v1/me/owned-ingredients", {"recipeId": SHAKSHUKA, "ingredient": "egg"}, token=token)
+    assert earned.status == 201, earned
+    core = processes.running[0]
+    core.send_signal(signal.SIGKILL)
+    core.wait(timeout=10)
+    for path in [f"/v1/leaderboard/me?after={earned.json['position']}", f"/v1/me?after={earned.json['position']}"]:
+        answer = api.get(path, token=token)
+        assert answer.status == 200, (path, answer)
+    beyond = api.get(f"/v1/leaderboard?after={earned.json['position'] + 1000}")
+    assert beyond.status == 422 and beyond.json["code"] == "position_not_written", beyond
+
+
+def test_a_read_of_another_worker_after_a_command_sees_it(api):
+    # The favourites worker does not subscribe to points: the position is read from the log
+    # when the query asks for it, instead of at the next heartbeat.
+    _, token = api.register_and_log_in("crosser")
+    saved = api.put(f"/v1/me/favourites/{SHAKSHUKA}", token=token)
+    earned = api.post("/v1/me/owned-ingredients", {"recipeId": SHAKSHUKA, "ingredient": "onion"}, token=token)
+    assert saved.status == 201 and earned.status == 201
+    favourites = api.get(f"/v1/me/favourites?after={earned.json['position']}", token=token)
+    assert favourites.status == 200, favourites
+    assert favourites.json["position"] >= earned.json["position"]
+    assert [f["recipeId"] for f in favourites.json["result"]] == [SHAKSHUKA]
