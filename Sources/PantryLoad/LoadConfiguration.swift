@@ -16,6 +16,11 @@ public struct LoadConfiguration: Sendable {
     public var password: String
     /// Seconds a request may take before it counts as a transport timeout.
     public var timeout: Double
+    /// Seconds of load at the start of the drive whose latencies and rates are not counted
+    /// (connections, caches and the JIT-less runtime warm up); its points are checked like the rest.
+    public var warmUp: Double = 0
+    /// Delete every test user after the check.
+    public var cleanup = false
 
     public init(url: String, users: Int, clients: Int, duration: Double?, requests: Int?, rate: Double?,
                 mix: WorkloadMix, seed: UInt64, runPrefix: String, password: String, timeout: Double) {

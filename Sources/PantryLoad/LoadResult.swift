@@ -140,6 +140,13 @@ public struct LoadResult: Codable, Sendable {
 
     /// The check passed and every command's outcome is known.
     public var passed: Bool
+    /// When the run began (ISO 8601, UTC) and which `pantry` ran it: runs compared later say so.
+    public var startedAt: String?
+    public var version: String?
+    /// `--fail-on`'s terms and what was measured for each; nil without `--fail-on`.
+    public var thresholds: [Thresholds.Verdict]?
+    /// Users deleted by `--cleanup` after the check; nil without it.
+    public var cleanedUp: Int?
     public var settings: Settings
     public var machine: Machine
     public var registration: Registration
@@ -200,6 +207,10 @@ public struct LoadResult: Codable, Sendable {
         lines.append("lag           at reads: mean \(f(lag.readReplies.mean, 1)), p99 \(lag.readReplies.p99), max \(lag.readReplies.max) positions; /ready head: mean \(f(lag.ready.mean, 1)), max \(lag.ready.max) (\(lag.ready.samples) samples)")
         let catchUp = lag.catchUpMilliseconds.map { "\(f($0, 1)) ms after the last answer" } ?? "not reached"
         lines.append("              leaderboard at the last accepted position \(lag.lastAccepted): \(catchUp)")
+        for verdict in thresholds ?? [] {
+            lines.append("threshold     \(verdict.term): measured \(f(verdict.measured, 2)): \(verdict.met ? "met" : "MISSED")")
+        }
+        if let cleanedUp { lines.append("cleanup       \(cleanedUp) users deleted") }
         let verdict = passed ? "PASSED" : "FAILED"
         lines.append("check         \(verdict): \(check.users) users, \(check.expectedTotal) points earned, \(check.actualTotal) on the leaderboard, \(check.mismatchedUsers) users differ")
         for d in check.differences {

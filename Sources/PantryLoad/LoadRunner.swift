@@ -47,14 +47,16 @@ public struct LoadRunner: Sendable {
         let actual = readPoints(tokens: tokens, after: drive.lastAccepted)
         let usernames = (0..<configuration.users).map(configuration.username)
         let check = drive.ledger.check(against: actual, usernames: usernames)
+        let cleanedUp = configuration.cleanup ? deleteUsers(tokens: tokens) : nil
         let settings = LoadResult.Settings(
             url: configuration.url, users: configuration.users, clients: configuration.clients,
             durationSeconds: configuration.duration, requests: configuration.requests, rate: configuration.rate,
             mix: configuration.mix, seed: configuration.seed, runPrefix: configuration.runPrefix)
         let lag = LoadResult.Lag(readReplies: .init(drive.stats.readLag), ready: .init(drive.readyLag),
                                  lastAccepted: drive.lastAccepted, catchUpMilliseconds: catchUp)
-        let result = LoadResult(settings: settings, machine: .current, registration: registration, seconds: drive.seconds,
+        var result = LoadResult(settings: settings, machine: .current, registration: registration, seconds: drive.seconds,
                                 stats: drive.stats, lag: lag, check: check)
+        result.cleanedUp = cleanedUp
         return LoadRun(result: result, stats: drive.stats)
     }
 
@@ -194,7 +196,8 @@ public struct LoadRunner: Sendable {
     private func drive(tokens: [String], items: [Item]) -> Drive {
         let shared = Shared()
         let started = now()
-        let deadline = configuration.duration.map { started + UInt64($0 * 1e9) }
+        let measuredFrom = started + UInt64(configuration.warmUp * 1e9)
+        let deadline = configuration.duration.map { measuredFrom + UInt64($0 * 1e9) }
         let schedule = configuration.rate.map { Schedule(rate: $0, clients: configuration.clients) }
         // Every 200 ms: how far the leaderboard worker trails the head the API has heard of.
         let readyLag = ResultSlot<Histogram<UInt64>>()
@@ -225,10 +228,10 @@ public struct LoadRunner: Sendable {
             }
             progress(line, false)
         }) { client in
-            driveClient(client, tokens: tokens, items: items, shared: shared, started: started, deadline: deadline,
-                        schedule: schedule)
+            driveClient(client, tokens: tokens, items: items, shared: shared, started: started,
+                        measuredFrom: measuredFrom, deadline: deadline, schedule: schedule)
         }
-        let seconds = elapsed(since: started)
+        let seconds = elapsed(since: min(measuredFrom, now()))
         shared.finished.store(true, ordering: .relaxed)
         let answered = shared.answered.load(ordering: .relaxed)
         progress(ProgressLine.render(label: "drive", done: answered, total: answered, perSecond: Double(answered) / seconds, unit: "requests"), true)
@@ -244,7 +247,8 @@ public struct LoadRunner: Sendable {
                      readyLag: readyLag.value!)
     }
 
-    private func driveClient(_ index: Int, tokens: [String], items: [Item], shared: Shared, started: UInt64, deadline: UInt64?,
+    private func driveClient(_ index: Int, tokens: [String], items: [Item], shared: Shared, started: UInt64,
+                             measuredFrom: UInt64, deadline: UInt64?,
                              schedule: Schedule?) -> (RunStats, PointsLedger) {
         let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
         var workload = ClientWorkload(seed: configuration.seed, client: index, clients: configuration.clients,
@@ -277,9 +281,9 @@ public struct LoadRunner: Sendable {
             }
             let answered = now()
             shared.answered.add(1, ordering: .relaxed)
-            if expected {
+            if expected, due >= measuredFrom {
                 stats.record(operation.kind, microseconds: (answered - min(due, answered)) / 1000,
-                             atSecond: Int((answered - started) / 1_000_000_000))
+                             atSecond: Int((answered - measuredFrom) / 1_000_000_000))
             }
         }
         return (stats, ledger)
@@ -397,6 +401,30 @@ public struct LoadRunner: Sendable {
         var actual = [Int?](repeating: nil, count: users)
         for (user, points) in results.joined() { actual[user] = points }
         return actual
+    }
+
+    /// `--cleanup`: every test user deletes their account; how many did.
+    private func deleteUsers(tokens: [String]) -> Int {
+        let done = Atomic<Int>(0)
+        let started = now()
+        let users = configuration.users
+        let deleted = onThreads(whileWaiting: {
+            let count = done.load(ordering: .relaxed)
+            progress(ProgressLine.render(label: "cleanup", done: count, total: users, perSecond: rate(count, since: started)), false)
+        }) { thread -> Int in
+            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+            var deleted = 0
+            for user in stride(from: thread, to: users, by: configuration.clients) {
+                if let response = try? client.deleteAccount(token: tokens[user], password: configuration.password),
+                   response.status == 204 {
+                    deleted += 1
+                }
+                done.add(1, ordering: .relaxed)
+            }
+            return deleted
+        }.reduce(0, +)
+        progress(ProgressLine.render(label: "cleanup", done: users, total: users, perSecond: rate(users, since: started)), true)
+        return deleted
     }
 
     // MARK: Threads and time

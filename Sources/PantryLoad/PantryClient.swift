@@ -35,6 +35,10 @@ public final class PantryClient {
         try send(.get, "/v1/leaderboard/me" + (after.map { "?after=\($0)" } ?? ""), token: token)
     }
 
+    public func deleteAccount(token: String, password: String) throws(CurlError) -> HTTPResponse {
+        try send(.delete, "/v1/me", body: ["password": password], token: token)
+    }
+
     public func randomRecipes(count: Int) throws(CurlError) -> HTTPResponse {
         try send(.get, "/v1/recipes/random?count=\(count)")
     }

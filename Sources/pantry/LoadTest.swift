@@ -15,7 +15,10 @@ struct LoadTest: ParsableCommand {
             or doubled point exits 1. The same --seed drives the same choices; usernames start with
             a run prefix from the seed and the clock, so reruns against one deployment never collide.
             Deploy with `pantry api --password-cost 10` so that registering thousands is quick.
-            """)
+            Exit status: 0 passed, 1 the check failed, 2 the run could not be made, 3 a --fail-on
+            threshold was missed.
+            """,
+        subcommands: [LoadTestCompare.self])
 
     @Option(help: "The API's base URL.") var url = "http://127.0.0.1:8080"
     @Option(help: "Users to register and spread the load over.") var users = 10_000
@@ -32,6 +35,11 @@ struct LoadTest: ParsableCommand {
     @Option(help: "Seconds a request may take before it counts as a timeout.") var timeout = 15.0
     @Option(help: "Where to write the result as JSON.") var output = "loadtest.json"
     @Option(help: "Where to write the latency plot (SVG).") var plot = "loadtest.svg"
+    @Option(help: "Thresholds the run must meet, e.g. \"p99<10ms,errors=0,rps>=1000\" (latencies: the worst kind of request); a miss exits 3.")
+    var failOn: String?
+    @Option(help: "Seconds of load before the measured drive (not counted in latencies and rates; its points are checked).")
+    var warmUp = 0.0
+    @Flag(help: "Delete every test user (DELETE /v1/me) after the check.") var cleanup = false
 
     func validate() throws {
         guard users > 0 else { throw ValidationError("--users must be positive") }
@@ -48,6 +56,10 @@ struct LoadTest: ParsableCommand {
             }
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        guard warmUp >= 0, warmUp <= 3600 else { throw ValidationError("--warm-up must be 0-3600 seconds") }
+        if let failOn {
+            do { _ = try Thresholds(parsing: failOn) } catch { throw ValidationError("--fail-on: \(error)") }
+        }
     }
 
     func run() throws {
@@ -57,20 +69,28 @@ struct LoadTest: ParsableCommand {
             url: url, users: users, clients: clients, duration: duration ?? (requests == nil ? 60 : nil), requests: requests,
             rate: rate, mix: WorkloadMix(readRatio: readRatio, top10Share: top10Share, repeatRatio: repeatRatio),
             seed: seed, runPrefix: prefix, password: password, timeout: timeout)
+        var configured = configuration
+        configured.warmUp = warmUp
+        configured.cleanup = cleanup
+        let thresholds = try failOn.map { try Thresholds(parsing: $0) }
+        let startedAt = ISO8601DateFormatter().string(from: Date())
         FileHandle.standardError.write(Data("loadtest: seed \(seed), run prefix \(prefix), \(users) users, \(clients) clients against \(url)\n".utf8))
         let interactive = isatty(STDERR_FILENO) == 1
-        let runner = LoadRunner(configuration: configuration) { line, done in
+        let runner = LoadRunner(configuration: configured) { line, done in
             // Redrawn in place on a terminal; only the finished line in a log.
             guard interactive || done else { return }
             FileHandle.standardError.write(Data(((interactive ? "\r" : "") + line + (done ? "\n" : "")).utf8))
         }
-        let run: LoadRun
+        var run: LoadRun
         do {
             run = try runner.run()
         } catch {
             FileHandle.standardError.write(Data("loadtest: \(error)\n".utf8))
             throw ExitCode(2)
         }
+        run.result.startedAt = startedAt
+        run.result.version = Pantry.version
+        run.result.thresholds = thresholds?.verdicts(for: run.result)
         print(run.result.summary)
         try run.result.json.write(to: URL(fileURLWithPath: output))
         try Data(LatencyPlot.svg(latency: run.stats.latency, perSecond: run.stats.perSecond,
@@ -78,6 +98,7 @@ struct LoadTest: ParsableCommand {
             .write(to: URL(fileURLWithPath: plot))
         print("wrote       \(output), \(plot)")
         if !run.result.passed { throw ExitCode(1) }
+        if run.result.thresholds?.contains(where: { !$0.met }) == true { throw ExitCode(3) }
     }
 
     private func title(_ result: LoadResult) -> String {
@@ -93,5 +114,18 @@ struct LoadTest: ParsableCommand {
         let m = result.machine
         return "\(String(format: "%.0f", result.drive.perSecond)) requests/s; \(mix); seed \(s.seed); "
             + "\(m.cores) cores, \(Int(m.memoryGiB)) GiB; check \(result.passed ? "passed" : "FAILED")"
+    }
+}
+
+/// `pantry loadtest compare A.json B.json`.
+struct LoadTestCompare: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare", abstract: "Compare two load-test results (--output files): each figure of B as a ratio of A's.")
+
+    @Argument(help: "The baseline result.") var a: String
+    @Argument(help: "The result to compare with it.") var b: String
+
+    func run() throws {
+        print(LoadComparison.table(try LoadComparison.load(a), try LoadComparison.load(b)))
     }
 }

@@ -6,9 +6,15 @@ import Logging
 struct Pantry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Pantry: the event-sourced backend for recipe apps.",
+        version: Pantry.version,
         subcommands: [Core.self, Worker.self, Fetch.self, API.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self,
                       LoadTest.self]
     )
+}
+
+extension Pantry {
+    /// The release, written into load-test results so that runs compared later say what ran.
+    static let version = "0.12.0"
 }
 
 /// Options every subcommand that touches a deployment shares.

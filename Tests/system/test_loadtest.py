@@ -35,3 +35,36 @@ def test_a_short_load_test_finds_every_point_it_earned(processes, tmp_path):
     svg = ElementTree.parse(plot).getroot()
     assert svg.tag == "{http://www.w3.org/2000/svg}svg"
     assert len(svg.findall("{http://www.w3.org/2000/svg}polyline")) == 5  # four kinds and the throughput
+
+
+def loadtest(processes, api, tmp_path, name, *extra):
+    output = tmp_path / f"{name}.json"
+    run = subprocess.run([processes.bin, "loadtest", "--url", api.url, "--users", "20", "--clients", "2",
+                          "--duration", "2", "--seed", "11", "--output", str(output),
+                          "--plot", str(tmp_path / f"{name}.svg"), *extra],
+                         capture_output=True, timeout=90)
+    return run, output
+
+
+def test_thresholds_warm_up_cleanup_and_compare(processes, tmp_path):
+    api = start_core_and_api(processes)
+    run, first = loadtest(processes, api, tmp_path, "a", "--fail-on", "errors=0,p99<60s", "--warm-up", "1", "--cleanup")
+    assert run.returncode == 0, run.stdout.decode() + run.stderr.decode()
+    result = json.loads(first.read_text())
+    assert result["startedAt"] and result["version"]
+    assert [v["met"] for v in result["thresholds"]] == [True, True]
+    assert result["cleanedUp"] == 20
+    # Cleaned up: the test users are gone from the leaderboard.
+    assert api.get("/v1/leaderboard?limit=100").json["result"] == []
+
+    missed, second = loadtest(processes, api, tmp_path, "b", "--fail-on", "rps>100000000")
+    assert missed.returncode == 3, missed.stdout.decode() + missed.stderr.decode()
+    assert b"MISSED" in missed.stdout
+
+    bad = subprocess.run([processes.bin, "loadtest", "--fail-on", "latency<3"], capture_output=True, timeout=30)
+    assert bad.returncode != 0 and b"--fail-on" in bad.stderr
+
+    compared = subprocess.run([processes.bin, "loadtest", "compare", str(first), str(second)], capture_output=True, timeout=30)
+    assert compared.returncode == 0, compared.stderr.decode()
+    table = compared.stdout.decode()
+    assert "requests/s" in table and "B/A" in table and "increment p99 ms" in table
