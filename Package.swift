@@ -188,7 +188,7 @@ let package = Package(
             name: "PantryLoadTests",
             dependencies: ["PantryLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
-        .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain"]),
+        .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain", "PantryKeys"]),
         .testTarget(name: "PantryKeysTests", dependencies: ["PantryKeys", "PantryDomain"]),
         .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON"]),
         .testTarget(

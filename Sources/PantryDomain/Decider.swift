@@ -138,7 +138,7 @@ public enum Decider {
 
     /// An experience's public id: derived from the command id, so a retry names the same
     /// experience, but opaque, so it does not publish the author's idempotency key.
-    static func experienceId(_ commandId: CommandID) -> String {
+    public static func experienceId(_ commandId: CommandID) -> String {
         "e-" + StableHash.hex(StableHash.of(commandId.utf8))
     }
 

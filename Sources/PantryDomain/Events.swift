@@ -71,10 +71,14 @@ public struct UserDeleted: Sendable, Equatable {
 public struct RecipeRecorded: Sendable, Equatable {
     public var userId: UserID
     public var recipeId: RecipeID
-    public var facts: RecipeFacts
+    public var title: String
+    public var image: String?
+    public var ingredients: [String]
     public init(userId: UserID, recipeId: RecipeID, facts: RecipeFacts) {
-        self.userId = userId; self.recipeId = recipeId; self.facts = facts
+        self.userId = userId; self.recipeId = recipeId
+        title = facts.title; image = facts.image; ingredients = facts.ingredients
     }
+    public var facts: RecipeFacts { RecipeFacts(title: title, image: image, ingredients: ingredients) }
 }
 
 public struct RecipeSaved: Sendable, Equatable {

@@ -73,7 +73,8 @@ public final class UserKeyStore: PersonalDataVault, Sendable {
                 try insert.execute(arguments: [userId, key.withUnsafeBytes { Data($0) }])
             }
         }
-        pending.withLock { $0.removeAll() }
+        // Only those written: a key made meanwhile (by another thread) stays pending.
+        pending.withLock { pending in for userId in keys.keys { pending[userId] = nil } }
     }
 
     /// Forgets keys that were never made durable (their batch failed).

@@ -1,6 +1,7 @@
 import Foundation
 import PantryDomain
 import PantryEventStore
+import PantryKeys
 import Testing
 
 /// A writer killed with SIGKILL at an arbitrary moment leaves a log with dense positions, no torn
@@ -31,7 +32,8 @@ import Testing
                 while true {
                     var chunk = ""
                     for _ in 0..<200 {
-                        chunk += #"{"commandId":"use-\#(n)","type":"UseOwnedIngredient","data":{"userId":"u1","recipeId":"r\#(n % 7)","ingredient":"ingredient \#(n)"}}"# + "\n"
+                        // Each recipe has 200 ingredients; every command earns a new point.
+                        chunk += #"{"commandId":"use-\#(n)","type":"UseOwnedIngredient","data":{"userId":"u1","recipeId":"r\#(n / 200)","ingredient":"ingredient \#(n % 200)","recipe":\#(Self.recipeFacts)}}"# + "\n"
                         n += 1
                     }
                     do { try stdin.fileHandleForWriting.write(contentsOf: Data(chunk.utf8)) } catch { return }
@@ -67,13 +69,18 @@ import Testing
             let events = try readAll(store)
             #expect(events.map(\.position) == Array(1...Int64(events.count)), "positions are dense")
             #expect(Set(events.map(\.metadata.commandId)).isSuperset(of: acknowledged), "every acknowledged command is in the log")
+            let keys = try UserKeyStore(path: directory.appendingPathComponent("user-keys.sqlite").path, readOnly: true)
             for event in events {
-                _ = try EventCoding.decode(type: event.type, schemaVersion: event.schemaVersion, data: event.data)
+                _ = try EventCoding.decode(type: event.type, schemaVersion: event.schemaVersion, data: event.data, vault: keys)
             }
-            #expect(Set(events.map(\.metadata.commandId)).count == events.count, "no command was applied twice")
+            // A recipe's facts are recorded by the first command about it, beside its own event.
+            let points = events.filter { $0.type != "RecipeRecorded" }
+            #expect(Set(points.map(\.metadata.commandId)).count == points.count, "no command was applied twice")
         }
         #expect(acknowledged.count >= 1_500 + 2_200 + 2_900)
     }
+
+    static let recipeFacts = #"{"title":"Recipe","ingredients":["# + (0..<200).map { "\"ingredient \($0)\"" }.joined(separator: ",") + "]}"
 
     private func readAll(_ store: SQLiteEventStore) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []

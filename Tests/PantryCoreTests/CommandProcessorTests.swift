@@ -20,17 +20,17 @@ import Testing
             #expect(outcomes.map(\.commandId) == ["c1", "c2", "c3", "c4", "", "c6", "c7"])
             #expect(outcomes.map(\.status) == [.accepted, .rejected, .accepted, .rejected, .rejected, .rejected, .accepted])
             #expect(outcomes.map(\.code) == [nil, "unknown_user", nil, "invalid_delta", "invalid_command_id", "already_saved", nil])
-            #expect(outcomes.map(\.positions) == [[1], nil, [2], nil, nil, nil, [3]])
+            #expect(outcomes.map(\.positions) == [[1], nil, [2, 3], nil, nil, nil, [4]])
             #expect(outcomes.allSatisfy { $0.duplicate == nil })
             #expect(outcomes.filter { $0.status == .rejected }.allSatisfy { $0.message?.isEmpty == false })
 
             let log = try processor.store.read(after: 0, limit: 100)
-            #expect(log.map(\.metadata.commandId) == ["c1", "c3", "c7"])
-            #expect(log.map(\.type) == ["UserRegistered", "RecipeSaved", "CartAdjusted"])
-            #expect(log.map(\.streamId) == ["user-u1", "user-u1", "user-u1"])
-            #expect(log.map(\.streamVersion) == [1, 2, 3])
-            #expect(processor.head == 3)
-            #expect(try foldedState(processor.store) == processor.state)
+            #expect(log.map(\.metadata.commandId) == ["c1", "c3", "c3", "c7"])
+            #expect(log.map(\.type) == ["UserRegistered", "RecipeRecorded", "RecipeSaved", "CartAdjusted"])
+            #expect(log.map(\.streamId) == ["user-u1", "user-u1", "user-u1", "user-u1"])
+            #expect(log.map(\.streamVersion) == [1, 2, 3, 4])
+            #expect(processor.head == 4)
+            #expect(try foldedState(processor.store, keys: processor.keys) == processor.state)
         }
     }
 
@@ -42,8 +42,8 @@ import Testing
             let outcomes = processor.process([envelope("c3", cart("u1", "r1", 1)), envelope("c4", register("u1"))])
             #expect(outcomes.map(\.code) == ["cart_out_of_range", "user_exists"])
             #expect(processor.state == state)
-            #expect(processor.head == 2)
-            #expect(try processor.store.headPosition() == 2)
+            #expect(processor.head == 3)
+            #expect(try processor.store.headPosition() == 3)
             #expect(processor.positions(of: "c3") == nil)
         }
     }
@@ -52,14 +52,15 @@ import Testing
         try withTemporaryDirectory { dir in
             let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
             let first = processor.process([envelope("c1", register("u1")), envelope("c2", save("u1", "r1"))])
-            #expect(first == [.accepted("c1", 1...1), .accepted("c2", 2...2)])
-            // The same ids again, even with other content: the first answer, nothing appended.
+            #expect(first == [.accepted("c1", 1...1), .accepted("c2", 2...3)])
+            // The same id with the same command: the first answer, nothing appended. With another
+            // command: refused, never answered with the first command's positions.
             let again = processor.process([envelope("c2", save("u1", "r1")), envelope("c1", register("u9"))])
-            #expect(again == [.accepted("c2", 2...2, duplicate: true), .accepted("c1", 1...1, duplicate: true)])
-            #expect(again.allSatisfy { $0.duplicate == true })
-            #expect(try processor.store.headPosition() == 2)
+            #expect(again[0] == .accepted("c2", 2...3, duplicate: true))
+            #expect(again[1].status == .rejected && again[1].code == "command_id_reused")
+            #expect(try processor.store.headPosition() == 3)
             #expect(processor.state.users["u9"] == nil)
-            #expect(processor.positions(of: "c2") == 2...2)
+            #expect(processor.positions(of: "c2") == 2...3)
         }
     }
 
@@ -75,10 +76,10 @@ import Testing
             ])
             #expect(outcomes == [
                 .accepted("c1", 1...1), .accepted("c1", 1...1, duplicate: true),
-                .accepted("c2", 2...2), .accepted("c2", 2...2, duplicate: true), .accepted("c1", 1...1, duplicate: true),
+                .accepted("c2", 2...3), .accepted("c2", 2...3, duplicate: true), .accepted("c1", 1...1, duplicate: true),
             ])
-            #expect(try processor.store.headPosition() == 2)
-            #expect(try processor.store.countsByType() == ["UserRegistered": 1, "RecipeSaved": 1])
+            #expect(try processor.store.headPosition() == 3)
+            #expect(try processor.store.countsByType() == ["UserRegistered": 1, "RecipeRecorded": 1, "RecipeSaved": 1])
         }
     }
 
@@ -87,7 +88,7 @@ import Testing
             let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
             #expect(processor.process([envelope("c1", save("u1", "r1"))]).first?.code == "unknown_user")
             _ = processor.process([envelope("c0", register("u1"))])
-            #expect(processor.process([envelope("c1", save("u1", "r1"))]) == [.accepted("c1", 2...2)])
+            #expect(processor.process([envelope("c1", save("u1", "r1"))]) == [.accepted("c1", 2...3)])
         }
     }
 
@@ -101,8 +102,8 @@ import Testing
             ])
             #expect(outcomes.map(\.status) == [.accepted, .accepted, .accepted, .accepted, .accepted, .rejected])
             #expect(outcomes.last?.code == "already_used")
-            #expect(try processor.store.readStream("user-u1").map(\.streamVersion) == [1, 2, 3])
-            #expect(try processor.store.readStream("user-u2").map(\.position) == [4, 5])
+            #expect(try processor.store.readStream("user-u1").map(\.streamVersion) == [1, 2, 3, 4])
+            #expect(try processor.store.readStream("user-u2").map(\.position) == [5, 6])
         }
     }
 
@@ -116,21 +117,63 @@ import Testing
                 _ = processor.process([envelope("c4", cart("u1", "r1", 5)), envelope("c5", use("u2", "r9", "Olive Oil")),
                                        envelope("c6", addGrocery("u1", "Flour")), envelope("c7", cart("u1", "r1", 100))])
                 state = processor.state
-                #expect(processor.head == 6)
+                #expect(processor.head == 8)
             }
             let reopened = try openProcessor(path)
             #expect(reopened.state == state)
-            #expect(reopened.head == 6)
-            #expect(reopened.positions(of: "c5") == 5...5)
+            #expect(reopened.head == 8)
+            #expect(reopened.positions(of: "c5") == 6...7)
             #expect(reopened.positions(of: "c7") == nil)
             let outcomes = reopened.process([envelope("c3", save("u1", "r1")), envelope("c4", cart("u1", "r1", 5)),
-                                             envelope("c8", cart("u1", "r1", 1)), envelope("c9", use("u2", "r9", "olive oil"))])
-            #expect(outcomes == [.accepted("c3", 3...3, duplicate: true), .accepted("c4", 4...4, duplicate: true),
-                                 .accepted("c8", 7...7),
-                                 .rejected("c9", Rejection(.alreadyUsed, outcomes[3].message ?? ""))])
-            #expect(try reopened.store.readStream("user-u1").map(\.streamVersion) == [1, 2, 3, 4, 5])
+                                             envelope("c8", cart("u1", "r1", 1)), envelope("c9", use("u2", "r9", "olive oil")),
+                                             envelope("c6", cart("u1", "r1", 1))])
+            #expect(outcomes == [.accepted("c3", 3...4, duplicate: true), .accepted("c4", 5...5, duplicate: true),
+                                 .accepted("c8", 9...9),
+                                 .rejected("c9", Rejection(.alreadyUsed, outcomes[3].message ?? "")),
+                                 .rejected("c6", Rejection(.commandIdReused, outcomes[4].message ?? ""))])
+            #expect(try reopened.store.readStream("user-u1").map(\.streamVersion) == [1, 2, 3, 4, 5, 6])
             #expect(reopened.state.carts["u1"]?["r1"] == 6)
-            #expect(try foldedState(reopened.store) == reopened.state)
+            #expect(try foldedState(reopened.store, keys: reopened.keys) == reopened.state)
+        }
+    }
+
+    @Test func theFactsAnAdapterAddsDoNotMakeAnotherCommand() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
+            _ = processor.process([envelope("c1", register("u1"))])
+            let bare = Command.useOwnedIngredient(UseOwnedIngredient(userId: "u1", recipeId: "r1", ingredient: "salt"))
+            #expect(processor.process([envelope("c2", bare)]).first?.code == "unknown_recipe")
+            // The adapter looks the recipe up and sends the same command, same id, with its facts.
+            #expect(processor.process([envelope("c2", use("u1", "r1", "salt"))]) == [.accepted("c2", 2...3)])
+            // A retry without the facts is the same command: the first answer.
+            #expect(processor.process([envelope("c2", bare)]) == [.accepted("c2", 2...3, duplicate: true)])
+        }
+    }
+
+    @Test func deletingAUserDestroysTheirKeyAndTheLogKeepsATombstone() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            do {
+                let processor = try openProcessor(path)
+                _ = processor.process([envelope("c1", register("u1")), envelope("c2", register("u2"))])
+                #expect(processor.process([envelope("c3", .deleteUser(DeleteUser(userId: "u1")))]) == [.accepted("c3", 3...3)])
+                #expect(processor.state.users["u1"] == nil && processor.state.usernames["user_u1"] == nil)
+            }
+            let keys = try keyStore(besideLog: path)
+            let log = try SQLiteEventStore(path: path)
+            let registrations = try log.read(after: 0, limit: 10).filter { $0.type == "UserRegistered" }
+            let decoded = try registrations.map {
+                try EventCoding.decode(type: $0.type, schemaVersion: $0.schemaVersion, data: $0.data, vault: keys)
+            }
+            #expect(decoded[0] == .userRegistered(UserRegistered(userId: "u1", account: nil)))
+            #expect(decoded[1] == .userRegistered(UserRegistered(userId: "u2", username: "user_u2", email: "u2@example.org",
+                                                                 passwordHash: phcHash)))
+            let raw = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+            #expect(raw.range(of: Data("user_u1".utf8)) == nil && raw.range(of: Data("u1@example.org".utf8)) == nil)
+            // Reopened, the core folds the tombstone and the deletion into the same state.
+            let reopened = try openProcessor(path)
+            #expect(reopened.state.users["u1"] == nil && reopened.state.deletedUsers == ["u1"])
+            #expect(reopened.process([envelope("c4", register("u1"))]).first?.code == "user_exists")
         }
     }
 }

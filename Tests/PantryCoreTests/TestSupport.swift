@@ -3,6 +3,7 @@ import Logging
 import PantryCore
 import PantryDomain
 import PantryEventStore
+import PantryKeys
 import Testing
 
 let phcHash = "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
@@ -25,8 +26,16 @@ func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> 
 func openProcessor(_ path: String) throws -> CommandProcessor {
     var logger = Logger(label: "test")
     logger.logLevel = .critical
-    return try CommandProcessor(store: SQLiteEventStore(path: path), logger: logger)
+    return try CommandProcessor(store: SQLiteEventStore(path: path), keys: try keyStore(besideLog: path), logger: logger)
 }
+
+/// The users' keys beside a test log, as `pantry core` keeps them beside the real one.
+func keyStore(besideLog path: String) throws -> UserKeyStore {
+    try UserKeyStore(path: path + ".keys", readOnly: false)
+}
+
+/// Every recipe of these tests has the same ingredients; the first command about one records them.
+let recipeFacts = RecipeFacts(title: "Recipe", image: nil, ingredients: ["salt", "olive oil", "flour"])
 
 func envelope(_ id: CommandID, _ command: Command) -> CommandEnvelope { CommandEnvelope(commandId: id, command: command) }
 
@@ -35,15 +44,15 @@ func register(_ userId: UserID) -> Command {
 }
 
 func save(_ userId: UserID, _ recipeId: RecipeID) -> Command {
-    .saveRecipe(SaveRecipe(userId: userId, recipeId: recipeId, title: "Recipe \(recipeId)"))
+    .saveRecipe(SaveRecipe(userId: userId, recipeId: recipeId, recipe: recipeFacts))
 }
 
 func cart(_ userId: UserID, _ recipeId: RecipeID, _ delta: Int) -> Command {
-    .adjustCart(AdjustCart(userId: userId, recipeId: recipeId, title: "Recipe \(recipeId)", delta: delta))
+    .adjustCart(AdjustCart(userId: userId, recipeId: recipeId, delta: delta, recipe: recipeFacts))
 }
 
 func use(_ userId: UserID, _ recipeId: RecipeID, _ ingredient: String) -> Command {
-    .useOwnedIngredient(UseOwnedIngredient(userId: userId, recipeId: recipeId, ingredient: ingredient))
+    .useOwnedIngredient(UseOwnedIngredient(userId: userId, recipeId: recipeId, ingredient: ingredient, recipe: recipeFacts))
 }
 
 func addGrocery(_ userId: UserID, _ ingredient: String) -> Command {
@@ -51,9 +60,9 @@ func addGrocery(_ userId: UserID, _ ingredient: String) -> Command {
 }
 
 /// The state the log holds, folded afresh from the file.
-func foldedState(_ store: any EventStore) throws -> PantryState {
+func foldedState(_ store: any EventStore, keys: UserKeyStore) throws -> PantryState {
     try store.read(after: 0, limit: 1_000_000).reduce(into: PantryState()) { state, recorded in
         Decider.evolve(&state, try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
-                                                      data: recorded.data))
+                                                      data: recorded.data, vault: keys))
     }
 }

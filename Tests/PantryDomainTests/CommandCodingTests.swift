@@ -44,9 +44,21 @@ import Testing
     }
 
     @Test func decodesTheDocumentedWireForm() throws {
-        let json = #"{"commandId":"c1","type":"AdjustCart","correlationId":"k","data":{"userId":"u1","recipeId":"r1","title":"Soup","delta":-2}}"#
+        let json = #"{"commandId":"c1","type":"AdjustCart","correlationId":"k","data":{"userId":"u1","recipeId":"r1","delta":-2,"recipe":{"title":"Soup","ingredients":["salt"]}}}"#
         let envelope = try CommandCoding.decode(Array(json.utf8)).get()
         #expect(envelope == CommandEnvelope(commandId: "c1", correlationId: "k", command: cart("u1", "r1", -2)))
+        let bare = #"{"commandId":"c2","type":"AdjustCart","data":{"userId":"u1","recipeId":"r1","delta":1}}"#
+        #expect(try CommandCoding.decode(Array(bare.utf8)).get().command
+                == .adjustCart(AdjustCart(userId: "u1", recipeId: "r1", delta: 1)))
+    }
+
+    @Test func theFingerprintIgnoresTheRecipeFactsButNothingElse() {
+        let bare = Command.useOwnedIngredient(UseOwnedIngredient(userId: "u1", recipeId: "r1", ingredient: "salt"))
+        #expect(CommandCoding.fingerprint(bare) == CommandCoding.fingerprint(use("u1", "r1", "salt")))
+        #expect(CommandCoding.fingerprint(bare) != CommandCoding.fingerprint(use("u1", "r1", "butter")))
+        #expect(CommandCoding.fingerprint(bare) != CommandCoding.fingerprint(use("u2", "r1", "salt")))
+        #expect(CommandCoding.fingerprint(cart("u1", "r1", 1)) != CommandCoding.fingerprint(cart("u1", "r1", 2)))
+        #expect(CommandCoding.fingerprint(save("u1", "r1")) != CommandCoding.fingerprint(unsave("u1", "r1")))
     }
 
     struct Bad: Sendable, CustomTestStringConvertible {
@@ -64,7 +76,7 @@ import Testing
         var testDescription: String { name }
     }
 
-    static let cartData = #""userId":"u1","recipeId":"r1","title":"Soup""#
+    static let cartData = #""userId":"u1","recipeId":"r1""#
 
     static let bad: [Bad] = [
         Bad("truncated JSON", #"{"commandId":"c1","type":"#, .malformedJSON, commandId: nil),
@@ -72,14 +84,22 @@ import Testing
         Bad("empty document", "", .malformedJSON, commandId: nil),
         Bad("string for an integer", #"{"commandId":"c1","type":"AdjustCart","data":{\#(cartData),"delta":"1"}}"#,
             .invalidField, commandId: "c1", mentions: "delta"),
-        Bad("integer for a string", #"{"commandId":"c1","type":"AdjustCart","data":{"userId":7,"recipeId":"r1","title":"Soup","delta":1}}"#,
+        Bad("integer for a string", #"{"commandId":"c1","type":"AdjustCart","data":{"userId":7,"recipeId":"r1","delta":1}}"#,
             .invalidField, commandId: "c1", mentions: "userId"),
         Bad("string for a bool", #"{"commandId":"c1","type":"CheckGrocery","data":{"userId":"u1","ingredient":"salt","checked":"yes"}}"#,
             .invalidField, commandId: "c1", mentions: "checked"),
         Bad("fraction for an integer", #"{"commandId":"c1","type":"AdjustCart","data":{\#(cartData),"delta":1.5}}"#,
             .invalidField, commandId: "c1"),
-        Bad("missing field in data", #"{"commandId":"c1","type":"AdjustCart","data":{"userId":"u1","recipeId":"r1","delta":1}}"#,
+        Bad("missing field in data", #"{"commandId":"c1","type":"AdjustCart","data":{"userId":"u1","recipeId":"r1"}}"#,
+            .invalidField, commandId: "c1", mentions: "delta"),
+        Bad("a client title on a cart line", #"{"commandId":"c1","type":"AdjustCart","data":{"userId":"u1","recipeId":"r1","title":"Soup","delta":1}}"#,
             .invalidField, commandId: "c1", mentions: "title"),
+        Bad("recipe facts without ingredients", #"{"commandId":"c1","type":"SaveRecipe","data":{"userId":"u1","recipeId":"r1","recipe":{"title":"Soup"}}}"#,
+            .invalidField, commandId: "c1", mentions: "ingredients"),
+        Bad("an unknown field in the recipe facts", #"{"commandId":"c1","type":"SaveRecipe","data":{"userId":"u1","recipeId":"r1","recipe":{"title":"Soup","ingredients":["salt"],"points":9}}}"#,
+            .invalidField, commandId: "c1", mentions: "points"),
+        Bad("ingredients that are not strings", #"{"commandId":"c1","type":"SaveRecipe","data":{"userId":"u1","recipeId":"r1","recipe":{"title":"Soup","ingredients":[1]}}}"#,
+            .invalidField, commandId: "c1", mentions: "ingredients"),
         Bad("missing data", #"{"commandId":"c1","type":"AdjustCart"}"#, .invalidField, commandId: "c1", mentions: "data"),
         Bad("missing type", #"{"commandId":"c1","data":{}}"#, .invalidField, commandId: "c1", mentions: "type"),
         Bad("missing commandId", #"{"type":"AdjustCart","data":{\#(cartData),"delta":1}}"#, .invalidField, commandId: nil, mentions: "commandId"),
@@ -96,8 +116,8 @@ import Testing
         Bad("integer too large", #"{"commandId":"c1","type":"AdjustCart","data":{\#(cartData),"delta":99999999999999999999}}"#,
             .invalidField, commandId: "c1", mentions: "delta"),
         Bad("unknown type", #"{"commandId":"c1","type":"LaunchRocket","data":{}}"#, .unknownCommand, commandId: "c1", mentions: "LaunchRocket"),
-        Bad("null for a required string", #"{"commandId":"c1","type":"AdjustCart","data":{"userId":"u1","recipeId":"r1","title":null,"delta":1}}"#,
-            .invalidField, commandId: "c1", mentions: "title"),
+        Bad("null for a required string", #"{"commandId":"c1","type":"AdjustCart","data":{"userId":"u1","recipeId":null,"delta":1}}"#,
+            .invalidField, commandId: "c1", mentions: "recipeId"),
         Bad("null commandId", #"{"commandId":null,"type":"AdjustCart","data":{\#(cartData),"delta":1}}"#, .invalidField, commandId: nil),
         Bad("data that is not an object", #"{"commandId":"c1","type":"AdjustCart","data":"x"}"#, .invalidField, commandId: "c1"),
         Bad("a document that is not an object", #"["c1"]"#, .invalidField, commandId: nil),
@@ -136,7 +156,7 @@ import Testing
 
     @Test func decodingDoesNotValidateTheRules() throws {
         // Shape only: an empty title is the decider's business (invalid_title), not the decoder's.
-        let json = #"{"commandId":"c1","type":"SaveRecipe","data":{"userId":"u1","recipeId":"r1","title":""}}"#
+        let json = #"{"commandId":"c1","type":"SaveRecipe","data":{"userId":"u1","recipeId":"r1","recipe":{"title":"","ingredients":["salt"]}}}"#
         let envelope = try CommandCoding.decode(Array(json.utf8)).get()
         var world = try World.withAlice()
         #expect(world.reject(envelope.command, commandId: envelope.commandId) == .invalidTitle)

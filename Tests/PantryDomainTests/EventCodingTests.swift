@@ -22,29 +22,52 @@ import Testing
         .pointEarned(PointEarned(userId: "u1", recipeId: "r1", ingredient: "jalapeño")),
         .cartAdjusted(CartAdjusted(userId: "u1", recipeId: "r1", title: "T", image: nil, delta: -99, count: 0)),
         .cartAdjusted(CartAdjusted(userId: "u1", recipeId: "r1", title: tricky, image: "http://x.org/i.jpg", delta: 99, count: 99)),
-        .experienceWritten(ExperienceWritten(experienceId: "c-1", userId: "u1", username: "alice", recipeId: "r1", text: tricky)),
-        .experienceWritten(ExperienceWritten(experienceId: "c-2", userId: "u1", username: "alice", recipeId: "r1",
+        .experienceWritten(ExperienceWritten(experienceId: "c-1", userId: "u1", recipeId: "r1", text: tricky)),
+        .experienceWritten(ExperienceWritten(experienceId: "c-2", userId: "u1", recipeId: "r1",
                                              text: String(repeating: "😋", count: 2000))),
+        .recipeRecorded(RecipeRecorded(userId: "u1", recipeId: "r1", facts: RecipeFacts(
+            title: tricky, image: "https://example.org/a.png", ingredients: ["salt", tricky, "jalapeño"]))),
+        .recipeRecorded(RecipeRecorded(userId: "u1", recipeId: "r2", facts: RecipeFacts(title: "T", image: nil, ingredients: ["x"]))),
+        .passwordChanged(PasswordChanged(userId: "u1", passwordHash: phcHash)),
+        .userDeleted(UserDeleted(userId: "u1")),
     ]
 
     @Test func samplesCoverEveryEventType() {
         #expect(Set(Self.samples.map(EventCoding.typeName(of:))) == Set(EventCoding.typeNames))
-        #expect(EventCoding.typeNames.count == 9)
+        #expect(EventCoding.typeNames.count == 12)
     }
 
     @Test(arguments: samples)
     func handWrittenEncodingDecodesToTheSameEvent(_ event: Event) throws {
-        let data = EventCoding.encode(event)
-        let decoded = try EventCoding.decode(type: EventCoding.typeName(of: event), schemaVersion: EventCoding.currentSchemaVersion,
-                                             data: data)
+        let type = EventCoding.typeName(of: event)
+        let data = try EventCoding.encode(event, vault: testVault)
+        let decoded = try EventCoding.decode(type: type, schemaVersion: EventCoding.schemaVersion(of: type), data: data, vault: testVault)
         #expect(decoded == event)
     }
 
     /// The payload's fields are exactly the event's stored properties, found by reflection.
     @Test(arguments: samples)
     func handWrittenEncodingHoldsExactlyTheEventsProperties(_ event: Event) throws {
-        let parsed = try #require(try JSONSerialization.jsonObject(with: EventCoding.encode(event)) as? [String: Any])
-        try expectJSONHoldsExactlyThePayloadsProperties(parsed, of: event)
+        var parsed = try #require(try JSONSerialization.jsonObject(with: EventCoding.encode(event, vault: testVault)) as? [String: Any])
+        switch event {
+        case .userRegistered(let e):
+            // The personal fields are sealed: opened, they are the account's properties.
+            let sealed = try #require(parsed["sealed"] as? String)
+            let opened = try #require(try testVault.open(sealed, for: e.userId))
+            let account = try #require(try JSONSerialization.jsonObject(with: Data(opened)) as? [String: Any])
+            #expect(Set(parsed.keys) == ["userId", "sealed"])
+            let details = try #require(e.account)
+            #expect(account as? [String: String] == ["username": details.username, "email": details.email,
+                                                     "passwordHash": details.passwordHash])
+        case .passwordChanged(let e):
+            let sealed = try #require(parsed["sealed"] as? String)
+            let opened = try #require(try testVault.open(sealed, for: e.userId))
+            parsed = try #require(try JSONSerialization.jsonObject(with: Data(opened)) as? [String: Any])
+            parsed["userId"] = e.userId
+            try expectJSONHoldsExactlyThePayloadsProperties(parsed, of: event)
+        default:
+            try expectJSONHoldsExactlyThePayloadsProperties(parsed, of: event)
+        }
     }
 
     /// Another writer's JSON (whitespace, another field order, escapes where this one writes raw
@@ -55,7 +78,7 @@ import Testing
                "future": {"nested": [1, 2.5e3, null, true]},
                "recipeId":"r\/1", "userId" : "u1" }
             """#
-        let event = try EventCoding.decode(type: "PointEarned", schemaVersion: 1, data: Data(json.utf8))
+        let event = try EventCoding.decode(type: "PointEarned", schemaVersion: 1, data: Data(json.utf8), vault: nil)
         #expect(event == .pointEarned(PointEarned(userId: "u1", recipeId: "r/1", ingredient: "jalapeño 🍅")))
     }
 
@@ -70,7 +93,7 @@ import Testing
     ])
     func aBrokenPayloadIsInvalid(_ json: String) {
         #expect {
-            try EventCoding.decode(type: "PointEarned", schemaVersion: 1, data: Data(json.utf8))
+            try EventCoding.decode(type: "PointEarned", schemaVersion: 1, data: Data(json.utf8), vault: nil)
         } throws: { error in
             guard case .invalidPayload("PointEarned", _) = error as? EventCoding.Failure else { return false }
             return true
@@ -78,13 +101,13 @@ import Testing
     }
 
     @Test func optionalFieldsAreOmittedWhenNil() throws {
-        let data = EventCoding.encode(.recipeSaved(RecipeSaved(userId: "u1", recipeId: "r1", title: "T", image: nil)))
+        let data = try EventCoding.encode(.recipeSaved(RecipeSaved(userId: "u1", recipeId: "r1", title: "T", image: nil)), vault: testVault)
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(Set(json.keys) == ["userId", "recipeId", "title"])
     }
 
     @Test func controlCharactersAreEscaped() throws {
-        let data = EventCoding.encode(.groceryRemoved(GroceryRemoved(userId: "u1", item: "a\u{0}b\u{1F}c\nd\"e\\f")))
+        let data = try EventCoding.encode(.groceryRemoved(GroceryRemoved(userId: "u1", item: "a\u{0}b\u{1F}c\nd\"e\\f")), vault: testVault)
         let text = try #require(String(data: data, encoding: .utf8))
         #expect(!text.unicodeScalars.contains { $0.value < 0x20 })
         #expect(text == #"{"userId":"u1","item":"a\u0000b\u001fc\nd\"e\\f"}"#)
@@ -92,21 +115,45 @@ import Testing
 
     @Test func unknownTypeIsRefused() {
         #expect(throws: EventCoding.Failure.unknownType("PizzaOrdered")) {
-            try EventCoding.decode(type: "PizzaOrdered", schemaVersion: 1, data: Data("{}".utf8))
+            try EventCoding.decode(type: "PizzaOrdered", schemaVersion: 1, data: Data("{}".utf8), vault: nil)
         }
     }
 
-    @Test(arguments: [EventCoding.currentSchemaVersion + 1, 99, 0, -1])
-    func unsupportedSchemaVersionIsRefused(_ version: Int) {
-        let data = EventCoding.encode(.pointEarned(PointEarned(userId: "u1", recipeId: "r1", ingredient: "salt")))
+    @Test(arguments: [EventCoding.schemaVersion(of: "PointEarned") + 1, 99, 0, -1])
+    func unsupportedSchemaVersionIsRefused(_ version: Int) throws {
+        let data = try EventCoding.encode(.pointEarned(PointEarned(userId: "u1", recipeId: "r1", ingredient: "salt")), vault: testVault)
         #expect(throws: EventCoding.Failure.unsupportedSchemaVersion(type: "PointEarned", version: version)) {
-            try EventCoding.decode(type: "PointEarned", schemaVersion: version, data: data)
+            try EventCoding.decode(type: "PointEarned", schemaVersion: version, data: data, vault: nil)
+        }
+    }
+
+    /// Stored payloads of the first version are read as they were written, never rewritten.
+    @Test func version1PayloadsStillDecode() throws {
+        let registered = #"{"userId":"u1","username":"alice","email":"a@example.org","passwordHash":"$scrypt$x"}"#
+        #expect(try EventCoding.decode(type: "UserRegistered", schemaVersion: 1, data: Data(registered.utf8), vault: nil)
+                == .userRegistered(UserRegistered(userId: "u1", username: "alice", email: "a@example.org", passwordHash: "$scrypt$x")))
+        let experience = #"{"experienceId":"c-1","userId":"u1","username":"alice","recipeId":"r1","text":"Nice"}"#
+        #expect(try EventCoding.decode(type: "ExperienceWritten", schemaVersion: 1, data: Data(experience.utf8), vault: nil)
+                == .experienceWritten(ExperienceWritten(experienceId: "c-1", userId: "u1", recipeId: "r1", text: "Nice")))
+    }
+
+    /// Once the user's key is destroyed, the registration reads as an anonymous tombstone.
+    @Test func aDestroyedKeyLeavesATombstone() throws {
+        let userId = "erased-\(UUID().uuidString)"
+        let event = Event.userRegistered(UserRegistered(userId: userId, username: "zoë", email: "z@example.org", passwordHash: phcHash))
+        let data = try EventCoding.encode(event, vault: testVault)
+        try testVault.persistPending()
+        try testVault.destroy([userId])
+        #expect(try EventCoding.decode(type: "UserRegistered", schemaVersion: 2, data: data, vault: testVault)
+                == .userRegistered(UserRegistered(userId: userId, account: nil)))
+        #expect(throws: EventCoding.Failure.self) {
+            try EventCoding.decode(type: "UserRegistered", schemaVersion: 2, data: data, vault: nil)
         }
     }
 
     @Test func invalidPayloadIsRefused() {
         do {
-            _ = try EventCoding.decode(type: "PointEarned", schemaVersion: 1, data: Data(#"{"userId":"u1"}"#.utf8))
+            _ = try EventCoding.decode(type: "PointEarned", schemaVersion: 1, data: Data(#"{"userId":"u1"}"#.utf8), vault: nil)
             Issue.record("a payload without recipeId was decoded")
         } catch {
             guard case .invalidPayload(let type, _) = error else {

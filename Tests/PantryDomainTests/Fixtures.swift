@@ -1,6 +1,19 @@
 import Foundation
 import PantryDomain
+import PantryKeys
 import Testing
+
+/// A real key store in a temporary file, for the sealed personal fields of events.
+let testVault: UserKeyStore = {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-domain-keys-\(UUID().uuidString).sqlite").path
+    return try! UserKeyStore(path: path, readOnly: false)
+}()
+
+/// The facts the adapter would send for a recipe: the command's own text as its only ingredient
+/// (or salt), so that each test names its recipe's ingredient where it uses it.
+func facts(title: String = "Soup", image: String? = nil, ingredients: [String] = ["salt"]) -> RecipeFacts {
+    RecipeFacts(title: title, image: image, ingredients: ingredients)
+}
 
 /// A PHC string of the kind the adapters produce; only its shape matters to the rules.
 let phcHash = "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
@@ -11,7 +24,7 @@ func register(_ userId: UserID, _ username: String? = nil, email: String? = nil,
 }
 
 func save(_ userId: UserID, _ recipeId: RecipeID, title: String = "Soup", image: String? = nil) -> Command {
-    .saveRecipe(SaveRecipe(userId: userId, recipeId: recipeId, title: title, image: image))
+    .saveRecipe(SaveRecipe(userId: userId, recipeId: recipeId, recipe: facts(title: title, image: image)))
 }
 
 func unsave(_ userId: UserID, _ recipeId: RecipeID) -> Command {
@@ -30,12 +43,13 @@ func removeGrocery(_ userId: UserID, _ ingredient: String) -> Command {
     .removeGrocery(RemoveGrocery(userId: userId, ingredient: ingredient))
 }
 
-func use(_ userId: UserID, _ recipeId: RecipeID, _ ingredient: String) -> Command {
-    .useOwnedIngredient(UseOwnedIngredient(userId: userId, recipeId: recipeId, ingredient: ingredient))
+func use(_ userId: UserID, _ recipeId: RecipeID, _ ingredient: String, recipe: RecipeFacts? = nil) -> Command {
+    .useOwnedIngredient(UseOwnedIngredient(userId: userId, recipeId: recipeId, ingredient: ingredient,
+                                           recipe: recipe ?? facts(ingredients: [ingredient])))
 }
 
 func cart(_ userId: UserID, _ recipeId: RecipeID, _ delta: Int, title: String = "Soup", image: String? = nil) -> Command {
-    .adjustCart(AdjustCart(userId: userId, recipeId: recipeId, title: title, image: image, delta: delta))
+    .adjustCart(AdjustCart(userId: userId, recipeId: recipeId, delta: delta, recipe: facts(title: title, image: image)))
 }
 
 func experience(_ userId: UserID, _ recipeId: RecipeID, _ text: String) -> Command {
@@ -74,15 +88,17 @@ struct World {
         return result
     }
 
-    /// Runs a command that must be accepted and returns its single event.
+    /// Runs a command that must be accepted and returns its single event (after the recipe's
+    /// facts, when the command was the first about its recipe and recorded them).
     @discardableResult
     mutating func accept(_ command: Command, commandId: CommandID? = nil,
                          sourceLocation: SourceLocation = #_sourceLocation) throws -> Event {
         let result = run(command, commandId: commandId)
         let events = try #require(try? result.get(), "expected \(command) to be accepted, got \(result)",
                                   sourceLocation: sourceLocation)
-        try #require(events.count == 1, sourceLocation: sourceLocation)
-        return events[0]
+        let own = events.filter { if case .recipeRecorded = $0 { false } else { true } }
+        try #require(own.count == 1, sourceLocation: sourceLocation)
+        return own[0]
     }
 
     /// Runs a command that must be refused, leaving the state as it was, and returns the code.
@@ -138,6 +154,11 @@ func expectJSONHoldsExactlyThePayloadsProperties(_ json: [String: Any], of enumC
         case let double as Double: #expect((json[label] as? NSNumber)?.doubleValue == double, "\(label)")
         case let int as Int: #expect((json[label] as? NSNumber)?.intValue == int, "\(label)")
         case let bool as Bool: #expect((json[label] as? NSNumber) == NSNumber(value: bool), "\(label)")
+        case let strings as [String]: #expect(json[label] as? [String] == strings, "\(label)")
+        case let facts as RecipeFacts:
+            let nested = try #require(json[label] as? [String: Any], "\(label)")
+            #expect(nested["title"] as? String == facts.title && nested["image"] as? String == facts.image
+                    && nested["ingredients"] as? [String] == facts.ingredients && Set(nested.keys).isSubset(of: ["title", "image", "ingredients"]))
         default: Issue.record("\(label) has an unexpected type \(type(of: unwrapped))")
         }
     }

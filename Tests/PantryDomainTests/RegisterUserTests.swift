@@ -3,14 +3,22 @@ import PantryDomain
 import Testing
 
 @Suite struct RegisterUserTests {
-    @Test(arguments: ["abc", "ABC", "a.b-c_d", "user_123", String(repeating: "z", count: 32), "1-2.3"])
+    @Test(arguments: ["abc", "ABC", "a.b-c_d", "user_123", String(repeating: "z", count: 32), "1-2.3", "émile", "ánna",
+                      "Zoë", "Ωmega", "李小龙", "ราดหน้า", "दीपिका"])
     func acceptsValidUsernames(_ username: String) throws {
         var world = World()
         let event = try world.accept(register("u1", username))
-        #expect(event.userRegistered?.username == username)
+        #expect(event.userRegistered?.account?.username == username)
     }
 
-    @Test(arguments: ["", "ab", String(repeating: "z", count: 33), "a b", "abc!", "émile", "abc\n", "ab@c", " abc", "ab/c"])
+    @Test func usernamesAreNFCNormalised() throws {
+        var world = World()
+        let event = try world.accept(register("u1", "a\u{0301}nna"))
+        #expect(event.userRegistered?.account?.username == "\u{E1}nna")
+    }
+
+    @Test(arguments: ["", "ab", String(repeating: "z", count: 33), "a b", "abc!", "abc\n", "ab@c", " abc", "ab/c",
+                      "an\u{200B}na", "anna\u{202E}", "_anna", "\u{0301}anna", "🍅🍅🍅"])
     func refusesInvalidUsernames(_ username: String) {
         var world = World()
         #expect(world.reject(register("u1", username, email: "x@example.org")) == .invalidUsername)
@@ -23,11 +31,39 @@ import Testing
         try world.accept(register("u2", "alice2", email: "b@example.org"))
     }
 
+    /// UTS #39 skeletons: a name that looks like a taken one is taken.
+    @Test(arguments: ["ＡＬＩＣＥ", "\u{0430}lice", "аlicе", "alıce", "ALICE", "a\u{006C}ice"])
+    func lookAlikesOfATakenNameAreTaken(_ lookalike: String) throws {
+        var world = try World.withAlice()
+        #expect(world.reject(register("u2", lookalike, email: "b@example.org")) == .usernameTaken)
+    }
+
+    @Test func aDeletedUsersNameAndEmailAreFreeAgainButNotTheirId() throws {
+        var world = try World.withAlice()
+        let deleted = try world.accept(.deleteUser(DeleteUser(userId: "u1")))
+        #expect(deleted == .userDeleted(UserDeleted(userId: "u1")))
+        #expect(world.state.users["u1"] == nil && world.state.deletedUsers == ["u1"])
+        #expect(world.reject(save("u1", "r1")) == .unknownUser)
+        #expect(world.reject(.deleteUser(DeleteUser(userId: "u1"))) == .unknownUser)
+        #expect(world.reject(register("u1", "bob", email: "bob@example.org")) == .userExists)
+        try world.accept(register("u2", "alice", email: "alice@example.org"))
+    }
+
+    @Test func aNewPasswordReplacesTheHash() throws {
+        var world = try World.withAlice()
+        let argon = "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG"
+        #expect(try world.accept(.changePassword(ChangePassword(userId: "u1", passwordHash: argon)))
+                == .passwordChanged(PasswordChanged(userId: "u1", passwordHash: argon)))
+        #expect(world.state.users["u1"]?.account?.passwordHash == argon)
+        #expect(world.reject(.changePassword(ChangePassword(userId: "u1", passwordHash: "hunter2"))) == .invalidPasswordHash)
+        #expect(world.reject(.changePassword(ChangePassword(userId: "ghost", passwordHash: argon))) == .unknownUser)
+    }
+
     @Test(arguments: ["a@b.co", "first.last+tag@example.org", "Mixed.Case@Example.ORG", "x@sub.domain.example"])
     func acceptsWellFormedEmails(_ email: String) throws {
         var world = World()
         let event = try world.accept(register("u1", "alice", email: email))
-        #expect(event.userRegistered?.email == email)
+        #expect(event.userRegistered?.account?.email == email)
     }
 
     @Test(arguments: ["", "plain", "a@b", "@example.org", "a@@example.org", "a@b@c.org", "a@.example.org",
@@ -57,14 +93,17 @@ import Testing
         var world = World()
         let event = try world.accept(register("u1", "alice", email: "alice@example.org", hash: argon))
         #expect(event == .userRegistered(UserRegistered(userId: "u1", username: "alice", email: "alice@example.org", passwordHash: argon)))
-        let json = try #require(try JSONSerialization.jsonObject(with: EventCoding.encode(event)) as? [String: Any])
-        #expect(Set(json.keys) == ["userId", "username", "email", "passwordHash"])
+        let data = try EventCoding.encode(event, vault: testVault)
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(Set(json.keys) == ["userId", "sealed"], "personal fields only sealed")
+        #expect(!String(decoding: data, as: UTF8.self).contains("alice"))
+        #expect(try EventCoding.decode(type: "UserRegistered", schemaVersion: 2, data: data, vault: testVault) == event)
     }
 
     @Test func registeringUpdatesTheState() throws {
         let world = try World.withAlice()
-        #expect(world.state.users["u1"]?.username == "alice")
-        #expect(world.state.users["u1"]?.email == "alice@example.org")
+        #expect(world.state.users["u1"]?.account?.username == "alice")
+        #expect(world.state.users["u1"]?.account?.email == "alice@example.org")
         #expect(world.state.usernames["alice"] == "u1")
         #expect(world.state.emails["alice@example.org"] == "u1")
     }
@@ -72,6 +111,7 @@ import Testing
     @Test(arguments: [
         save("ghost", "r1"), unsave("ghost", "r1"), addGrocery("ghost", "salt"), check("ghost", "salt"),
         removeGrocery("ghost", "salt"), use("ghost", "r1", "salt"), cart("ghost", "r1", 1), experience("ghost", "r1", "nice"),
+        .changePassword(ChangePassword(userId: "ghost", passwordHash: phcHash)), .deleteUser(DeleteUser(userId: "ghost")),
     ])
     func everyUserCommandNamesAnExistingUser(_ command: Command) throws {
         var world = try World.withAlice()

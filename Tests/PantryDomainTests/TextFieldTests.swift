@@ -11,7 +11,7 @@ import Testing
         var world = try World.withAlice()
         #expect(try world.accept(save("u1", text, title: text)).recipeSaved == RecipeSaved(userId: "u1", recipeId: text, title: text, image: nil))
         #expect(try world.accept(addGrocery("u1", text, unit: text)).groceryAdded?.ingredient == text)
-        #expect(try world.accept(use("u1", "r1", text)).pointEarned?.ingredient == text.lowercased())
+        #expect(try world.accept(use("u1", "r1", text)).pointEarned?.ingredient == IngredientName.words(text).joined(separator: " "))
         #expect(try world.accept(cart("u1", text, 1, title: text)).cartAdjusted?.title == text)
         #expect(try world.accept(experience("u1", text, text)).experienceWritten?.text == text)
     }

@@ -23,12 +23,37 @@ import Testing
     }
 
     @Test(arguments: [("Salt", "salt"), ("  sea   SALT ", "sea salt"), ("Jalapeño", "jalapeño"), ("CRÈME fraîche", "crème fraîche"),
-                      ("葱", "葱"), ("🍅 Tomato", "🍅 tomato")])
+                      ("葱", "葱"), ("🍅 Tomato", "tomato"), ("Eggs", "egg"), ("berries", "berry")])
     func pointsCarryTheNormalisedIngredient(_ typed: String, _ normal: String) throws {
         var world = try World.withAlice()
         let event = try world.accept(use("u1", "r1", typed))
         #expect(event.pointEarned?.ingredient == normal)
-        #expect(normalizedIngredient(typed.trimmingCharacters(in: .whitespaces)) == normal)
+        #expect(IngredientName.words(typed).joined(separator: " ") == normal)
+    }
+
+    @Test func aPointOnlyForAnIngredientOfTheRecipe() throws {
+        var world = try World.withAlice()
+        let pasta = facts(title: "Pasta", ingredients: ["spaghetti", "large eggs", "garlic", "parmesan"])
+        #expect(world.reject(use("u1", "carbonara", "chocolate", recipe: pasta)) == .notInRecipe)
+        #expect(world.state.recipes.isEmpty, "a refused command records nothing")
+        let first = try #require(try? world.run(use("u1", "carbonara", "Garlic", recipe: pasta)).get())
+        #expect(first == [.recipeRecorded(RecipeRecorded(userId: "u1", recipeId: "carbonara", facts: pasta)),
+                          .pointEarned(PointEarned(userId: "u1", recipeId: "carbonara", ingredient: "garlic"))])
+        // "egg" names "large eggs": one point, whatever the plural or the words around it.
+        #expect(try world.accept(use("u1", "carbonara", "egg", recipe: nil)).pointEarned?.ingredient == "large egg")
+        #expect(world.reject(use("u1", "carbonara", "LARGE EGGS")) == .alreadyUsed)
+        #expect(world.reject(use("u1", "carbonara", "eggplant")) == .notInRecipe)
+    }
+
+    @Test func factsSentForARecordedRecipeAreIgnored() throws {
+        var world = try World.withAlice()
+        try world.accept(use("u1", "r1", "salt", recipe: facts(title: "Soup", ingredients: ["salt"])))
+        let forged = facts(title: "Renamed", image: "https://evil.example/x.png", ingredients: ["unobtainium"])
+        #expect(world.reject(use("u1", "r1", "unobtainium", recipe: forged)) == .notInRecipe)
+        let saved = try world.accept(.saveRecipe(SaveRecipe(userId: "u1", recipeId: "r1", recipe: forged)))
+        #expect(saved == .recipeSaved(RecipeSaved(userId: "u1", recipeId: "r1", title: "Soup", image: nil)))
+        #expect(try world.accept(.adjustCart(AdjustCart(userId: "u1", recipeId: "r1", delta: 1, recipe: forged))).cartAdjusted?.title == "Soup")
+        #expect(world.events.filter { if case .recipeRecorded = $0 { true } else { false } }.count == 1)
     }
 
     @Test func theRecipeIdMustBeValid() throws {

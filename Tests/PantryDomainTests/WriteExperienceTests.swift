@@ -2,11 +2,13 @@ import PantryDomain
 import Testing
 
 @Suite struct WriteExperienceTests {
-    @Test func textIsTrimmedAndTheEventCarriesIdsAndUsername() throws {
+    @Test func textIsTrimmedAndTheEventCarriesAnOpaqueIdAndNoName() throws {
         var world = try World.withAlice()
-        let event = try world.accept(experience("u1", " r1 ", "  Add a pinch of salt.  \n"), commandId: "exp-42")
-        #expect(event == .experienceWritten(ExperienceWritten(experienceId: "exp-42", userId: "u1", username: "alice",
-                                                              recipeId: "r1", text: "Add a pinch of salt.")))
+        let event = try world.accept(experience("u1", " r1 ", "  Add a pinch of salt.  \n"), commandId: "u1:my-key")
+        let id = try #require(event.experienceWritten?.experienceId)
+        #expect(event == .experienceWritten(ExperienceWritten(experienceId: id, userId: "u1", recipeId: "r1",
+                                                              text: "Add a pinch of salt.")))
+        #expect(id.hasPrefix("e-") && !id.contains("my-key") && id == Decider.experienceId("u1:my-key"))
     }
 
     @Test func textLengthBounds() throws {
@@ -31,6 +33,6 @@ import Testing
         var world = try World.withAlice()
         try world.accept(experience("u1", "r1", "same"), commandId: "a")
         try world.accept(experience("u1", "r1", "same"), commandId: "b")
-        #expect(world.events.compactMap(\.experienceWritten).map(\.experienceId) == ["a", "b"])
+        #expect(world.events.compactMap(\.experienceWritten).map(\.experienceId) == [Decider.experienceId("a"), Decider.experienceId("b")])
     }
 }

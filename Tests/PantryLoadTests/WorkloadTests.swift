@@ -3,9 +3,12 @@ import Testing
 
 @Suite struct WorkloadTests {
     let mix = WorkloadMix(readRatio: 0.5, top10Share: 0.5, repeatRatio: 0.1)
+    /// Real recipes' ingredients, as the load test reads them from the deployment.
+    static let items = (0..<60).flatMap { recipe in (0..<10).map { Item(recipeId: "catalog:r\(recipe)", ingredient: "ingredient \($0)") } }
 
     func operations(seed: UInt64, client: Int = 0, count: Int = 2_000, mix: WorkloadMix? = nil) -> [LoadOperation] {
-        var workload = ClientWorkload(seed: seed, client: client, users: 100, mix: mix ?? self.mix, keyPrefix: "run")
+        var workload = ClientWorkload(seed: seed, client: client, clients: 4, users: 100, items: Self.items,
+                                      mix: mix ?? self.mix, keyPrefix: "run")
         return (0..<count).map { _ in
             let operation = workload.next()
             workload.accepted(operation)
@@ -46,7 +49,8 @@ import Testing
     }
 
     @Test func repeatsOnlyRepeatAcceptedIncrements() {
-        var workload = ClientWorkload(seed: 4, client: 0, users: 10, mix: WorkloadMix(readRatio: 0, repeatRatio: 0.5), keyPrefix: "run")
+        var workload = ClientWorkload(seed: 4, client: 0, clients: 4, users: 10, items: Self.items,
+                                      mix: WorkloadMix(readRatio: 0, repeatRatio: 0.5), keyPrefix: "run")
         var accepted: Set<String> = []
         for n in 0..<2_000 {
             let operation = workload.next()
@@ -67,8 +71,21 @@ import Testing
     }
 
     @Test func noRepeatBeforeAnythingWasAccepted() {
-        var workload = ClientWorkload(seed: 5, client: 0, users: 10, mix: WorkloadMix(readRatio: 0, repeatRatio: 1), keyPrefix: "run")
+        var workload = ClientWorkload(seed: 5, client: 0, clients: 4, users: 10, items: Self.items,
+                                      mix: WorkloadMix(readRatio: 0, repeatRatio: 1), keyPrefix: "run")
         #expect((0..<50).allSatisfy { _ in workload.next().kind == .increment })
+    }
+
+    @Test func aClientOutOfItemsForEveryUserReadsRatherThanRepeatAnItem() {
+        let items = (0..<8).map { Item(recipeId: "r", ingredient: "i\($0)") }
+        var workload = ClientWorkload(seed: 6, client: 1, clients: 2, users: 2, items: items,
+                                      mix: WorkloadMix(readRatio: 0, repeatRatio: 0), keyPrefix: "run")
+        let ops = (0..<40).map { _ in workload.next() }
+        let increments = ops.filter { $0.kind == .increment }
+        #expect(increments.count == 8)   // 2 users x this client's 4 items (every 2nd of 8, from index 1)
+        #expect(Set(increments.map { "\($0.user)|\($0.item!.ingredient)" }).count == 8)
+        #expect(increments.allSatisfy { ["i1", "i3", "i5", "i7"].contains($0.item!.ingredient) })
+        #expect(ops.suffix(10).allSatisfy { $0.kind == .top10 || $0.kind == .myRank })
     }
 
     @Test func generatorStreamsAreRepeatableAndDistinct() {

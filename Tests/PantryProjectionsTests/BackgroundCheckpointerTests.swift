@@ -12,7 +12,7 @@ import PantryEventStore
         let h = try History()
         for n in 0..<600 { h.register("u\(n)", "user\(n)") }
         let path = h.directory.appendingPathComponent("leaderboard.sqlite").path
-        let store = try ProjectionStore(projection: LeaderboardProjection(), path: path, checkpointsInBackground: true)
+        let store = try ProjectionStore(projection: LeaderboardProjection(), path: path, keys: h.keys, checkpointsInBackground: true)
         let fileSize = { (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0 }
         let before = try fileSize()
         // 600 commits write well over SQLite's 1,000-page automatic checkpoint threshold.

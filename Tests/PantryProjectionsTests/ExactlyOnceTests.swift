@@ -3,6 +3,7 @@ import GRDB
 import PantryCore
 import PantryDomain
 import PantryEventStore
+import PantryKeys
 import Testing
 @testable import PantryProjections
 
@@ -13,15 +14,15 @@ func smallHistory() throws -> History {
     h.register("u2", "bob")
     for i in 0..<6 {
         let user = i % 2 == 0 ? "u1" : "u2"
-        h.run(.saveRecipe(SaveRecipe(userId: user, recipeId: "r\(i)", title: "Dish number \(i)")))
+        h.run(.saveRecipe(SaveRecipe(userId: user, recipeId: "r\(i)", recipe: History.facts("Dish number \(i)"))))
         h.run(.useOwnedIngredient(UseOwnedIngredient(userId: user, recipeId: "r\(i)", ingredient: "salt")))
-        h.run(.adjustCart(AdjustCart(userId: user, recipeId: "r\(i % 3)", title: "Dish \(i % 3)", delta: 1)))
+        h.run(.adjustCart(AdjustCart(userId: user, recipeId: "r\(i % 3)", delta: 1)))
         h.run(.addGrocery(AddGrocery(userId: user, ingredient: "Flour", amount: Double(i + 1), unit: i % 2 == 0 ? "g" : "kg")))
         h.run(.writeExperience(WriteExperience(userId: user, recipeId: "r\(i % 2)", text: "note \(i)")))
     }
     h.run(.checkGrocery(CheckGrocery(userId: "u1", ingredient: "flour", checked: true)))
     h.run(.removeSavedRecipe(RemoveSavedRecipe(userId: "u2", recipeId: "r1")))
-    h.run(.adjustCart(AdjustCart(userId: "u1", recipeId: "r0", title: "Dish 0", delta: -1)))
+    h.run(.adjustCart(AdjustCart(userId: "u1", recipeId: "r0", delta: -1)))
     return h
 }
 
@@ -105,7 +106,7 @@ func smallHistory() throws -> History {
             path = store.path
             try store.close()
         }
-        let reopened = try ProjectionStore(projection: LeaderboardProjection(), path: path)
+        let reopened = try ProjectionStore(projection: LeaderboardProjection(), path: path, keys: h.keys)
         #expect(try reopened.checkpoint == 15)
         try reopened.apply(events)
         checksum = try reopened.checksum()
@@ -118,7 +119,7 @@ func smallHistory() throws -> History {
         let h = try smallHistory()
         let dir = h.directory.appendingPathComponent("live")
         // A live file that is behind (and has a WAL beside it).
-        let live = try ProjectionStore.open(name: "groceries", directory: dir)
+        let live = try ProjectionStore.open(name: "groceries", directory: dir, keys: h.keys)
         try live.apply(Array(try h.events()[0..<7]))
         try live.close()
         // A leftover from an interrupted rebuild.
@@ -126,7 +127,7 @@ func smallHistory() throws -> History {
         try Data("garbage".utf8).write(to: leftover)
 
         var progress: [(Int64, Int64)] = []
-        let report = try Replayer.rebuild(GroceriesProjection(), directory: dir, from: h.log, batchSize: 10) {
+        let report = try Replayer.rebuild(GroceriesProjection(), directory: dir, from: h.log, keys: h.keys, batchSize: 10) {
             progress.append(($0, $1))
         }
         let head = try h.log.headPosition()
@@ -137,7 +138,7 @@ func smallHistory() throws -> History {
         let verified = try Replayer.checksum(name: "groceries", directory: dir)
         #expect(verified == (head, report.checksum))
         // The swapped-in file works as a live store and matches a live copy.
-        let reopened = try ProjectionStore.open(name: "groceries", directory: dir)
+        let reopened = try ProjectionStore.open(name: "groceries", directory: dir, keys: h.keys)
         #expect(try reopened.checkpoint == head)
         let other = try h.caughtUp(GroceriesProjection())
         #expect(try other.checksum() == report.checksum)
@@ -145,9 +146,10 @@ func smallHistory() throws -> History {
 }
 
 @Suite struct BatchFoldTests {
-    private func recorded(_ position: Int64, _ event: Event) -> RecordedEvent {
-        RecordedEvent(position: position, streamId: "s\(position)", streamVersion: 1, type: EventCoding.typeName(of: event),
-                      schemaVersion: EventCoding.currentSchemaVersion, data: EventCoding.encode(event),
+    private func recorded(_ position: Int64, _ event: Event, keys: UserKeyStore) throws -> RecordedEvent {
+        let type = EventCoding.typeName(of: event)
+        return RecordedEvent(position: position, streamId: "s\(position)", streamVersion: 1, type: type,
+                      schemaVersion: EventCoding.schemaVersion(of: type), data: try EventCoding.encode(event, vault: keys),
                       metadata: EventMetadata(commandId: "c\(position)", correlationId: nil, causationId: nil,
                                               userId: "u1", recordedAt: 1_700_000_000_000 + position))
     }
@@ -161,10 +163,11 @@ func smallHistory() throws -> History {
             .userRegistered(UserRegistered(userId: user, username: name, email: "\(name)@example.org", passwordHash: "$scrypt$x"))
         }
         func point(_ user: String) -> Event { .pointEarned(PointEarned(userId: user, recipeId: "r1", ingredient: "salt")) }
-        let events = [
+        let events = try [
             point("u9"), registered("u1", "alice"), point("u1"), point("u2"), point("u1"), registered("u2", "bob"),
             point("u2"), point("u1"), registered("u1", "alice2"), point("u3"), point("u2"), point("u2"),
-        ].enumerated().map { recorded(Int64($0.offset + 1), $0.element) }
+        ].enumerated().map { try recorded(Int64($0.offset + 1), $0.element, keys: h.keys) }
+        try h.keys.persistPending()
 
         let oneByOne = try h.store(LeaderboardProjection(), "-one")
         for event in events { try oneByOne.apply([event]) }

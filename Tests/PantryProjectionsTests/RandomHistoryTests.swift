@@ -19,6 +19,10 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
         let n = Int(recipe.dropFirst())!
         return "\(words[n % words.count]) \(words[(n * 7 + 3) % words.count]) \(n)"
     }
+    func facts(_ recipe: String) -> RecipeFacts {
+        let n = Int(recipe.dropFirst())!
+        return History.facts(title(recipe), image: n % 2 == 0 ? "https://img.example.org/\(recipe).jpg" : nil)
+    }
     var pending: [Command] = users.enumerated().map { i, id in
         .registerUser(RegisterUser(userId: id, username: "user\(i)", email: "user\(i)@example.org",
                                    passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2g"))
@@ -31,10 +35,10 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
         let command: Command
         switch roll {
         case 0..<28:
-            command = .useOwnedIngredient(UseOwnedIngredient(userId: user, recipeId: recipe, ingredient: ingredient))
+            command = .useOwnedIngredient(UseOwnedIngredient(userId: user, recipeId: recipe, ingredient: ingredient,
+                                                             recipe: facts(recipe)))
         case 28..<42:
-            command = .saveRecipe(SaveRecipe(userId: user, recipeId: recipe, title: title(recipe),
-                                             image: Bool.random(using: &rng) ? "https://img.example.org/\(recipe).jpg" : nil))
+            command = .saveRecipe(SaveRecipe(userId: user, recipeId: recipe, recipe: facts(recipe)))
         case 42..<48:
             command = .removeSavedRecipe(RemoveSavedRecipe(userId: user, recipeId: recipe))
         case 48..<63:
@@ -49,7 +53,13 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
         case 75..<92:
             var delta = Int.random(in: -3...3, using: &rng)
             if delta == 0 { delta = 1 }
-            command = .adjustCart(AdjustCart(userId: user, recipeId: recipe, title: title(recipe), delta: delta))
+            command = .adjustCart(AdjustCart(userId: user, recipeId: recipe, delta: delta, recipe: facts(recipe)))
+        case 92..<98:
+            command = .writeExperience(WriteExperience(userId: user, recipeId: recipe, text: "tip \(Int.random(in: 0..<1000, using: &rng))"))
+        case 98:
+            command = .changePassword(ChangePassword(userId: user, passwordHash: "$scrypt$ln=15,r=8,p=1$bmV3c2FsdA$bmV3aGFzaGhhc2g"))
+        case 99 where Int.random(in: 0..<4, using: &rng) == 0:
+            command = .deleteUser(DeleteUser(userId: user))
         default:
             command = .writeExperience(WriteExperience(userId: user, recipeId: recipe, text: "tip \(Int.random(in: 0..<1000, using: &rng))"))
         }
@@ -120,7 +130,7 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
             #expect(gaps > 0)
             #expect(try live.checkpoint == head)
 
-            let report = try Replayer.rebuild(projection, directory: replayDir, from: h.log, batchSize: 1_000)
+            let report = try Replayer.rebuild(projection, directory: replayDir, from: h.log, keys: h.keys, batchSize: 1_000)
             #expect(report.checkpoint == head)
             #expect(try live.checksum() == report.checksum, "\(projection.name)")
             #expect(try Replayer.checksum(name: projection.name, directory: replayDir) == (head, report.checksum))
@@ -134,9 +144,10 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
         var points: [String: (points: Int, reached: Int64, name: String)] = [:]
         for recorded in try h.events() {
             let event = try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
-                                               data: recorded.data)
+                                               data: recorded.data, vault: h.keys)
             switch event {
-            case .userRegistered(let e): points[e.userId] = (0, recorded.position, e.username)
+            case .userRegistered(let e): points[e.userId] = (0, recorded.position, e.account?.username ?? LeaderboardProjection.erasedName)
+            case .userDeleted(let e): points[e.userId] = nil
             case .pointEarned(let e): points[e.userId]!.points += 1; points[e.userId]!.reached = recorded.position
             default: break
             }

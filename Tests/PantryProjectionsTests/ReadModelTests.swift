@@ -8,7 +8,8 @@ import Testing
 
 @Suite struct LeaderboardTests {
     func point(_ history: History, _ user: String, _ ingredient: String) {
-        history.run(.useOwnedIngredient(UseOwnedIngredient(userId: user, recipeId: "r1", ingredient: ingredient)))
+        history.run(.useOwnedIngredient(UseOwnedIngredient(userId: user, recipeId: "r1", ingredient: ingredient,
+                                                           recipe: History.facts("Recipe r1"))))
     }
 
     @Test func tiesGoToWhoeverGotThereFirst() throws {
@@ -70,16 +71,16 @@ import Testing
         h.register("u1", "alice")
         h.register("u2", "bob")
         func adjust(_ user: String, _ recipe: String, _ delta: Int, title: String? = nil) {
-            h.run(.adjustCart(AdjustCart(userId: user, recipeId: recipe, title: title ?? "Recipe \(recipe)",
-                                         image: "https://img.example.org/\(recipe).jpg", delta: delta)))
+            h.run(.adjustCart(AdjustCart(userId: user, recipeId: recipe, delta: delta, recipe: History.facts(
+                title ?? "Recipe \(recipe)", image: "https://img.example.org/\(recipe).jpg"))))
         }
         adjust("u1", "r1", 2)
         adjust("u1", "r2", 1)
         adjust("u2", "r1", 5)
-        adjust("u1", "r1", 3, title: "Renamed r1")
+        adjust("u1", "r1", 3, title: "Renamed r1")   // the recipe's recorded title stands
         let store = try h.caughtUp(CartsProjection())
         #expect(try store.read { try CartsProjection.lines("u1", in: $0) } == [
-            CartLine(recipeId: "r1", title: "Renamed r1", image: "https://img.example.org/r1.jpg", count: 5),
+            CartLine(recipeId: "r1", title: "Recipe r1", image: "https://img.example.org/r1.jpg", count: 5),
             CartLine(recipeId: "r2", title: "Recipe r2", image: "https://img.example.org/r2.jpg", count: 1),
         ])
         #expect(try store.read { try CartsProjection.totals("u1", in: $0) } == CartTotals(lines: 2, items: 6))
@@ -151,10 +152,10 @@ import Testing
         var savedAt: [String: Int64] = [:]
         for (id, title) in [("r1", "Spicy Chicken Curry"), ("r2", "Lemon Tart"), ("r3", "Chicken Noodle Soup"),
                             ("r4", "Green curry with CHICKEN")] {
-            h.run(.saveRecipe(SaveRecipe(userId: "u1", recipeId: id, title: title, image: "https://img.example.org/\(id).jpg")))
+            h.run(.saveRecipe(SaveRecipe(userId: "u1", recipeId: id, recipe: History.facts(title, image: "https://img.example.org/\(id).jpg"))))
             savedAt[id] = h.clockMillis
         }
-        h.run(.saveRecipe(SaveRecipe(userId: "u2", recipeId: "r9", title: "Crème brûlée")))
+        h.run(.saveRecipe(SaveRecipe(userId: "u2", recipeId: "r9", recipe: History.facts("Crème brûlée"))))
         let store = try h.caughtUp(FavouritesProjection())
         let list = try store.read { try FavouritesProjection.list("u1", in: $0) }
         #expect(list.map(\.recipeId) == ["r4", "r3", "r2", "r1"])
@@ -184,7 +185,7 @@ import Testing
         let h = try History()
         h.register("u1", "alice")
         for (id, title) in [("r1", "Apple pie"), ("r2", "Zucchini bread"), ("r3", "The best 10 minute pie"), ("r4", "Zucchini fritters")] {
-            h.run(.saveRecipe(SaveRecipe(userId: "u1", recipeId: id, title: title)))
+            h.run(.saveRecipe(SaveRecipe(userId: "u1", recipeId: id, recipe: History.facts(title))))
         }
         let store = try h.caughtUp(FavouritesProjection())
         // pie and zucchini are in 2 titles each; zucchini's newest save (r4) is newer than pie's (r3).
@@ -203,7 +204,7 @@ import Testing
         for (user, recipe, text) in [("u1", "r1", "Add more garlic"), ("u2", "r1", "Great with rice"),
                                      ("u1", "r2", "Too salty"), ("u2", "r1", "Made it twice")] {
             h.run(.writeExperience(WriteExperience(userId: user, recipeId: recipe, text: text)))
-            ids.append(h.lastCommandId)
+            ids.append(Decider.experienceId(h.lastCommandId))
         }
         let store = try h.caughtUp(ExperiencesProjection())
         let all = try store.read { try ExperiencesProjection.forRecipe("r1", in: $0) }
@@ -226,7 +227,7 @@ import Testing
         let h = try History()
         let dir = h.directory.appendingPathComponent("p")
         for name in ProjectionCatalog.names {
-            let store = try ProjectionStore.open(name: name, directory: dir)
+            let store = try ProjectionStore.open(name: name, directory: dir, keys: h.keys)
             #expect(store.path == dir.appendingPathComponent("\(name).sqlite").path)
             #expect(try store.checkpoint == 0)
         }

@@ -3,6 +3,7 @@ import GRDB
 import PantryCore
 import PantryDomain
 import PantryEventStore
+import PantryKeys
 import Testing
 @testable import PantryProjections
 
@@ -10,6 +11,7 @@ import Testing
 final class History {
     let directory: URL
     let log: SQLiteEventStore
+    let keys: UserKeyStore
     let processor: CommandProcessor
     private var counter = 0
     /// A fake clock: every `run` is one second later, so `recordedAt` differs between runs.
@@ -20,7 +22,8 @@ final class History {
             .appendingPathComponent("pantry-projections-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         log = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path)
-        processor = try CommandProcessor(store: log)
+        keys = try UserKeyStore(path: directory.appendingPathComponent("user-keys.sqlite").path, readOnly: false)
+        processor = try CommandProcessor(store: log, keys: keys)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
@@ -52,10 +55,18 @@ final class History {
 
     func events() throws -> [RecordedEvent] { try log.read(after: 0, limit: Int.max) }
 
+    /// The facts of a made-up recipe, sent with the commands that may be the first about it.
+    static func facts(_ title: String, image: String? = nil) -> RecipeFacts {
+        RecipeFacts(title: title, image: image,
+                    ingredients: ["Flour", "Salt", "Olive Oil", "Eggs", "Butter", "Sugar", "Milk", "Basil", "Garlic", "pepper"]
+                        + (0..<20).map { "ingredient\($0)" })
+    }
+
     func store(_ projection: any Projection, _ suffix: String = "") throws -> ProjectionStore {
         let dir = directory.appendingPathComponent("projections\(suffix)", isDirectory: true)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return try ProjectionStore(projection: projection, path: dir.appendingPathComponent("\(projection.name).sqlite").path)
+        return try ProjectionStore(projection: projection, path: dir.appendingPathComponent("\(projection.name).sqlite").path,
+                                   keys: keys)
     }
 
     /// A store of `projection` caught up with the whole log.
