@@ -177,6 +177,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `pantry loadtest`: the seeded workload, the points ledger, the result and its plot.
@@ -196,6 +198,11 @@ let package = Package(
             dependencies: ["PantryEventStore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "PantryCoreTests", dependencies: ["PantryDomain", "PantryEventStore", "PantryCore", "PantryKeys"]),
+        .testTarget(
+            name: "PantryBusTests",
+            dependencies: ["PantryBus", "PantryCore", "PantryDomain", "PantryEventStore", "PantryKeys", "ZeroMQ",
+                           .product(name: "Logging", package: "swift-log")]
+        ),
         // Drives the built `pantry` binary as a child process.
         .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryEventStore", "PantryKeys"]),
         // libzmq, wrapped once: nothing else touches its C API.

@@ -3,6 +3,7 @@ import Logging
 import PantryCore
 import PantryDomain
 import PantryEventStore
+import Synchronization
 import ZeroMQ
 
 /// The core process: the single writer of the log. Commands arrive on a ROUTER socket; every
@@ -27,6 +28,12 @@ public final class CoreServer {
 
     private let processor: CommandProcessor
     private let configuration: Configuration
+    /// Batches decided and the commands they held, for benchmarks and tests, read from any thread.
+    public final class BatchCounts: Sendable {
+        public let batches = Atomic<Int>(0)
+        public let commands = Atomic<Int>(0)
+    }
+    public let batchCounts = BatchCounts()
     private let commands: ZMQSocket
     private let feed: ZMQSocket
     private let logger: Logger
@@ -109,6 +116,8 @@ public final class CoreServer {
             }
         }
         let result = processor.processRecording(envelopes)
+        batchCounts.batches.add(1, ordering: .relaxed)
+        batchCounts.commands.add(requests.count, ordering: .relaxed)
         for (owner, outcome) in zip(owners, result.outcomes) { outcomes[owner] = outcome }
 
         var undelivered = 0

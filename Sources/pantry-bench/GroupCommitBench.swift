@@ -1,64 +1,96 @@
 import ArgumentParser
 import Foundation
 import GRDB
+import Logging
+import PantryBus
 import PantryCore
 import PantryDomain
 import PantryEventStore
 import PantryKeys
+import ZeroMQ
 
-/// Durable `UseOwnedIngredient` commands per second through the group-commit path, from many
-/// concurrent submitters, against a plain `INSERT` of the very same rows in one transaction.
-struct GroupCommitBench: AsyncParsableCommand {
+/// Durable `UseOwnedIngredient` commands per second through `CoreServer`, the batching that serves
+/// traffic (every command waiting on its socket is decided and committed as one batch), from
+/// clients that each keep a window of commands in flight over ZeroMQ, against a plain `INSERT`
+/// of the very same rows in one transaction.
+struct GroupCommitBench: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "group-commit")
 
     @Option(help: "Accepted commands to submit.") var commands = 200_000
-    @Option(help: "Concurrent submitters, each with one command in flight.") var submitters = 4096
+    @Option(help: "Client threads, each with its own DEALER socket.") var clients = 8
+    @Option(help: "Commands each client keeps in flight (clients x window in all).") var window = 512
     @Option(help: "Registered users the commands are spread over.") var users = 1_000
     @Option(help: "Where the temporary logs go.") var directory = NSTemporaryDirectory()
 
-    func run() async throws {
+    func run() throws {
         let root = URL(fileURLWithPath: directory).appendingPathComponent("pantry-bench-\(getpid())")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
 
         let logPath = root.appendingPathComponent("events.sqlite").path
-        let processor = try CommandProcessor(store: SQLiteEventStore(path: logPath),
+        let processor = try CommandProcessor(store: SQLiteEventStore(path: logPath, checkpointsInBackground: true),
                                              keys: UserKeyStore(path: logPath + ".keys", readOnly: false))
+        let checkpointer = try BackgroundCheckpointer(path: logPath, logger: Logger(label: "bench"))
+        defer { checkpointer.stop() }
+        let context = try ZMQContext()
+        let endpoints = BusEndpoints(dataDirectory: root)
+        // The server and its sockets belong to the serving thread from here on; this thread only
+        // reads its batch counts, which are atomic.
+        nonisolated(unsafe) let server = try CoreServer(processor: processor, context: context, configuration: .init(endpoints: endpoints))
+        let counts = server.batchCounts
+        let serving = Thread { try? server.run() }
+        serving.start()
+        defer {
+            context.shutdown()
+            while !serving.isFinished { usleep(1_000) }
+        }
+
+        let setup = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(60))
         let registrations = (0..<users).map { n in
             CommandEnvelope(commandId: "register-\(n)", command: .registerUser(RegisterUser(
                 userId: "u\(n)", username: "user\(n)", email: "user\(n)@example.org",
                 passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo")))
         }
-        _ = processor.process(registrations)
-        _ = processor.process((0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: "u0", commandId: "record-\($0)") })
-        let start = try processor.store.headPosition()
+        let recordings = (0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: "u0", commandId: "record-\($0)") }
+        guard try setup.submit(registrations + recordings).allSatisfy({ $0.status == .accepted }) else {
+            throw ValidationError("the setup commands were not all accepted")
+        }
+        let start = processor.head
+        let batchesBefore = counts.batches.load(ordering: .relaxed)
+        let commandsBefore = counts.commands.load(ordering: .relaxed)
 
-        let queue = GroupCommitQueue(processor: processor)
-        let perSubmitter = commands / submitters
-        let total = perSubmitter * submitters
+        let perClient = commands / clients
+        let total = perClient * clients
+        let accepted = Counter()
         let clock = ContinuousClock()
         let began = clock.now
-        let accepted = await withTaskGroup(of: Int.self) { group in
-            for submitter in 0..<submitters {
-                group.addTask {
-                    var accepted = 0
-                    for k in 0..<perSubmitter {
-                        // Offset past the points the recording commands earned for u0.
-                        let point = BenchRecipes.point(submitter * perSubmitter + k + users, users: users)
-                        let outcome = await queue.submit(CommandEnvelope(
-                            commandId: "use-\(submitter * perSubmitter + k)",
-                            command: .useOwnedIngredient(UseOwnedIngredient(
-                                userId: "u\(point.user)", recipeId: BenchRecipes.id(point.recipe), ingredient: point.ingredient))))
-                        if outcome.status == .accepted { accepted += 1 }
+        let threads = (0..<clients).map { client in
+            Thread { [window, users] in
+                do {
+                    let connection = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(60))
+                    var next = 0
+                    while next < perClient {
+                        let batch = (next..<min(next + window, perClient)).map { k in
+                            let n = client * perClient + k
+                            // Past the points the recording commands earned for u0.
+                            let point = BenchRecipes.point(n + users, users: users)
+                            return CommandEnvelope(commandId: "use-\(n)", command: .useOwnedIngredient(UseOwnedIngredient(
+                                userId: "u\(point.user)", recipeId: BenchRecipes.id(point.recipe), ingredient: point.ingredient)))
+                        }
+                        accepted.add(try connection.submit(batch).filter { $0.status == .accepted }.count)
+                        next += batch.count
                     }
-                    return accepted
+                } catch {
+                    FileHandle.standardError.write(Data("client \(client): \(error)\n".utf8))
                 }
             }
-            return await group.reduce(0, +)
         }
+        threads.forEach { $0.start() }
+        while threads.contains(where: { !$0.isFinished }) { usleep(1_000) }
         let groupSeconds = seconds(clock.now - began)
-        queue.shutdown()
-        guard accepted == total else { throw ValidationError("only \(accepted) of \(total) commands were accepted") }
+        guard accepted.value == total else { throw ValidationError("only \(accepted.value) of \(total) commands were accepted") }
+        let batches = counts.batches.load(ordering: .relaxed) - batchesBefore
+        let batched = counts.commands.load(ordering: .relaxed) - commandsBefore
 
         // The baseline: the same event rows, already encoded, inserted in one transaction.
         var rows: [RecordedEvent] = []
@@ -67,13 +99,12 @@ struct GroupCommitBench: AsyncParsableCommand {
             rows += batch
             after = last.position
         }
-        let baselinePath = root.appendingPathComponent("baseline.sqlite").path
-        let baselineSeconds = try plainInsert(rows, into: baselinePath)
+        let baselineSeconds = try plainInsert(rows, into: root.appendingPathComponent("baseline.sqlite").path)
 
         let groupRate = Double(total) / groupSeconds
         let baselineRate = Double(rows.count) / baselineSeconds
-        print("group commit   \(total) UseOwnedIngredient from \(submitters) submitters: \(fmt(groupRate)) accepted commands/s (\(fmt(groupSeconds, 2)) s)")
-        print("               \(queue.committedBatches) batches, \(queue.committedCommands / max(queue.committedBatches, 1)) commands per batch on average")
+        print("group commit   \(total) UseOwnedIngredient through CoreServer, \(clients) clients x \(window) in flight: \(fmt(groupRate)) accepted commands/s (\(fmt(groupSeconds, 2)) s)")
+        print("               \(batches) batches, \(batched / max(batches, 1)) commands per batch on average")
         print("plain INSERT   \(rows.count) same rows, one transaction:            \(fmt(baselineRate)) rows/s (\(fmt(baselineSeconds, 2)) s)")
         print("ratio          \(fmt(groupRate / baselineRate, 3))  (targets: >= 50000 commands/s, ratio >= 0.5)")
     }
@@ -88,14 +119,15 @@ struct GroupCommitBench: AsyncParsableCommand {
         try pool.write { db in
             let insert = try db.makeStatement(sql: """
                 INSERT INTO events (position, stream_id, stream_version, type, schema_version, data,
-                                    command_id, correlation_id, causation_id, user_id, recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    command_id, correlation_id, causation_id, user_id, recorded_at, command_fingerprint)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for e in rows {
                 let m = e.metadata
                 insert.setUncheckedArguments([
                     e.position, e.streamId, e.streamVersion, e.type, e.schemaVersion, String(decoding: e.data, as: UTF8.self),
                     m.commandId, m.correlationId, m.causationId, m.userId, m.recordedAt,
+                    m.commandFingerprint.map { Int64(bitPattern: $0) },
                 ])
                 try insert.execute()
             }

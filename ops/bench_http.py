@@ -1,0 +1,229 @@
+"""ops/bench-http: each hot Pantry route under wrk beside a bare Hummingbird route, alternated in
+one run on this machine, printing every route's ratio to the bare one; then read-your-writes
+(`?after=` the position just written against the same read without it). Run through ops/bench-http."""
+import argparse
+import http.client
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PROCESSES = ["core", "worker leaderboard", "worker carts", "worker favourites", "worker groceries",
+             "worker experiences", "fetch"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def request(port, method, path, body=None, token=None, headers=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    all_headers = dict(headers or {})
+    if token:
+        all_headers["Authorization"] = f"Bearer {token}"
+    data = None if body is None else json.dumps(body).encode()
+    if data is not None:
+        all_headers["Content-Type"] = "application/json"
+    connection.request(method, path, body=data, headers=all_headers)
+    response = connection.getresponse()
+    return response.status, response.read()
+
+
+def wait_ready(port, path, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if request(port, "GET", path)[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    sys.exit(f"bench-http: {path} on port {port} did not answer 200 within {timeout} s")
+
+
+class Deployment:
+    """The Procfile's processes on a fresh data directory, started directly or through honcho."""
+
+    def __init__(self, bin_dir, honcho, root):
+        self.data = tempfile.mkdtemp(prefix="pantry-bench-http-")
+        self.port = free_port()
+        self.bin = os.path.join(bin_dir, "pantry")
+        env = {**os.environ, "PANTRY_LOG_LEVEL": os.environ.get("PANTRY_LOG_LEVEL", "info"),
+               "PANTRY_PASSWORD_COST": "10", "PANTRY_BIN": self.bin, "PANTRY_DATA": self.data,
+               "PANTRY_PORT": str(self.port)}
+        self.log = open(os.path.join(self.data, "processes.log"), "wb")
+        if honcho:
+            self.processes = [subprocess.Popen([os.path.join(root, ".venv/bin/honcho"), "start", "-f",
+                                                os.path.join(root, "Procfile")], env=env, stdout=self.log,
+                                               stderr=subprocess.STDOUT)]
+        else:
+            self.processes = [subprocess.Popen([self.bin, *p.split(), "--data", self.data], env=env, stdout=self.log,
+                                               stderr=subprocess.STDOUT) for p in PROCESSES]
+            self.processes.append(subprocess.Popen([self.bin, "api", "--data", self.data, "--port", str(self.port)],
+                                                   env=env, stdout=self.log, stderr=subprocess.STDOUT))
+        wait_ready(self.port, "/ready")
+
+    def stop(self):
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        subprocess.run(["rm", "-rf", self.data])
+
+
+RECIPES, INGREDIENTS = 100, 200
+
+
+def prepare(deployment, users):
+    """Users with tokens, and recipes recorded in the log (through the core) with 200 ingredients
+    each, so that every increment the benchmark sends is a new point."""
+    tokens = []
+    for n in range(users):
+        status, body = request(deployment.port, "POST", "/v1/accounts",
+                               {"username": f"bench{n}", "email": f"bench{n}@example.org", "password": "bench password"})
+        assert status == 201, body
+        tokens.append(json.loads(body)["token"])
+    ids = [json.loads(request(deployment.port, "GET", "/v1/me", token=t)[1])["userId"] for t in tokens[:1]]
+    facts = {"title": "Bench recipe", "ingredients": [f"ingredient {i}" for i in range(INGREDIENTS)]}
+    lines = [json.dumps({"commandId": f"record-{r}", "type": "UseOwnedIngredient", "data": {
+        "userId": ids[0], "recipeId": f"bench-recipe-{r}", "ingredient": "ingredient 0", "recipe": facts}})
+        for r in range(RECIPES)]
+    submitted = subprocess.run([deployment.bin, "submit", "--data", deployment.data], input="\n".join(lines).encode(),
+                               capture_output=True, timeout=60)
+    assert submitted.returncode == 0 and b'"rejected"' not in submitted.stdout, submitted.stdout[:500]
+    return tokens
+
+
+LUA_GET = """
+local tokens = {%s}
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format("GET", "%s", {["Authorization"] = "Bearer " .. tokens[(n %% #tokens) + 1]})
+end
+"""
+
+# Every request a new (user, recipe, ingredient): the thread's own slice of the users, so the two
+# threads never send the same point; user 0's "ingredient 0" points were earned by the setup.
+LUA_INCREMENT = """
+local tokens = {%s}
+local recipes, ingredients = %d, %d
+local counter = 0
+local threads = 0
+setup = function(thread) thread:set("first", threads); threads = threads + 1 end
+init = function(args) counter = 0 end
+request = function()
+  local slot = counter
+  counter = counter + 1
+  local half = math.floor(#tokens / 2)
+  local user = first * half + (slot %% half)
+  local round = math.floor(slot / half)
+  local recipe = round %% recipes
+  local ingredient = 1 + math.floor(round / recipes) %% (ingredients - 1)
+  local body = string.format('{"recipeId":"bench-recipe-%%d","ingredient":"ingredient %%d"}', recipe, ingredient)
+  return wrk.format("POST", "/v1/me/owned-ingredients",
+    {["Authorization"] = "Bearer " .. tokens[user + 1], ["Content-Type"] = "application/json",
+     ["Idempotency-Key"] = string.format("b%%d-%%d-%%d", first, slot, math.random(1, 1000000000))}, body)
+end
+"""
+
+
+def wrk(url, seconds, connections, script=None):
+    args = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    if script:
+        args += ["-s", script]
+    output = subprocess.run(args + [url], capture_output=True, text=True, timeout=seconds + 60).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    p99 = re.search(r"\s99%\s+([\d.]+)(us|ms|s)", output)
+    scale = {"us": 0.001, "ms": 1, "s": 1000}
+    return rate, (float(p99.group(1)) * scale[p99.group(2)] if p99 else None), int(non2xx.group(1)) if non2xx else 0
+
+
+def read_your_writes(port, token, samples):
+    """Median ms of a leaderboard read right after an increment, with and without `?after=`."""
+    timings = {"with after": [], "without after": []}
+    for n in range(samples):
+        status, body = request(port, "POST", "/v1/me/owned-ingredients",
+                               {"recipeId": f"bench-recipe-{n % RECIPES}", "ingredient": f"ingredient {150 + n // RECIPES}"},
+                               token=token)
+        assert status == 201, body
+        position = json.loads(body)["position"]
+        for label, path in [("with after", f"/v1/leaderboard/me?after={position}"), ("without after", "/v1/leaderboard/me")]:
+            began = time.perf_counter()
+            status, _ = request(port, "GET", path, token=token)
+            timings[label].append((time.perf_counter() - began) * 1000)
+            assert status == 200
+    return {label: statistics.median(values) for label, values in timings.items()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--bin", required=True, help="the release build's bin directory")
+    parser.add_argument("--seconds", type=int, default=10, help="seconds of wrk per measurement")
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--users", type=int, default=200)
+    parser.add_argument("--honcho", action="store_true", help="also start the deployment the way ops/run does")
+    args = parser.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    bare_port = free_port()
+    bare = subprocess.Popen([os.path.join(args.bin, "pantry-bench"), "http-bare", "--port", str(bare_port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_ready(bare_port, "/bare")
+    work = tempfile.mkdtemp(prefix="pantry-bench-http-lua-")
+    try:
+        for honcho in ([False, True] if args.honcho else [False]):
+            deployment = Deployment(args.bin, honcho, root)
+            try:
+                tokens = prepare(deployment, args.users)
+                quoted = ",".join(f'"{t}"' for t in tokens)
+                scripts = {}
+                for name, path in [("top10", "/v1/leaderboard?limit=10"), ("myRank", "/v1/leaderboard/me")]:
+                    scripts[name] = os.path.join(work, f"{name}.lua")
+                    with open(scripts[name], "w") as f:
+                        f.write(LUA_GET % (quoted, path))
+                scripts["increments"] = os.path.join(work, "increments.lua")
+                with open(scripts["increments"], "w") as f:
+                    f.write(LUA_INCREMENT % (quoted, RECIPES, INGREDIENTS))
+                base = f"http://127.0.0.1:{deployment.port}"
+                routes = [("/health", f"{base}/health", None, 0.9),
+                          ("top 10", base, scripts["top10"], 0.7),
+                          ("my rank", base, scripts["myRank"], 0.6),
+                          ("cached recipe search", f"{base}/v1/recipes/search?query=soup", None, 0.6),
+                          ("durable increments", base, scripts["increments"], 0.35)]
+                mode = "through honcho (ops/run's way)" if honcho else "started directly"
+                print(f"== Pantry {mode}; wrk -t2 -c{args.connections} -d{args.seconds}s, bare route measured before each")
+                print(f"{'route':24} {'bare /s':>10} {'Pantry /s':>10} {'ratio':>7} {'target':>7} {'p99 ms':>8} {'non-2xx':>8}")
+                request(deployment.port, "GET", "/v1/recipes/search?query=soup")  # into the fetch cache
+                for name, url, script, target in routes:
+                    bare_rate, _, _ = wrk(f"http://127.0.0.1:{bare_port}/bare", args.seconds, args.connections)
+                    rate, p99, errors = wrk(url, args.seconds, args.connections, script)
+                    ratio = rate / bare_rate
+                    print(f"{name:24} {bare_rate:10.0f} {rate:10.0f} {ratio:7.2f} {'>=' + str(target):>7} "
+                          f"{p99 if p99 is not None else float('nan'):8.2f} {errors:8d}{'' if ratio >= target else '  (missed)'}")
+                medians = read_your_writes(deployment.port, tokens[-1], 200)
+                print(f"read-your-writes: leaderboard/me right after an increment: p50 {medians['with after']:.2f} ms with "
+                      f"?after=, {medians['without after']:.2f} ms without; ratio "
+                      f"{medians['with after'] / medians['without after']:.2f} (target <= 2)")
+                sys.stdout.flush()
+            finally:
+                deployment.stop()
+    finally:
+        bare.terminate()
+        bare.wait(timeout=10)
+        subprocess.run(["rm", "-rf", work])
+
+
+if __name__ == "__main__":
+    main()
