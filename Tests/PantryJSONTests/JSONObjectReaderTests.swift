@@ -63,13 +63,46 @@ import Testing
         }
     }
 
-    @Test func invalidUTF8InAStringIsRefused() throws {
-        let bytes: [UInt8] = Array(#"{"a": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
-        try bytes.withUnsafeBytes { buffer in
+    /// Invalid UTF-8 anywhere refuses the whole document, in a field never read or a nested one:
+    /// a truncated sequence, a stray continuation byte, an overlong form, a surrogate, past U+10FFFF.
+    @Test(arguments: [[0xC3, 0x28], [0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+                      [0xF8, 0x88, 0x80, 0x80, 0x80], [0xE2, 0x82]] as [[UInt8]])
+    func invalidUTF8AnywhereIsRefused(_ sequence: [UInt8]) throws {
+        for document in [Array(#"{"unread": ""#.utf8) + sequence + Array(#"", "a": 1}"#.utf8),
+                         Array(#"{"a": {"b": [""#.utf8) + sequence + Array(#""]}}"#.utf8)] {
+            #expect(throws: JSONReadError.self) {
+                try document.withUnsafeBytes { try JSONObjectReader.read($0) { _ in } }
+            }
+            #expect((try? JSONSerialization.jsonObject(with: Data(document))) == nil, "the oracle refuses it too")
+        }
+        // Every valid sequence at the edges of those ranges passes.
+        let valid: [UInt8] = Array(#"{"a": ""#.utf8) + [0xC2, 0x80, 0xDF, 0xBF, 0xE0, 0xA0, 0x80, 0xEF, 0xBF, 0xBF,
+                                                      0xF0, 0x90, 0x80, 0x80, 0xF4, 0x8F, 0xBF, 0xBF] + Array(#""}"#.utf8)
+        try valid.withUnsafeBytes { buffer in
             try JSONObjectReader.read(buffer) { (r: borrowing JSONObjectReader) throws in
-                #expect(throws: JSONReadError.invalidUTF8(field: "a")) { _ = try r.string("a") }
+                #expect(try r.string("a") == String(decoding: valid[7..<(valid.count - 2)], as: UTF8.self))
             }
         }
+    }
+
+    @Test(arguments: [#"{"a":-2.5e943}"#, #"{"unread":1e309,"a":1}"#, #"{"a":[1, 2e400]}"#,
+                      "{\"a\":1" + String(repeating: "0", count: 400) + "}"])
+    func numbersBeyondADoubleAreRefused(_ json: String) {
+        #expect(!isValid(json))
+        #expect((try? JSONSerialization.jsonObject(with: Data(json.utf8))) == nil, "the oracle refuses it too")
+    }
+
+    @Test func numbersWithinADoubleAreRead() throws {
+        #expect(isValid(#"{"a":1.7976931348623157e308,"b":-1e-400,"c":123456789012345678901234567890}"#))
+    }
+
+    /// Duplicate names are found however many fields there are, and however they are escaped.
+    @Test func duplicatesAmongManyFieldsAreFound() throws {
+        let names = (0..<6_000).map { "\"f\($0)\":\($0)" }
+        #expect(isValid("{" + names.joined(separator: ",") + "}"))
+        #expect(!isValid("{" + names.joined(separator: ",") + ",\"f17\":1}"))
+        #expect(!isValid("{" + names.joined(separator: ",") + ",\"f\\u0031\":1}"))   // "f1" escaped
+        #expect(!isValid("{\"a\":1," + names.joined(separator: ",") + ",\"a\":2}"))
     }
 
     /// Documents both parsers must refuse. (Where RFC 8259 leaves a choice, e.g. duplicate names or
