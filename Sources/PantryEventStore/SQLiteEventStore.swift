@@ -66,45 +66,55 @@ public final class SQLiteEventStore: EventStore {
 
     public func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>] {
         guard !appends.isEmpty else { return [] }
-        return try pool.write { db in
-            var head = try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(position), 0) FROM events") ?? 0
-            var versions: [String: Int64] = [:]
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO events (position, stream_id, stream_version, type, schema_version, data,
-                                    command_id, correlation_id, causation_id, user_id, recorded_at, command_fingerprint)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            var ranges: [ClosedRange<Int64>] = []
-            ranges.reserveCapacity(appends.count)
-            for append in appends {
-                guard !append.events.isEmpty else { throw EventStoreError.emptyAppend(streamId: append.streamId) }
-                let current = try versions[append.streamId] ?? knownVersion(of: append.streamId, db)
-                guard current == append.expectedVersion else {
-                    throw EventStoreError.wrongExpectedVersion(
-                        streamId: append.streamId, expected: append.expectedVersion, actual: current)
-                }
-                let first = head + 1
-                for (offset, event) in append.events.enumerated() {
-                    head += 1
-                    let m = event.metadata
-                    insert.setUncheckedArguments([
-                        head, append.streamId, current + Int64(offset) + 1, event.type, event.schemaVersion,
-                        event.data.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
-                        m.commandId, m.correlationId, m.causationId, m.userId, m.recordedAt,
-                        m.commandFingerprint.map { Int64(bitPattern: $0) },
-                    ])
-                    try insert.execute()
-                }
-                versions[append.streamId] = current + Int64(append.events.count)
-                ranges.append(first...head)
-            }
-            // Only a committed transaction may teach the cache; `pool.write` commits after this closure.
-            let committed = versions
-            db.afterNextTransaction { _ in
-                self.streamVersions.withLock { $0.merge(committed) { _, new in new } }
-            }
-            return ranges
+        let written: (ranges: [ClosedRange<Int64>], versions: [String: Int64])
+        do {
+            written = try pool.write { db in try insert(appends, db) }
+        } catch {
+            // Whatever the cache learnt may be wrong now: the stored versions are asked again.
+            streamVersions.withLock { $0.removeAll() }
+            throw error
         }
+        // Only a transaction that committed may teach the cache. SQLite's commit hook (GRDB's
+        // `afterNextTransaction`) runs before the commit is written, so a COMMIT that then failed
+        // (a full disk) left the cache a version ahead of the log, and every later append to
+        // those streams failed until a restart.
+        streamVersions.withLock { $0.merge(written.versions) { _, new in new } }
+        return written.ranges
+    }
+
+    private func insert(_ appends: [StreamAppend], _ db: Database) throws -> (ranges: [ClosedRange<Int64>], versions: [String: Int64]) {
+        var head = try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(position), 0) FROM events") ?? 0
+        var versions: [String: Int64] = [:]
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO events (position, stream_id, stream_version, type, schema_version, data,
+                                command_id, correlation_id, causation_id, user_id, recorded_at, command_fingerprint)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        var ranges: [ClosedRange<Int64>] = []
+        ranges.reserveCapacity(appends.count)
+        for append in appends {
+            guard !append.events.isEmpty else { throw EventStoreError.emptyAppend(streamId: append.streamId) }
+            let current = try versions[append.streamId] ?? knownVersion(of: append.streamId, db)
+            guard current == append.expectedVersion else {
+                throw EventStoreError.wrongExpectedVersion(
+                    streamId: append.streamId, expected: append.expectedVersion, actual: current)
+            }
+            let first = head + 1
+            for (offset, event) in append.events.enumerated() {
+                head += 1
+                let m = event.metadata
+                insert.setUncheckedArguments([
+                    head, append.streamId, current + Int64(offset) + 1, event.type, event.schemaVersion,
+                    event.data.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
+                    m.commandId, m.correlationId, m.causationId, m.userId, m.recordedAt,
+                    m.commandFingerprint.map { Int64(bitPattern: $0) },
+                ])
+                try insert.execute()
+            }
+            versions[append.streamId] = current + Int64(append.events.count)
+            ranges.append(first...head)
+        }
+        return (ranges, versions)
     }
 
     private func knownVersion(of streamId: String, _ db: Database) throws -> Int64 {

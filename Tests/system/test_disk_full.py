@@ -1,0 +1,72 @@
+"""A full disk under the core: commands fail cleanly (`storage_error`), nothing accepted is lost,
+nothing failed is written, and once space is free every user's commands are accepted again, with
+no restart. The disk is a small tmpfs the test mounts itself (the tests run as root)."""
+import json
+import subprocess
+
+import pytest
+
+from pantry_processes import HASH, Processes, wait_for
+
+FACTS = {"title": "Recipe", "ingredients": [f"ingredient {i}" for i in range(200)]}
+USERS = 20
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)], check=True)
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def use(tag, user, n):
+    return {"commandId": f"{tag}-{n}-{user}", "type": "UseOwnedIngredient", "data": {
+        "userId": f"u{user}", "recipeId": f"{tag}-r{n // 200}", "ingredient": f"ingredient {n % 200}", "recipe": FACTS}}
+
+
+def test_a_full_disk_fails_commands_cleanly_and_the_core_recovers_without_a_restart(pantry_bin, small_disk):
+    data = small_disk / "data"
+    data.mkdir()
+    processes = Processes(pantry_bin, data)
+    try:
+        core = processes.start("core")
+        wait_for(lambda: (data / "core-commands.sock").exists(), what="the core's socket")
+
+        def submit(commands):
+            result = processes.run("submit", input="\n".join(json.dumps(c) for c in commands).encode())
+            return [json.loads(line) for line in result.stdout.decode().splitlines()]
+
+        registered = submit([{"commandId": f"reg-{u}", "type": "RegisterUser", "data": {
+            "userId": f"u{u}", "username": f"user{u}", "email": f"u{u}@example.org", "passwordHash": HASH}}
+            for u in range(USERS)])
+        assert all(o["status"] == "accepted" for o in registered)
+
+        accepted, failed = set(), set()
+        for n in range(5_000):
+            outcomes = submit([use("fill", u, n) for u in range(USERS)])
+            accepted |= {o["commandId"] for o in outcomes if o["status"] == "accepted"}
+            failed |= {o["commandId"] for o in outcomes if o["status"] == "failed"}
+            if failed:
+                assert {o["code"] for o in outcomes if o["status"] == "failed"} == {"storage_error"}
+                break
+        assert failed, "the disk never filled"
+        assert core.poll() is None, "the core stays up on a full disk"
+
+        subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
+        after = submit([use("after", u, 0) for u in range(USERS)])
+        assert [o["status"] for o in after] == ["accepted"] * USERS, after
+        # The failed commands, sent again with the same ids, are decided afresh and accepted.
+        retried = submit([use("fill", int(cid.rsplit("-", 1)[1]), int(cid.split("-")[1])) for cid in sorted(failed)])
+        assert all(o["status"] == "accepted" and not o.get("duplicate") for o in retried), retried
+        assert core.poll() is None
+
+        logged = [json.loads(line) for line in processes.run("events").stdout.decode().splitlines()]
+        ids = {e["metadata"]["commandId"] for e in logged}
+        assert accepted <= ids, "every command answered accepted is in the log"
+        assert [e["position"] for e in logged] == list(range(1, len(logged) + 1)), "positions stay dense"
+        points = [e for e in logged if e["type"] == "PointEarned"]
+        assert len({e["metadata"]["commandId"] for e in points}) == len(points), "nothing written twice"
+    finally:
+        processes.stop_all()
