@@ -3,14 +3,15 @@ import Foundation
 import Glibc
 #endif
 
-/// One writer per log: an exclusive `flock` on a file beside it, released by the kernel when the
-/// process dies, so a SIGKILLed writer never leaves a stale lock behind.
+/// One process per role on a data directory (the core writing the log, each worker, the fetch
+/// worker): an exclusive `flock` on a file there, released by the kernel when the process dies, so
+/// a SIGKILLed process never leaves a stale lock behind.
 public final class WriterLock {
     private let descriptor: Int32
 
     public struct Held: Error, CustomStringConvertible {
         public var path: String
-        public var description: String { "another pantry process is writing this log (lock \(path) is held)" }
+        public var description: String { "another pantry process of this role runs on this data directory (lock \(path) is held)" }
     }
 
     public init(path: String) throws {

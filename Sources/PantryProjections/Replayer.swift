@@ -116,6 +116,11 @@ public enum Replayer {
         return try queue.read { db in try ProjectionStore.checkpoint(db) }
     }
 
+    /// Removes a rebuild made only to be compared (`--verify`), with its WAL and shared memory.
+    public static func discardRebuild(of live: URL) throws {
+        try removeDatabaseFiles(at: URL(fileURLWithPath: live.path + ".rebuild"))
+    }
+
     static func removeDatabaseFiles(at url: URL) throws {
         for suffix in ["", "-wal", "-shm", "-journal"] { try removeFile(URL(fileURLWithPath: url.path + suffix)) }
     }

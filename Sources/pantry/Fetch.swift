@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PantryBus
 import PantryCore
+import PantryEventStore
 import PantryFetch
 import PantryFetchServer
 import ZeroMQ
@@ -22,6 +23,9 @@ struct Fetch: ParsableCommand {
         bootstrapLogging()
         let logger = Logger(label: "pantry.fetch")
         let directory = try DataDirectory(options.data)
+        // A second fetch worker would unlink the first one's socket file and take its requests.
+        let lock = try WriterLock(path: directory.url.appendingPathComponent("fetch.lock").path)
+        defer { withExtendedLifetime(lock) {} }
         let configuration = try FetchConfiguration.fromEnvironment(
             databasePath: directory.url.appendingPathComponent("fetch.sqlite").path)
         let service = try FetchService(configuration: configuration, logger: logger)

@@ -42,11 +42,22 @@ struct Replay: ParsableCommand {
         for name in names.isEmpty ? ProjectionCatalog.names : names {
             let projection = try ProjectionCatalog.named(name)
             if verify {
+                let liveFile = ProjectionStore.fileURL(name: name, directory: directory.projections)
+                guard FileManager.default.fileExists(atPath: liveFile.path) else {
+                    print("\(name): no live file (its worker never ran here): nothing to compare")
+                    continue
+                }
                 let live = try Replayer.checksum(name: name, directory: directory.projections)
-                let report = try Replayer.rebuild(projection, directory: directory.projections, from: log, keys: keys,
+                let report: ReplayReport
+                do {
+                    report = try Replayer.rebuild(projection, directory: directory.projections, from: log, keys: keys,
                                                   batchSize: batchSize, through: live.checkpoint, swap: false,
                                                   progress: ProgressBar(label: name).update)
-                try? FileManager.default.removeItem(atPath: ProjectionStore.fileURL(name: name, directory: directory.projections).path + ".rebuild")
+                    try Replayer.discardRebuild(of: liveFile)
+                } catch {
+                    try? Replayer.discardRebuild(of: liveFile)
+                    throw error
+                }
                 let same = report.checksum == live.checksum && report.checkpoint == live.checkpoint
                 if !same { differences += 1 }
                 print("\(name): \(same ? "same" : "DIFFERENT") at position \(live.checkpoint) (live \(live.checksum.prefix(16)), rebuilt \(report.checksum.prefix(16)) at \(report.checkpoint)); \(rate(report))")

@@ -111,3 +111,12 @@ def test_a_failing_upstream_is_answered_from_the_cache_or_clearly_refused(proces
     assert cached["response"]["payload"] == first["response"]["payload"]
     down = fetch.ask({"kind": "random", "count": 3})[0]
     assert down["ok"] is False and down["error"]["error"] == "upstreamUnavailable"
+
+
+def test_a_second_fetch_worker_on_the_same_data_directory_is_refused(processes, upstream):
+    fetch = FetchWorker(processes, upstream, quota=150)
+    second = processes.run("fetch", timeout=30)
+    assert second.returncode != 0
+    assert b"another pantry process of this role runs on this data directory" in second.stderr, second.stderr
+    assert (processes.data / "fetch.sock").exists(), "the first worker's socket file is left alone"
+    assert fetch.ask({"kind": "random", "count": 1})[0]["ok"], "and the first worker still answers"

@@ -131,3 +131,19 @@ def test_a_worker_subscribed_to_its_types_loses_nothing_in_between(processes):
     assert fed["gapsHealed"] == 0, fed
     assert fed["eventsReadFromLog"] == 0, fed  # every cart event came over the wire
     assert_replay_matches(processes, ["carts"])
+
+
+def test_replay_verify_checks_every_projection_and_leaves_no_files_behind(processes):
+    core = Core(processes)
+    processes.start("worker", "leaderboard")
+    processes.start("worker", "carts")
+    core.submit([register(n) for n in range(USERS)] + [mixed_command(n, USERS) for n in range(600)])
+    wait_caught_up(processes, ["leaderboard", "carts"])
+    result = processes.run("replay", "--verify")
+    output = result.stdout.decode()
+    assert result.returncode == 0, output + result.stderr.decode()
+    assert output.count(": same at position") == 2
+    for never_started in ["favourites", "groceries", "experiences"]:
+        assert f"{never_started}: no live file" in output
+    leftovers = [p.name for p in (processes.data / "projections").iterdir() if ".rebuild" in p.name]
+    assert leftovers == []
