@@ -19,8 +19,11 @@ public struct BusEndpoints: Sendable, Equatable {
 
     /// Messages the feed buffers per subscriber, on each side, before ZeroMQ drops them and the
     /// subscriber has to read the log (`PANTRY_FEED_HIGH_WATER_MARK`; tests lower it to force drops).
+    /// It bounds what a stuck subscriber costs the core: at most this many messages (about 0.5 KB
+    /// each, so about 10 MB), against 100,000 (50 MB each) before; a live worker that falls this far
+    /// behind (0.4 s of the core's peak rate) reads the rest from the log, as after any gap.
     public static func feedHighWaterMark(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
-        environment["PANTRY_FEED_HIGH_WATER_MARK"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 100_000
+        environment["PANTRY_FEED_HIGH_WATER_MARK"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 20_000
     }
 
     /// Where the fetch worker answers recipe requests (`PANTRY_FETCH_ENDPOINT`).
