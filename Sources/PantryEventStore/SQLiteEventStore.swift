@@ -24,6 +24,8 @@ public final class SQLiteEventStore: EventStore {
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
             if checkpointsInBackground { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+            // A WAL that SQLite starts over is cut back to this, rather than kept at its largest.
+            if !readOnly { try db.execute(sql: "PRAGMA journal_size_limit = \(BackgroundCheckpointer.walLimitBytes)") }
         }
         pool = try DatabasePool(path: path, configuration: config)
         if !readOnly { try Self.migrator.migrate(pool) }

@@ -42,6 +42,7 @@ public final class ProjectionStore: Sendable {
         config.prepareDatabase { db in
             try db.execute(sql: bulkLoad ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
             if checkpointsInBackground { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+            try db.execute(sql: "PRAGMA journal_size_limit = \(BackgroundCheckpointer.walLimitBytes)")
         }
         var pool = try DatabasePool(path: path, configuration: config)
         let layout = try pool.read { db in
