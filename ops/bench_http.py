@@ -56,7 +56,8 @@ class Deployment:
         self.port = free_port()
         self.bin = os.path.join(bin_dir, "pantry")
         env = {**os.environ, "PANTRY_LOG_LEVEL": os.environ.get("PANTRY_LOG_LEVEL", "info"),
-               "PANTRY_PASSWORD_COST": "10", "PANTRY_BIN": self.bin, "PANTRY_DATA": self.data,
+               "PANTRY_PASSWORD_COST": "10", "PANTRY_LOGIN_RATE_PER_CLIENT": "100000",
+               "PANTRY_LOGIN_RATE_OVERALL": "100000", "PANTRY_BIN": self.bin, "PANTRY_DATA": self.data,
                "PANTRY_PORT": str(self.port)}
         self.log = open(os.path.join(self.data, "processes.log"), "wb")
         if honcho:

@@ -100,7 +100,8 @@ def main():
     data = os.path.abspath(os.path.join(args.out, f"soak-data-{int(time.time())}"))
     os.makedirs(data)
     port = 18000 + os.getpid() % 1000
-    env = {**os.environ, "PANTRY_LOG_LEVEL": "warning", "PANTRY_PASSWORD_COST": "10"}
+    env = {**os.environ, "PANTRY_LOG_LEVEL": "warning", "PANTRY_PASSWORD_COST": "10", "PANTRY_LOGIN_RATE_PER_CLIENT": "100000",
+               "PANTRY_LOGIN_RATE_OVERALL": "100000"}
     log = open(os.path.join(data, "processes.log"), "wb")
     pantry = os.path.join(args.bin, "pantry")
     processes = {role: subprocess.Popen([pantry, *role.split(), "--data", data], env=env, stdout=log, stderr=log)

@@ -5,9 +5,12 @@ public struct APIRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by `BearerAuthenticator` on the routes that need a user; the user of every command.
     public var session: SessionClaims?
+    /// The peer's IP address: rate limits and log-in throttling are per client.
+    public let clientAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
     public var maxUploadSize: Int { JSONBody.maxBytes }

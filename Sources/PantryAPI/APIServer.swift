@@ -27,6 +27,9 @@ public struct APIServer {
         /// scrypt's cost as log2 N. 15 (32 MiB, ~90 ms) protects real accounts; a load test that
         /// registers thousands of throwaway users may lower it to 10.
         public var passwordLogN = 15
+        /// Log-ins and registrations per client address, and overall, before any password is hashed.
+        public var loginLimitPerClient = RateLimit(perSecond: 2, burst: 20)
+        public var loginLimitOverall = RateLimit(perSecond: 100, burst: 200)
         /// Where the access log goes (one line per request); nil for none, only the summaries.
         public var accessLogPath: String?
 
@@ -84,7 +87,8 @@ public struct APIServer {
         let submitter = CommandSubmitter(core: core)
         HealthRoutes(accounts: accounts, queries: queries, registry: registry).register(on: router)
         AccountRoutes(submitter: submitter, accounts: accounts, hasher: hasher, signer: signer, revocations: revocations,
-                      throttle: SharedLoginThrottle(), decoyHash: decoyHash, queries: queries)
+                      throttle: SharedLoginThrottle(), perClient: RateLimiter(configuration.loginLimitPerClient),
+                      overall: RateLimiter(configuration.loginLimitOverall), decoyHash: decoyHash, queries: queries)
             .register(public: router, authenticated: authenticated)
         CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
         // Browsing needs no account: recipes, the leaderboard and experiences are public.

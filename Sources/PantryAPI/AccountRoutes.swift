@@ -16,14 +16,23 @@ struct AccountRoutes {
     let signer: TokenSigner
     let revocations: RevocationList
     let throttle: SharedLoginThrottle
+    /// Log-ins and registrations per client address, and all of them together.
+    let perClient: RateLimiter
+    let overall: RateLimiter
     /// A real hash checked when the username is unknown, so that a wrong username costs as
     /// long as a wrong password and timing does not reveal which accounts exist.
     let decoyHash: String
     let queries: WorkerQueries
 
     func register(public routes: Router<APIRequestContext>, authenticated: RouterGroup<APIRequestContext>) {
-        routes.post("v1/accounts") { request, _ in try await registerAccount(request) }
-        routes.post("v1/sessions") { request, _ in try await logIn(request) }
+        routes.post("v1/accounts") { request, context in
+            try admit(context.clientAddress)
+            return try await registerAccount(request)
+        }
+        routes.post("v1/sessions") { request, context in
+            try admit(context.clientAddress)
+            return try await logIn(request, client: context.clientAddress)
+        }
         authenticated.delete("v1/sessions/current") { _, context in
             try revocations.revoke(try context.requireSession())
             return Response(status: .noContent)
@@ -36,6 +45,18 @@ struct AccountRoutes {
         }
         authenticated.get("v1/me") { request, context in
             try await me(request, session: try context.requireSession())
+        }
+    }
+
+    /// Before any hashing: a flood from one client, or from everywhere, is refused at once.
+    private func admit(_ client: String) throws {
+        for (limiter, key, who) in [(perClient, client, "this client"), (overall, "*", "everyone")] {
+            if let wait = limiter.retryAfter(key) {
+                let seconds = max(1, Int(wait.rounded(.up)))
+                throw Problem(.tooManyRequests, code: "rate_limited",
+                              detail: "too many log-ins or registrations from \(who); retry in \(seconds) s",
+                              headers: [.retryAfter: String(seconds)])
+            }
         }
     }
 
@@ -108,22 +129,25 @@ struct AccountRoutes {
         var username: String
     }
 
-    private func logIn(_ request: Request) async throws -> Response {
+    /// Failures slow down further attempts on the account from the same client only: a stranger
+    /// guessing from elsewhere can never lock the owner out (anyone could, with five wrong passwords).
+    private func logIn(_ request: Request, client: String) async throws -> Response {
         let body = try await JSONBody.decode(Credentials.self, from: request)
         let login = try body.login()
-        if let wait = throttle.retryAfter(login) {
+        let throttleKey = "\(Username.skeleton(login))|\(client)"
+        if let wait = throttle.retryAfter(throttleKey) {
             let seconds = Int(wait.rounded(.up))
             throw Problem(.tooManyRequests, code: "too_many_attempts",
                           detail: "too many failed logins for this account; try again in \(seconds) s",
                           headers: [.retryAfter: String(seconds)])
         }
         let account = accounts.account(named: login)
-        let valid = await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash)
+        let valid = try await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash)
         guard let account, valid else {
-            throttle.recordFailure(login)
+            throttle.recordFailure(throttleKey)
             throw Problem.invalidCredentials
         }
-        throttle.recordSuccess(login)
+        throttle.recordSuccess(throttleKey)
         return newSession(for: account, status: .created)
     }
 
@@ -138,7 +162,7 @@ struct AccountRoutes {
     /// The password of the session's own account, checked before anything that cannot be undone.
     private func requirePassword(_ password: String, of session: SessionClaims) async throws -> AccountDirectory.Account {
         guard let account = accounts.account(id: session.userId),
-              await hasher.verify(password, against: account.passwordHash) else {
+              try await hasher.verify(password, against: account.passwordHash) else {
             throw Problem(.forbidden, code: "wrong_password", detail: "the password is wrong")
         }
         return account

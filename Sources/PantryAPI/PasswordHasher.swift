@@ -64,27 +64,18 @@ public struct PasswordHasher: Sendable {
 }
 
 extension PasswordHasher {
-    /// Hashing takes tens of milliseconds and 32 MiB: it runs off Swift's cooperative pool, two
-    /// at a time, so logins cannot starve request handling or exhaust memory.
-    private static let queue = DispatchQueue(label: "pantry.api.passwords", attributes: .concurrent)
-    private static let slots = DispatchSemaphore(value: 2)
+    /// Hashing takes tens of milliseconds and 32 MiB: it runs on a pool of its own (see
+    /// `PasswordHashingPool`), so logins cannot starve request handling or exhaust memory.
+    private static let pool = PasswordHashingPool()
 
+    /// Throws `PasswordHashingPool.Busy` at once when too many hashes already wait.
     public func hash(_ password: String) async throws -> String {
-        try await Self.offload { try self.hash(password) }
+        try await Self.pool.run { try self.hash(password) }
     }
 
-    public func verify(_ password: String, against phc: String) async -> Bool {
-        (try? await Self.offload { self.verify(password, against: phc) }) ?? false
-    }
-
-    private static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                slots.wait()
-                defer { slots.signal() }
-                continuation.resume(with: Result { try work() })
-            }
-        }
+    /// Throws `PasswordHashingPool.Busy` at once when too many hashes already wait.
+    public func verify(_ password: String, against phc: String) async throws -> Bool {
+        try await Self.pool.run { self.verify(password, against: phc) }
     }
 }
 

@@ -84,6 +84,9 @@ extension Problem {
         switch error {
         case let problem as Problem:
             return problem
+        case is PasswordHashingPool.Busy:
+            return Problem(.serviceUnavailable, code: "busy", detail: "too many password checks are waiting; retry shortly",
+                           headers: [.retryAfter: "1"])
         case let error as HTTPError:
             return Problem(error.status, code: code(for: error.status), detail: error.body ?? error.status.reasonPhrase,
                            headers: error.headers)

@@ -1,12 +1,32 @@
 import Foundation
 
 /// Where a deployment keeps its files. Every process is pointed at the same directory.
+///
+/// The files hold accounts, keys and tokens' revocations: only the owner may read them, whatever
+/// the umask the process started with (022 left the log 0644). Opening a data directory sets the
+/// process's umask to 077 and the directory's mode to 0700, and takes group and other access
+/// away from files an earlier version created.
 public struct DataDirectory: Sendable {
     public let url: URL
 
     public init(_ path: String) throws {
         url = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        umask(0o077)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try Self.ownerOnly(url)
+    }
+
+    private static func ownerOnly(_ directory: URL) throws {
+        let manager = FileManager.default
+        try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+        for name in try manager.contentsOfDirectory(atPath: directory.path) {
+            let path = directory.appendingPathComponent(name).path
+            guard let mode = (try? manager.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber,
+                  mode.intValue & 0o077 != 0 else { continue }
+            var isDirectory: ObjCBool = false
+            manager.fileExists(atPath: path, isDirectory: &isDirectory)
+            try? manager.setAttributes([.posixPermissions: isDirectory.boolValue ? 0o700 : mode.intValue & 0o700], ofItemAtPath: path)
+        }
     }
 
     public var eventLog: String { url.appendingPathComponent("events.sqlite").path }

@@ -17,7 +17,7 @@ public final class WriterLock {
     public init(path: String) throws {
         // The descriptor is stored only once the lock is held: a class whose initialiser throws
         // after storing every property still runs `deinit`, which would close it a second time.
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)

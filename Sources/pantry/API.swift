@@ -61,6 +61,14 @@ struct API: AsyncParsableCommand {
             guard PasswordHasher.logNRange.contains(cost) else { throw ValidationError("PANTRY_PASSWORD_COST must be 10-20") }
             configuration.passwordLogN = cost
         }
+        // Log-ins and registrations per second (and burst) per client address and overall; a load
+        // test that registers thousands of users from one address raises the first.
+        for (name, keyPath) in [("PANTRY_LOGIN_RATE_PER_CLIENT", \APIServer.Configuration.loginLimitPerClient),
+                                ("PANTRY_LOGIN_RATE_OVERALL", \APIServer.Configuration.loginLimitOverall)] {
+            guard let text = environment[name] else { continue }
+            guard let rate = Double(text), rate > 0 else { throw ValidationError("\(name) must be a positive number of requests per second") }
+            configuration[keyPath: keyPath] = RateLimit(perSecond: rate, burst: max(rate * 10, 1))
+        }
         switch accessLog ?? environment["PANTRY_ACCESS_LOG"] {
         case "off": configuration.accessLogPath = nil
         case let path?: configuration.accessLogPath = path

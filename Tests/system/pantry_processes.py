@@ -173,6 +173,8 @@ def start_core_and_api(processes, env=None, api_args=()):
     /ready answers 200, which needs the core and every worker."""
     processes.start("core")
     port = free_port()
+    # The tests register many users from one address: the per-client log-in limit is raised.
+    env = {"PANTRY_LOGIN_RATE_PER_CLIENT": "10000", "PANTRY_LOGIN_RATE_OVERALL": "10000", **(env or {})}
     processes.start("api", "--port", str(port), "--password-cost", "10", *api_args, env=env)
     for projection in PROJECTIONS:
         processes.start("worker", projection)

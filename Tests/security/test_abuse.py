@@ -1,0 +1,109 @@
+"""Issue 14: the API holds under abuse. Real processes on loopback; an attacker's address is
+127.0.0.2 (the whole 127/8 reaches the API), the owner's 127.0.0.1."""
+import concurrent.futures
+import http.client
+import json
+import os
+import stat
+import subprocess
+import time
+
+from pantry_processes import APIClient, free_port, start_core_and_api, wait_for
+
+PASSWORD = "correct horse battery"
+
+
+def post_from(address, port, path, body):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(address, 0))
+    try:
+        connection.request("POST", path, body=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, json.loads(response.read() or b"{}")
+    finally:
+        connection.close()
+
+
+def test_a_stranger_cannot_lock_the_owner_out(processes):
+    api = start_core_and_api(processes)
+    api.register_and_log_in("owner")
+    for _ in range(8):
+        status, headers, body = post_from("127.0.0.2", api.port, "/v1/sessions", {"username": "OWNER", "password": "guess"})
+        assert status in (401, 429), body
+    # The attacker is slowed down ...
+    status, headers, body = post_from("127.0.0.2", api.port, "/v1/sessions", {"username": "owner", "password": PASSWORD})
+    assert status == 429 and body["code"] == "too_many_attempts" and int(headers["retry-after"]) >= 1
+    # ... the owner, from their own address, is not.
+    status, _, body = post_from("127.0.0.1", api.port, "/v1/sessions", {"username": "owner", "password": PASSWORD})
+    assert status == 201, body
+
+
+def test_log_ins_and_registrations_are_rate_limited_per_client_before_any_hashing(processes):
+    api = start_core_and_api(processes, env={"PANTRY_LOGIN_RATE_PER_CLIENT": "1", "PANTRY_LOGIN_RATE_OVERALL": "1000"})
+    answers = [post_from("127.0.0.3", api.port, "/v1/sessions", {"username": f"spray{n}", "password": "x" * 8})
+               for n in range(30)]
+    limited = [a for a in answers if a[0] == 429]
+    assert len(limited) >= 15, [a[0] for a in answers]
+    assert all(a[2]["code"] == "rate_limited" and int(a[1]["retry-after"]) >= 1 for a in limited)
+    registrations = [post_from("127.0.0.3", api.port, "/v1/accounts",
+                               {"username": f"spray{n}", "email": f"s{n}@example.org", "password": PASSWORD})
+                     for n in range(5)]
+    assert all(a[0] == 429 for a in registrations), "registrations share the client's budget"
+    # Another client is not affected.
+    status, _, _ = post_from("127.0.0.4", api.port, "/v1/sessions", {"username": "nobody", "password": "x" * 8})
+    assert status == 401
+
+
+def test_a_log_in_flood_answers_busy_at_once_and_reads_keep_flowing(processes):
+    api = start_core_and_api(processes, api_args=("--password-cost", "14"))
+    _, token = api.register_and_log_in("reader")
+
+    def wrong(n):
+        started = time.monotonic()
+        status, _, body = post_from(f"127.0.1.{n % 250 + 1}", api.port, "/v1/sessions",
+                                    {"username": f"ghost{n}", "password": "wrong password"})
+        return status, body.get("code"), time.monotonic() - started
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=100) as pool:
+        flood = [pool.submit(wrong, n) for n in range(200)]
+        time.sleep(0.2)
+        reads = []
+        for _ in range(10):
+            started = time.monotonic()
+            answer = api.get("/v1/leaderboard/me", token=token)
+            reads.append((answer.status, time.monotonic() - started))
+        results = [f.result() for f in flood]
+    busy = [r for r in results if r[0] == 503]
+    assert busy and all(code == "busy" for _, code, _ in busy), "a full hashing queue answers 503 busy"
+    assert all(status in (401, 503) for status, _, _ in results)
+    assert max(seconds for status, _, seconds in busy) < 2, "busy is answered at once, not after waiting"
+    assert all(status == 200 for status, _ in reads)
+    assert max(seconds for _, seconds in reads) < 2, f"reads stalled behind the flood: {reads}"
+
+
+def test_the_data_directory_and_its_files_are_owner_only_whatever_the_umask(pantry_bin, tmp_path):
+    data = tmp_path / "data"
+    port = free_port()
+    env = {**os.environ, "PANTRY_LOG_LEVEL": "warning"}
+    started = [subprocess.Popen([pantry_bin, *args, "--data", str(data)], env=env, preexec_fn=lambda: os.umask(0o022),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               for args in [["core"], ["worker", "leaderboard"], ["fetch"], ["api", "--port", str(port)]]]
+    try:
+        api = APIClient(port)
+        wait_for(lambda: api.get("/health").status == 200 if _up(port) else False, what="the API")
+        assert api.post("/v1/accounts", {"username": "perm", "email": "perm@example.org", "password": PASSWORD}).status == 201
+        assert stat.S_IMODE(os.stat(data).st_mode) == 0o700
+        for path in data.rglob("*"):
+            mode = stat.S_IMODE(os.lstat(path).st_mode)
+            assert mode & 0o077 == 0, f"{path} is {oct(mode)}"
+    finally:
+        for process in started:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def _up(port):
+    try:
+        http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
+        return True
+    except OSError:
+        return False
