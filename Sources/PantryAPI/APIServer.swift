@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import Logging
 import Metrics
 import PantryBus
@@ -30,6 +31,12 @@ public struct APIServer {
         /// Log-ins and registrations per client address, and overall, before any password is hashed.
         public var loginLimitPerClient = RateLimit(perSecond: 2, burst: 20)
         public var loginLimitOverall = RateLimit(perSecond: 100, burst: 200)
+        /// Keep-alive connections with no request for this long are closed.
+        public var idleTimeout: TimeAmount = .seconds(60)
+        /// Seconds for a request's head and for its body, and the most connections open at once.
+        public var headerTimeout: TimeAmount = .seconds(10)
+        public var bodyTimeout: TimeAmount = .seconds(30)
+        public var maxConnections = 4_096
         /// Where the access log goes (one line per request); nil for none, only the summaries.
         public var accessLogPath: String?
 
@@ -96,8 +103,14 @@ public struct APIServer {
         RecipeRoutes(recipes: recipes).register(on: router.group())
 
         let logger = logger
+        let connections = ConnectionGuard.OpenConnections()
+        let limits = ConnectionGuard.Limits(headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
+                                            maxConnections: configuration.maxConnections)
         let app = Application(
             router: router,
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [ConnectionGuard(limits: limits, open: connections)],
+                idleTimeout: configuration.idleTimeout)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
                 logger.info("api serving", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])

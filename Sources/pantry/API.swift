@@ -69,6 +69,17 @@ struct API: AsyncParsableCommand {
             guard let rate = Double(text), rate > 0 else { throw ValidationError("\(name) must be a positive number of requests per second") }
             configuration[keyPath: keyPath] = RateLimit(perSecond: rate, burst: max(rate * 10, 1))
         }
+        for (name, keyPath) in [("PANTRY_IDLE_TIMEOUT", \APIServer.Configuration.idleTimeout),
+                                ("PANTRY_HEADER_TIMEOUT", \APIServer.Configuration.headerTimeout),
+                                ("PANTRY_BODY_TIMEOUT", \APIServer.Configuration.bodyTimeout)] {
+            guard let text = environment[name] else { continue }
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw ValidationError("\(name) must be 0-3600 seconds") }
+            configuration[keyPath: keyPath] = .milliseconds(Int64(seconds * 1000))
+        }
+        if let text = environment["PANTRY_MAX_CONNECTIONS"] {
+            guard let count = Int(text), count > 0 else { throw ValidationError("PANTRY_MAX_CONNECTIONS must be a positive number") }
+            configuration.maxConnections = count
+        }
         switch accessLog ?? environment["PANTRY_ACCESS_LOG"] {
         case "off": configuration.accessLogPath = nil
         case let path?: configuration.accessLogPath = path

@@ -107,3 +107,46 @@ def _up(port):
         return True
     except OSError:
         return False
+
+
+def closed_within(sock, seconds):
+    """True when the server closes `sock` within `seconds` (reading gives EOF or a reset)."""
+    sock.settimeout(seconds)
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_slowloris_idle_and_excess_connections_are_closed(processes):
+    import socket
+    api = start_core_and_api(processes, env={"PANTRY_HEADER_TIMEOUT": "2", "PANTRY_IDLE_TIMEOUT": "3",
+                                             "PANTRY_MAX_CONNECTIONS": "40"})
+    # Slowloris: a head trickled a byte at a time never completes, and is cut off.
+    slow = socket.create_connection(("127.0.0.1", api.port))
+    started = time.monotonic()
+    closed = False
+    for byte in b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 100:
+        try:
+            slow.send(bytes([byte]))
+        except OSError:
+            closed = True
+            break
+        if closed_within(slow, 0.3):
+            closed = True
+            break
+    assert closed, "a trickled head is cut off"
+    assert time.monotonic() - started < 6, "after the header timeout (2 s here), not when the client gives up"
+    # A keep-alive connection left idle is closed.
+    idle = socket.create_connection(("127.0.0.1", api.port))
+    idle.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert idle.recv(4096).startswith(b"HTTP/1.1 200")
+    assert closed_within(idle, 6), "an idle connection is closed"
+    # More connections than the cap: the excess are closed on arrival, and the API still answers.
+    crowd = [socket.create_connection(("127.0.0.1", api.port)) for _ in range(50)]
+    assert sum(closed_within(s, 1) for s in crowd[40:]) >= 9
+    for s in crowd:
+        s.close()
+    wait_for(lambda: api.get("/health").status == 200, what="the API after the crowd left")
