@@ -47,7 +47,23 @@ import Testing
 
     @Test func hashingOffThePoolGivesTheSameResult() async throws {
         let phc = try await hasher.hash("async password")
-        #expect(await hasher.verify("async password", against: phc))
-        #expect(await !hasher.verify("async passworD", against: phc))
+        #expect(try await hasher.verify("async password", against: phc))
+        #expect(try await !hasher.verify("async passworD", against: phc))
+    }
+}
+
+@Suite struct PasswordHashingPoolTests {
+    @Test func aFullQueueIsRefusedAtOnceAndTheRestRun() async throws {
+        let pool = PasswordHashingPool(threads: 1, queueLimit: 2)
+        let gate = DispatchSemaphore(value: 0)
+        // One job holds the only thread; two wait; the fourth is refused without waiting.
+        async let first: Int = pool.run { gate.wait(); return 1 }
+        try await Task.sleep(for: .milliseconds(100))
+        async let second: Int = pool.run { 2 }
+        async let third: Int = pool.run { 3 }
+        try await Task.sleep(for: .milliseconds(100))
+        await #expect(throws: PasswordHashingPool.Busy.self) { try await pool.run { 4 } }
+        gate.signal()
+        #expect(try await [first, second, third] == [1, 2, 3])
     }
 }
