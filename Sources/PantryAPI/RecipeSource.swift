@@ -40,6 +40,10 @@ final class RecipeSource: Sendable {
             Problem(.serviceUnavailable, code: "quota_exhausted",
                     detail: "the recipe provider's quota is spent and nothing is cached; retry in \(seconds) s",
                     headers: [.retryAfter: String(seconds)])
+        case .rateLimited(let seconds):
+            Problem(.serviceUnavailable, code: "upstream_rate_limited",
+                    detail: "too many calls to the recipe provider for now and nothing is cached; retry in \(seconds) s",
+                    headers: [.retryAfter: String(seconds)])
         case .upstreamUnavailable(let reason):
             Problem(.serviceUnavailable, code: "upstream_unavailable",
                     detail: "the recipe provider is unavailable and nothing is cached: \(reason)", headers: [.retryAfter: "30"])

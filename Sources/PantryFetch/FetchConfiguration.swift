@@ -38,14 +38,15 @@ public struct FetchConfiguration: Sendable {
         primary = .catalog
         spoonacularURL = "https://api.spoonacular.com"
         spoonacularKey = nil
-        // The free plan: about 1 request/s, 2 at once; the seed's key had 150 a day.
-        spoonacularLimits = LimiterPolicy(dailyQuota: 150, ratePerSecond: 1, burst: 2, maxWait: 5)
+        // The free plan: about 1 request/s, 2 at once; the seed's key had 150 points a day. The
+        // waits fit inside the API's 20 s for a recipe request: 3 s for a turn, 10 s for the answer.
+        spoonacularLimits = LimiterPolicy(dailyQuota: 150, ratePerSecond: 1, burst: 2, maxWait: 3, maxConcurrent: 2)
         mealdbURL = "https://www.themealdb.com/api/json/v1/1"
         mealdbLimits = LimiterPolicy(dailyQuota: nil, ratePerSecond: 2, burst: 4, maxWait: 5)
         catalogFile = nil
         catalogSeed = UInt64.random(in: .min ... .max)
         connectTimeout = 5
-        requestTimeout = 15
+        requestTimeout = 10
         cacheLifetimes = CacheLifetimes()
         imageHosts = ["img.spoonacular.com", "spoonacular.com", "www.themealdb.com"]
     }
@@ -82,6 +83,7 @@ public struct FetchConfiguration: Sendable {
         if let quota: Int = try number("PANTRY_SPOONACULAR_DAILY_QUOTA", 0...1_000_000) { config.spoonacularLimits.dailyQuota = quota }
         if let rate: Double = try number("PANTRY_SPOONACULAR_RATE", 0.001...1000) { config.spoonacularLimits.ratePerSecond = rate }
         if let burst: Double = try number("PANTRY_SPOONACULAR_BURST", 1...1000) { config.spoonacularLimits.burst = burst }
+        if let calls: Int = try number("PANTRY_SPOONACULAR_CONCURRENCY", 1...100) { config.spoonacularLimits.maxConcurrent = calls }
         if let timeout: Double = try number("PANTRY_FETCH_TIMEOUT", 0.1...300) { config.requestTimeout = timeout }
         if let seed: UInt64 = try number("PANTRY_CATALOG_SEED", 0...UInt64.max) { config.catalogSeed = seed }
         config.catalogFile = value("PANTRY_CATALOG")

@@ -76,8 +76,10 @@ public struct FetchResponse: Codable, Sendable, Equatable {
 
 /// Why a request got no data. On the wire: `{"error":"quotaExhausted","retryAfterSeconds":3600}`.
 public enum FetchError: Error, Sendable, Equatable, Hashable {
-    /// The daily quota or the rate limit is spent and nothing is cached.
+    /// The daily quota is spent and nothing is cached.
     case quotaExhausted(retryAfterSeconds: Int)
+    /// Too many upstream calls for now (the rate limit or the upstream's 429) and nothing is cached.
+    case rateLimited(retryAfterSeconds: Int)
     /// The upstream failed, timed out, answered nonsense or is not configured, and nothing is cached.
     case upstreamUnavailable(reason: String)
     case badRequest(message: String)
@@ -92,6 +94,7 @@ extension FetchError: Codable, CustomStringConvertible {
         let error = try c.decode(String.self, forKey: .error)
         switch error {
         case "quotaExhausted": self = .quotaExhausted(retryAfterSeconds: try c.decode(Int.self, forKey: .retryAfterSeconds))
+        case "rateLimited": self = .rateLimited(retryAfterSeconds: try c.decode(Int.self, forKey: .retryAfterSeconds))
         case "upstreamUnavailable": self = .upstreamUnavailable(reason: try c.decode(String.self, forKey: .reason))
         case "badRequest": self = .badRequest(message: try c.decode(String.self, forKey: .message))
         case "notFound": self = .notFound
@@ -104,6 +107,9 @@ extension FetchError: Codable, CustomStringConvertible {
         switch self {
         case .quotaExhausted(let seconds):
             try c.encode("quotaExhausted", forKey: .error)
+            try c.encode(seconds, forKey: .retryAfterSeconds)
+        case .rateLimited(let seconds):
+            try c.encode("rateLimited", forKey: .error)
             try c.encode(seconds, forKey: .retryAfterSeconds)
         case .upstreamUnavailable(let reason):
             try c.encode("upstreamUnavailable", forKey: .error)
@@ -119,6 +125,7 @@ extension FetchError: Codable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .quotaExhausted(let seconds): "upstream quota exhausted; retry in \(seconds) s"
+        case .rateLimited(let seconds): "too many upstream calls for now; retry in \(seconds) s"
         case .upstreamUnavailable(let reason): "upstream unavailable: \(reason)"
         case .badRequest(let message): "bad request: \(message)"
         case .notFound: "not found"

@@ -79,8 +79,8 @@ public actor FetchService {
         return result
     }
 
-    /// Quota units used today by `provider` ("spoonacular", "mealdb"), as persisted.
-    public func quotaUsedToday(_ provider: String) async throws -> Int {
+    /// Quota points used today by `provider` ("spoonacular", "mealdb"), as persisted.
+    public func quotaUsedToday(_ provider: String) async throws -> Double {
         guard let (day, used) = try await store.quotaUsed(provider), day == LimiterState.utcDay(Date()) else { return 0 }
         return used
     }
@@ -185,6 +185,7 @@ public actor FetchService {
         case .notFound: .notFound
         case .rejected(let message): .badRequest(message: message)
         case .quotaExhausted(let retryAfter): .quotaExhausted(retryAfterSeconds: max(1, Int(retryAfter.rounded(.up))))
+        case .rateLimited(let retryAfter): .rateLimited(retryAfterSeconds: max(1, Int(retryAfter.rounded(.up))))
         case .unavailable(let reason): .upstreamUnavailable(reason: reason)
         }
     }

@@ -100,8 +100,8 @@ final class FetchStore: Sendable {
         }
     }
 
-    /// Quota units used on the stored day, for inspection and tests.
-    func quotaUsed(_ provider: String) async throws -> (day: String, used: Int)? {
+    /// Quota points used on the stored day, for inspection and tests.
+    func quotaUsed(_ provider: String) async throws -> (day: String, used: Double)? {
         try await database.read { db in
             try Self.limiterState(db, provider: provider).map { ($0.day, $0.used) }
         }

@@ -1,88 +1,147 @@
 import Foundation
 
-/// Limits for one upstream: a daily quota counted per UTC day and a token bucket.
+/// Limits for one upstream: a daily quota in points per UTC day, a token bucket, and how many
+/// calls may be in the air at once.
 public struct LimiterPolicy: Sendable, Equatable {
-    /// Calls allowed per UTC day; nil means no daily quota.
+    /// Points allowed per UTC day (Spoonacular charges 1 per call and 0.01 per result); nil means no quota.
     public var dailyQuota: Int?
     public var ratePerSecond: Double
     public var burst: Double
     /// A caller waits for a token at most this long; beyond it the call is refused.
     public var maxWait: Double
+    /// Calls in the air at once (Spoonacular's free plan allows 2; more are answered 429).
+    public var maxConcurrent: Int
+    /// A 402 this soon after midnight UTC may be the upstream's previous day (its clock behind
+    /// ours): only a short block, then a probe, rather than the whole new day.
+    public var midnightGrace: Double = 600
+    public var midnightProbe: Double = 60
 
-    public init(dailyQuota: Int?, ratePerSecond: Double, burst: Double, maxWait: Double) {
+    public init(dailyQuota: Int?, ratePerSecond: Double, burst: Double, maxWait: Double, maxConcurrent: Int = 2) {
         self.dailyQuota = dailyQuota
         self.ratePerSecond = ratePerSecond
         self.burst = burst
         self.maxWait = maxWait
+        self.maxConcurrent = maxConcurrent
     }
 }
 
 /// The persisted state of one upstream's limiter; all arithmetic is here, storage is not.
+///
+/// `used` counts points as the upstream counts them: what it reported (`X-API-Quota-Used`), plus
+/// the worst case of calls sent and not answered yet. Calls granted but still waiting for their
+/// slot are not in it (the gate holds them in memory): a crash forgets them, and burns nothing.
 struct LimiterState: Equatable {
     /// UTC day ("2026-11-23") that `used` counts.
     var day: String
-    var used: Int
+    var used: Double
     var tokens: Double
     /// When `tokens` was last brought up to date (seconds since 1970).
     var tokensAt: Double
-    /// No call before this instant (seconds since 1970), set by 402 and 429 answers.
+    /// No call before this instant (seconds since 1970), set by 402, 429 and a refused key.
     var blockedUntil: Double
 
     enum Reservation: Equatable {
-        /// One quota unit and one token are taken; start the call after `wait` seconds.
+        /// A token is taken and the quota holds `cost` more; start the call after `wait` seconds.
         case granted(wait: Double)
-        case denied(retryAfter: Double)
+        case denied(retryAfter: Double, reason: DenialReason)
+    }
+
+    enum DenialReason: Equatable {
+        /// The day's quota (or the upstream's block after a 402).
+        case quota
+        /// The rate: too many calls for now (or the upstream's 429).
+        case rate
     }
 
     static func initial(now: Date, policy: LimiterPolicy) -> LimiterState {
         LimiterState(day: utcDay(now), used: 0, tokens: policy.burst, tokensAt: now.timeIntervalSince1970, blockedUntil: 0)
     }
 
-    /// Takes a quota unit and a token if both limits allow a call now or within `maxWait`.
-    mutating func reserve(now: Date, policy: LimiterPolicy) -> Reservation {
+    /// Takes a token if the rate allows a call now or within `maxWait`, and the quota has room for
+    /// `cost` beyond `used` and the `waiting` points of calls granted before and not sent yet.
+    mutating func reserve(now: Date, policy: LimiterPolicy, cost: Double, waiting: Double) -> Reservation {
         let t = now.timeIntervalSince1970
         rollDay(now: now)
-        if blockedUntil > t {
-            return .denied(retryAfter: blockedUntil - t)
-        }
-        if let quota = policy.dailyQuota, used >= quota {
-            return .denied(retryAfter: Self.secondsToNextUTCMidnight(now))
-        }
+        if let denial = blocked(now: now, policy: policy, cost: cost + waiting) { return denial }
         // Tokens may go negative: a negative balance is a queue of granted future slots.
         let available = min(policy.burst, tokens + max(0, t - tokensAt) * policy.ratePerSecond)
         let wait = available >= 1 ? 0 : (1 - available) / policy.ratePerSecond
         if wait > policy.maxWait {
-            return .denied(retryAfter: wait)
+            return .denied(retryAfter: wait, reason: .rate)
         }
         tokens = available - 1
         tokensAt = t
-        used += 1
         return .granted(wait: wait)
     }
 
-    /// Gives back a reservation whose call provably never reached the upstream.
-    mutating func refund(policy: LimiterPolicy) {
-        used = max(0, used - 1)
+    /// Right before a granted call leaves: refused if a 402 or 429 arrived meanwhile or the quota
+    /// no longer has room; otherwise its worst case is charged.
+    mutating func charge(now: Date, policy: LimiterPolicy, cost: Double) -> Reservation {
+        rollDay(now: now)
+        if let denial = blocked(now: now, policy: policy, cost: cost) { return denial }
+        used = Self.points(used + cost)
+        return .granted(wait: 0)
+    }
+
+    private func blocked(now: Date, policy: LimiterPolicy, cost: Double) -> Reservation? {
+        let t = now.timeIntervalSince1970
+        if blockedUntil > t {
+            return .denied(retryAfter: blockedUntil - t, reason: used >= Double(policy.dailyQuota ?? .max) ? .quota : .rate)
+        }
+        if let quota = policy.dailyQuota, used + cost > Double(quota) + 1e-9 {
+            return .denied(retryAfter: Self.secondsToNextUTCMidnight(now), reason: .quota)
+        }
+        return nil
+    }
+
+    /// Gives back a granted call's token (it was never sent).
+    mutating func refundToken(policy: LimiterPolicy) {
         tokens = min(policy.burst, tokens + 1)
     }
 
-    /// The upstream reported how much quota is left after this call; `othersInFlight` calls
-    /// are reserved here but may not be counted there yet. Only ever tightens.
-    mutating func observe(quotaLeft: Double, othersInFlight: Int, now: Date, policy: LimiterPolicy) {
-        guard let quota = policy.dailyQuota else { return }
-        rollDay(now: now)
-        let left = max(0, Int(quotaLeft.rounded(.down)))
-        used = max(used, quota - left + othersInFlight)
+    /// A charged call provably never reached the upstream: its worst case and its token come back.
+    mutating func refund(charged: Double, policy: LimiterPolicy) {
+        used = Self.points(max(0, used - charged))
+        refundToken(policy: policy)
     }
 
-    /// The upstream said the day's quota is spent (402): nothing more until midnight UTC.
+    /// The upstream answered a call charged `charged`, which cost `request` (its
+    /// `X-API-Quota-Request`): the worst case is settled to that. The upstream's own account
+    /// (`X-API-Quota-Used`, or the quota less `X-API-Quota-Left`) is the truth: it raises `used`
+    /// (another client of the same key, a count this process lost), and it lowers it only when
+    /// no other call may still be counted (`quiet`: none in the air, none lost to a timeout),
+    /// since answers may be read out of order and the upstream may not have counted a call yet.
+    /// That is how worst cases a crash left charged are given back. Never above the quota.
+    mutating func settle(charged: Double, request: Double?, upstreamUsed: Double?, upstreamLeft: Double?,
+                         quiet: Bool, now: Date, policy: LimiterPolicy) {
+        rollDay(now: now)
+        used = Self.points(max(0, used + (request ?? charged) - charged))
+        guard let quota = policy.dailyQuota.map(Double.init) else { return }
+        if let reported = upstreamUsed ?? upstreamLeft.map({ max(0, quota - $0) }) {
+            used = quiet ? reported : max(used, reported)
+        }
+        used = Self.points(min(used, quota))
+    }
+
+    /// Points come in hundredths: sums of them are kept exact rather than drifting in binary.
+    static func points(_ value: Double) -> Double {
+        (value * 100).rounded() / 100
+    }
+
+    /// The upstream said the day's quota is spent (402): nothing more until its day resets. Just
+    /// after our midnight that may be the upstream's previous day: a short block, then a probe.
     mutating func observeQuotaSpent(now: Date, policy: LimiterPolicy) {
         rollDay(now: now)
-        used = max(used, policy.dailyQuota ?? 0)
-        blockedUntil = max(blockedUntil, now.timeIntervalSince1970 + Self.secondsToNextUTCMidnight(now))
+        let sinceMidnight = 86_400 - Self.secondsToNextUTCMidnight(now)
+        if sinceMidnight < policy.midnightGrace {
+            blockedUntil = max(blockedUntil, now.timeIntervalSince1970 + policy.midnightProbe)
+        } else {
+            used = max(used, Double(policy.dailyQuota ?? 0))
+            blockedUntil = max(blockedUntil, now.timeIntervalSince1970 + Self.secondsToNextUTCMidnight(now))
+        }
     }
 
-    /// The upstream said "too fast" (429).
+    /// The upstream said "too fast" (429), or refused the key: nothing before `seconds`.
     mutating func observeRetryAfter(seconds: Double, now: Date) {
         blockedUntil = max(blockedUntil, now.timeIntervalSince1970 + seconds)
         tokens = min(tokens, 0)

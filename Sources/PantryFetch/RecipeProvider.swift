@@ -12,5 +12,7 @@ enum ProviderError: Error, Equatable {
     case notFound
     case rejected(String)
     case quotaExhausted(retryAfter: Double)
+    /// Too many calls for now (our rate limit, the concurrency cap, or the upstream's 429).
+    case rateLimited(retryAfter: Double)
     case unavailable(String)
 }

@@ -44,8 +44,12 @@ struct SpoonacularProvider: RecipeProvider {
         }
     }
 
+    /// Spoonacular charges 1 point per call and 0.01 per result: the worst case is reserved for
+    /// `number` results (a detail costs 1), then settled to its `X-API-Quota-Request`.
     private func get<T: Decodable>(_ path: String, _ query: [(String, String)]) async throws(ProviderError) -> T {
-        let response = try await gate.get(upstreamURL(baseURL, path, query + [("apiKey", apiKey)]), logPath: path)
+        let results = query.first { $0.0 == "number" }.flatMap { Double($0.1) } ?? 0
+        let response = try await gate.get(upstreamURL(baseURL, path, query + [("apiKey", apiKey)]), logPath: path,
+                                          cost: 1 + 0.01 * results)
         do {
             return try JSONDecoder().decode(T.self, from: response.body)
         } catch {

@@ -3,8 +3,12 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The only way a provider reaches its upstream: each HTTP call first reserves a quota
-/// unit and a token (atomically, in SQLite), then reads the quota the upstream reports.
+/// The only way a provider reaches its upstream. A call is granted a token and room in the quota
+/// for its worst-case cost (points), waits for its turn and one of `maxConcurrent` slots, checks
+/// the block and the quota once more right before it leaves (a 402 or 429 may have arrived while
+/// it waited), is charged its worst case then, and is settled to what the upstream reports.
+/// The quota is never inflated by calls still waiting (500 distinct requests once left `used` at
+/// 481 of 150 and blocked the rest of the day), nor spent by a crash before a call left.
 final class UpstreamGate: Sendable {
     let provider: String
     let policy: LimiterPolicy
@@ -13,7 +17,13 @@ final class UpstreamGate: Sendable {
     private let connectTimeout: Double
     private let timeout: Double
     private let logger: Logger
-    private let inFlight = Mutex(0)
+    /// Worst-case points of calls granted and not yet sent, and of calls sent and not yet
+    /// answered; `lost` once a sent call went unanswered (a timeout): the upstream may count it
+    /// any time later, so its account no longer lowers ours in this process.
+    /// `reported` is the highest account the upstream gave today: answers are read out of
+    /// order, and an older one must not lower the count below a newer one.
+    private let points = Mutex((waiting: 0.0, sent: 0.0, lost: false, reported: (day: "", used: 0.0)))
+    private let slots: AsyncSlots
 
     init(
         provider: String, policy: LimiterPolicy, http: HTTPClient, store: FetchStore,
@@ -26,35 +36,34 @@ final class UpstreamGate: Sendable {
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.logger = logger
+        slots = AsyncSlots(policy.maxConcurrent)
     }
 
-    /// GETs `url` and returns a 2xx response; `logPath` is what may be logged (no key).
-    func get(_ url: String, logPath: String) async throws(ProviderError) -> HTTPResponse {
-        // Counted from the reservation on: a reserved call the upstream has not seen yet
-        // must not be forgotten when its X-API-Quota-Left is read.
-        inFlight.withLock { $0 += 1 }
-        do {
-            try await reserve()
-        } catch {
-            inFlight.withLock { $0 -= 1 }
-            throw error
-        }
+    /// GETs `url` and returns a 2xx response; `logPath` is what may be logged (no key); `cost` is
+    /// the call's worst case in quota points.
+    func get(_ url: String, logPath: String, cost: Double = 1) async throws(ProviderError) -> HTTPResponse {
+        try await reserve(cost: cost)
+        await slots.acquire()
+        defer { slots.release() }
+        try await charge(cost: cost)
         let started = ContinuousClock.now
         let response: HTTPResponse
         do {
-            defer { inFlight.withLock { $0 -= 1 } }
             response = try await http.send(HTTPRequest(url: url, connectTimeout: connectTimeout, timeout: timeout))
         } catch {
             logger.warning("upstream call failed", metadata: ["provider": "\(provider)", "path": "\(logPath)", "error": "\(error)"])
             switch error.kind {
             case .connectionFailed:
                 // Nothing reached the upstream, so nothing was charged there.
-                await update { $0.refund(policy: self.policy) }
-                throw .unavailable("cannot connect to \(provider): \(error.message)")
+                points.withLock { $0.sent -= cost }
+                await update { [policy] in $0.refund(charged: cost, policy: policy) }
+                throw .unavailable("cannot connect to \(provider)")
             case .timeout:
-                throw .unavailable("\(provider) did not answer within \(timeout) s")
+                points.withLock { $0.sent -= cost; $0.lost = true }
+                throw .unavailable("\(provider) did not answer within \(Int(timeout)) s")
             case .other:
-                throw .unavailable("\(provider) transfer failed: \(error.message)")
+                points.withLock { $0.sent -= cost; $0.lost = true }
+                throw .unavailable("the transfer from \(provider) failed")
             }
         }
         logger.debug("upstream call", metadata: [
@@ -64,53 +73,104 @@ final class UpstreamGate: Sendable {
             "quotaUsed": "\(response.headers["X-API-Quota-Used"] ?? "-")",
             "quotaLeft": "\(response.headers["X-API-Quota-Left"] ?? "-")",
         ])
-        try await observe(response)
+        try await observe(response, charged: cost)
         return response
     }
 
-    private func reserve() async throws(ProviderError) {
+    private func reserve(cost: Double) async throws(ProviderError) {
         let now = Date()
         let reservation: LimiterState.Reservation
         do {
-            reservation = try await store.updateLimiter(provider, policy: policy, now: now) { [policy] state in
-                state.reserve(now: now, policy: policy)
+            reservation = try await store.updateLimiter(provider, policy: policy, now: now) { [policy, self] state in
+                self.points.withLock { points in
+                    let granted = state.reserve(now: now, policy: policy, cost: cost, waiting: points.waiting)
+                    if case .granted = granted { points.waiting += cost }
+                    return granted
+                }
             }
         } catch {
             // Without a durable reservation the quota could be overrun: do not call.
             logger.error("quota store failed", metadata: ["provider": "\(provider)", "error": "\(error)"])
-            throw .unavailable("quota store failed: \(error)")
+            throw .unavailable("the quota store failed")
         }
         switch reservation {
-        case .denied(let retryAfter):
-            throw .quotaExhausted(retryAfter: retryAfter)
+        case .denied(let retryAfter, let reason):
+            throw reason == .quota ? .quotaExhausted(retryAfter: retryAfter) : .rateLimited(retryAfter: retryAfter)
         case .granted(let wait):
             if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
         }
     }
 
-    private func observe(_ response: HTTPResponse) async throws(ProviderError) {
+    /// Right before the call leaves: the block and the quota checked again, the worst case charged.
+    private func charge(cost: Double) async throws(ProviderError) {
         let now = Date()
-        if let left = response.headers["X-API-Quota-Left"].flatMap(Double.init) {
-            let others = inFlight.withLock { $0 }
-            await update { [policy] in $0.observe(quotaLeft: left, othersInFlight: others, now: now, policy: policy) }
+        let charged: LimiterState.Reservation
+        do {
+            charged = try await store.updateLimiter(provider, policy: policy, now: now) { [policy, self] state in
+                let result = state.charge(now: now, policy: policy, cost: cost)
+                self.points.withLock { points in
+                    points.waiting -= cost
+                    if case .granted = result { points.sent += cost } else { state.refundToken(policy: policy) }
+                }
+                return result
+            }
+        } catch {
+            points.withLock { $0.waiting -= cost }
+            logger.error("quota store failed", metadata: ["provider": "\(provider)", "error": "\(error)"])
+            throw .unavailable("the quota store failed")
+        }
+        if case .denied(let retryAfter, let reason) = charged {
+            throw reason == .quota ? .quotaExhausted(retryAfter: retryAfter) : .rateLimited(retryAfter: retryAfter)
+        }
+    }
+
+    private func observe(_ response: HTTPResponse, charged: Double) async throws(ProviderError) {
+        let now = Date()
+        let request = response.headers["X-API-Quota-Request"].flatMap(Double.init)
+        let upstreamUsed = response.headers["X-API-Quota-Used"].flatMap(Double.init)
+        let upstreamLeft = response.headers["X-API-Quota-Left"].flatMap(Double.init)
+        let day = LimiterState.utcDay(now)
+        var upstreamAccount = upstreamUsed
+        if upstreamAccount == nil, let quota = policy.dailyQuota, let upstreamLeft {
+            upstreamAccount = max(0, Double(quota) - upstreamLeft)
+        }
+        await update { [policy, self, upstreamAccount] state in
+            let (quiet, latest) = self.points.withLock { points in
+                points.sent -= charged
+                if points.reported.day != day { points.reported = (day, 0) }
+                if let upstreamAccount { points.reported.used = max(points.reported.used, upstreamAccount) }
+                return (points.sent < 0.001 && !points.lost, upstreamAccount.map { _ in points.reported.used })
+            }
+            state.settle(charged: charged, request: request, upstreamUsed: latest, upstreamLeft: nil,
+                         quiet: quiet, now: now, policy: policy)
         }
         switch response.status {
         case 200..<300:
             return
         case 402:
             await update { [policy] in $0.observeQuotaSpent(now: now, policy: policy) }
-            throw .quotaExhausted(retryAfter: LimiterState.secondsToNextUTCMidnight(now))
+            throw .quotaExhausted(retryAfter: max(1, (try? await blockedFor(now: now)) ?? 60))
         case 429:
-            let seconds = response.headers["Retry-After"].flatMap(Double.init).map { max(1, $0) } ?? 1
+            let seconds = RetryAfter.seconds(response.headers["Retry-After"], now: now) ?? 1
             await update { $0.observeRetryAfter(seconds: seconds, now: now) }
-            throw .quotaExhausted(retryAfter: seconds)
+            throw .rateLimited(retryAfter: seconds)
+        case 401, 403:
+            // A wrong or revoked key: every call would be refused (and may be charged); stop for a while.
+            await update { $0.observeRetryAfter(seconds: Self.refusedKeyPause, now: now) }
+            throw .unavailable("\(provider) refused the API key; check PANTRY_SPOONACULAR_KEY")
         case 404:
             throw .notFound
         case 400:
-            throw .rejected("\(provider) rejected the request: \(String(decoding: response.body.prefix(200), as: UTF8.self))")
+            throw .rejected("\(provider) rejected the request")
         default:
             throw .unavailable("\(provider) answered HTTP \(response.status)")
         }
+    }
+
+    static let refusedKeyPause: Double = 600
+
+    private func blockedFor(now: Date) async throws -> Double {
+        try await store.updateLimiter(provider, policy: policy, now: now) { $0.blockedUntil - now.timeIntervalSince1970 }
     }
 
     private func update(_ change: @escaping @Sendable (inout LimiterState) -> Void) async {
@@ -119,6 +179,54 @@ final class UpstreamGate: Sendable {
         } catch {
             logger.error("quota store failed", metadata: ["provider": "\(provider)", "error": "\(error)"])
         }
+    }
+}
+
+/// `Retry-After` as seconds or as an HTTP date (RFC 9110), at least 1 s.
+enum RetryAfter {
+    static func seconds(_ value: String?, now: Date) -> Double? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Double(value), seconds.isFinite, seconds >= 0 { return max(1, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return max(1, date.timeIntervalSince(now))
+    }
+}
+
+/// At most `count` holders at once; the others wait in order, without a thread each.
+final class AsyncSlots: Sendable {
+    private let state: Mutex<(free: Int, waiters: [CheckedContinuation<Void, Never>])>
+
+    init(_ count: Int) {
+        state = Mutex((max(1, count), []))
+    }
+
+    func acquire() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.free > 0 {
+                    state.free -= 1
+                    return true
+                }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.free += 1
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume()
     }
 }
 

@@ -9,8 +9,11 @@ Control endpoints (not counted):
   /_reset                 -> clears counts and the mode
   /_mode?set=MODE         -> normal | malformed | error500 | slow | quota402 | rate429
          &delay=SECONDS   -> how long "slow" waits (default 3)
-         &quota_left=N    -> value of X-API-Quota-Left (default 10000)
+         &quota=N         -> the day's points (default 10000)
+         &quota_left=N    -> points left now (sets what is used to quota - N)
          &retry_after=N   -> Retry-After sent with 429 (default 7)
+Spoonacular charges as it documents: 1 point per call plus 0.01 per result returned (a detail
+costs 1), with X-API-Quota-Request/Used/Left on every answer, and 402 once a call would not fit.
 Helpers for the HTTP client tests (counted): /test/status/<code>, /test/headers,
 /test/gzip, /test/slow?seconds=S.
 """
@@ -27,7 +30,10 @@ from urllib.parse import parse_qs, urlparse
 
 MEALDB = "/mealdb/api/json/v1/1/"
 LOCK = threading.Lock()
-STATE = {"counts": {}, "mode": "normal", "delay": 3.0, "quota_left": 10000, "retry_after": 7}
+STATE = {"counts": {}, "mode": "normal", "delay": 3.0, "quota": 10000.0, "used": 0.0, "retry_after": 7,
+         "in_flight": 0, "too_many_at_once": 0}
+# Spoonacular's free plan allows 2 calls at once; a third is answered 429.
+MAX_AT_ONCE = 2
 
 PASTA = {
     "id": 716429,
@@ -192,6 +198,12 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def send(self, status, body, content_type="application/json", headers=()):
+        # A call stops counting as "at once" when its answer is ready, before it is written:
+        # the client may send its next call the moment it reads this one.
+        if getattr(self, "in_flight", False):
+            self.in_flight = False
+            with LOCK:
+                STATE["in_flight"] -= 1
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -207,45 +219,78 @@ class Handler(BaseHTTPRequestHandler):
             return self.control(url.path, q)
         with LOCK:
             STATE["counts"][url.path] = STATE["counts"].get(url.path, 0) + 1
-            mode, delay = STATE["mode"], STATE["delay"]
-            quota_left, retry_after = STATE["quota_left"], STATE["retry_after"]
+            mode, delay, retry_after = STATE["mode"], STATE["delay"], STATE["retry_after"]
         if url.path.startswith("/test/"):
             return self.test_helpers(url.path, q)
+        if url.path.startswith(MEALDB) or url.path.startswith("/images/"):
+            return self.serve(url, q, mode, delay, retry_after)
+        with LOCK:
+            STATE["in_flight"] += 1
+            too_many = STATE["in_flight"] > MAX_AT_ONCE
+            if too_many:
+                STATE["too_many_at_once"] += 1
+        self.in_flight = True
+        if too_many:
+            return self.send(429, b'{"status":"failure","code":429}', headers=[("Retry-After", "1")])
+        return self.serve(url, q, mode, delay, retry_after)
+
+    def serve(self, url, q, mode, delay, retry_after):
         if mode == "slow":
             time.sleep(delay)
         if mode == "error500":
             return self.send(500, b"Internal Server Error", "text/plain")
         if mode == "quota402":
-            return self.send(402, json.dumps({"status": "failure", "code": 402,
-                                              "message": "Your daily points limit of 150 has been reached."}).encode())
+            return self.spent()
         if mode == "rate429":
             return self.send(429, b'{"status":"failure","code":429}', headers=[("Retry-After", str(retry_after))])
         if mode == "malformed":
-            return self.send(200, b'{"recipes": [ {"id": 1, "title": ', headers=self.quota(quota_left))
+            return self.send(200, b'{"recipes": [ {"id": 1, "title": ', headers=self.charge(1))
         if url.path.startswith("/images/"):
             return self.send(200, b"\x89PNG\r\n\x1a\nfake-image-" + url.path.encode(), "image/png")
         if url.path.startswith(MEALDB):
             status, payload = mealdb(url.path[len(MEALDB):], q)
             return self.send(status, json.dumps(payload).encode())
         status, payload = spoonacular(url.path, q)
-        return self.send(status, json.dumps(payload).encode(), headers=self.quota(quota_left))
+        if status != 200:
+            return self.send(status, json.dumps(payload).encode())
+        results = payload if isinstance(payload, list) else payload.get("results", payload.get("recipes"))
+        cost = 1 + 0.01 * len(results) if isinstance(results, list) else 1
+        headers = self.charge(cost)
+        if headers is None:
+            return self.spent()
+        return self.send(status, json.dumps(payload).encode(), headers=headers)
 
     @staticmethod
-    def quota(left):
-        return [("X-API-Quota-Request", "1.1"), ("X-API-Quota-Used", "1.1"), ("X-API-Quota-Left", str(left))]
+    def charge(cost):
+        """Spends `cost` points if they fit today; the quota headers after it, or None."""
+        with LOCK:
+            if STATE["used"] + cost > STATE["quota"] + 1e-9:
+                return None
+            STATE["used"] = round(STATE["used"] + cost, 2)
+            used, left = STATE["used"], round(STATE["quota"] - STATE["used"], 2)
+        return [("X-API-Quota-Request", "%g" % cost), ("X-API-Quota-Used", "%g" % used), ("X-API-Quota-Left", "%g" % left)]
+
+    def spent(self):
+        return self.send(402, json.dumps({"status": "failure", "code": 402,
+                                          "message": "Your daily points limit has been reached."}).encode())
 
     def control(self, path, q):
         with LOCK:
             if path == "/_reset":
-                STATE.update({"counts": {}, "mode": "normal", "delay": 3.0, "quota_left": 10000, "retry_after": 7})
+                STATE.update({"counts": {}, "mode": "normal", "delay": 3.0, "quota": 10000.0, "used": 0.0, "retry_after": 7,
+                              "too_many_at_once": 0})
             elif path == "/_mode":
                 STATE["mode"] = q.get("set", [STATE["mode"]])[0]
                 STATE["delay"] = float(q.get("delay", [STATE["delay"]])[0])
-                STATE["quota_left"] = number(q.get("quota_left", [STATE["quota_left"]])[0], 10000)
+                if "quota" in q:
+                    STATE["quota"] = float(q["quota"][0])
+                if "quota_left" in q:
+                    STATE["used"] = max(0.0, STATE["quota"] - float(q["quota_left"][0]))
                 STATE["retry_after"] = number(q.get("retry_after", [STATE["retry_after"]])[0], 7)
             elif path != "/_count":
                 return self.send(404, b"{}")
-            body = {"total": sum(STATE["counts"].values()), "paths": STATE["counts"], "mode": STATE["mode"]}
+            body = {"total": sum(STATE["counts"].values()), "paths": STATE["counts"], "mode": STATE["mode"],
+                    "used": STATE["used"], "tooManyAtOnce": STATE["too_many_at_once"]}
         self.send(200, json.dumps(body).encode())
 
     def test_helpers(self, path, q):

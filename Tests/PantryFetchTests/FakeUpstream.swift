@@ -35,6 +35,13 @@ final class FakeUpstream: @unchecked Sendable {
         return object?["total"] as? Int ?? -1
     }
 
+    /// Points the upstream has charged today.
+    func used() async throws -> Double {
+        let response = try await HTTPClient().send(HTTPRequest(url: "\(baseURL)/_count"))
+        let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        return (object?["used"] as? NSNumber)?.doubleValue ?? -1
+    }
+
     /// Switches the failure mode; see fake_upstream.py for the names and options.
     func mode(_ mode: String, _ options: String = "") async throws {
         _ = try await HTTPClient().send(HTTPRequest(url: "\(baseURL)/_mode?set=\(mode)\(options)"))

@@ -16,6 +16,8 @@ func upstreamConfiguration(_ upstream: FakeUpstream, databasePath: String, daily
     config.spoonacularURL = upstream.baseURL
     config.mealdbURL = "\(upstream.baseURL)/mealdb/api/json/v1/1"
     config.spoonacularLimits = LimiterPolicy(dailyQuota: dailyQuota, ratePerSecond: 10_000, burst: 10_000, maxWait: 5)
+    // The tests' clock is the real one: a 402 is the whole day's, even just after midnight.
+    config.spoonacularLimits.midnightGrace = 0
     config.mealdbLimits = LimiterPolicy(dailyQuota: nil, ratePerSecond: 10_000, burst: 10_000, maxWait: 5)
     config.requestTimeout = 2
     config.connectTimeout = 1

@@ -85,7 +85,7 @@ import Testing
         }
         #expect(results.allSatisfy { $0.response != nil })
         #expect(try await upstream.count() == 1)
-        #expect(try await service.quotaUsedToday("spoonacular") == 1)
+        #expect(try await service.quotaUsedToday("spoonacular") == 1.1, "1 point and 0.01 for each of 10 results")
     }
 
     @Test func fiveHundredDistinctConcurrentRequestsNeverExceedTheDailyQuota() async throws {
@@ -105,6 +105,7 @@ import Testing
         #expect(try await upstream.count() <= 150)
         #expect(served.count == 150)
         #expect(try await service.quotaUsedToday("spoonacular") == 150)
+        #expect(try await upstream.used() == 150, "the upstream's own account agrees")
     }
 
     @Test func quotaCounterSurvivesReopeningTheService() async throws {
@@ -173,20 +174,46 @@ import Testing
     @Test func tooManyRequests429HonoursRetryAfter() async throws {
         let service = try service()
         try await upstream.mode("rate429", "&retry_after=7")
-        #expect(await service.handle(.detail(id: "spoonacular:8")).error == .quotaExhausted(retryAfterSeconds: 7))
+        #expect(await service.handle(.detail(id: "spoonacular:8")).error == .rateLimited(retryAfterSeconds: 7))
         try await upstream.mode("normal")
-        guard case .quotaExhausted(let seconds)? = await service.handle(.detail(id: "spoonacular:9")).error else {
+        guard case .rateLimited(let seconds)? = await service.handle(.detail(id: "spoonacular:9")).error else {
             Issue.record("expected the Retry-After block to hold"); return
         }
         #expect(seconds <= 7)
         #expect(try await upstream.count() == 1)
     }
 
-    @Test func upstreamQuotaLeftTightensTheLocalCount() async throws {
+    @Test func theUpstreamsAccountIsTheTruth() async throws {
         let service = try service()
-        try await upstream.mode("normal", "&quota_left=4")
+        try await upstream.mode("normal", "&quota=150&quota_left=4")
         _ = try await service.handle(.detail(id: "spoonacular:10")).get()
-        #expect(try await service.quotaUsedToday("spoonacular") == 146)
+        #expect(try await service.quotaUsedToday("spoonacular") == 147)
+        // A search for 100 results costs 2 points: 3 are left, so one fits and the next does not.
+        _ = try await service.handle(.search(query: "a", diet: nil, maxReadyTime: nil, offset: 0, number: 100)).get()
+        #expect(try await service.quotaUsedToday("spoonacular") == 147 + 1.25)
+        guard case .quotaExhausted? = await service.handle(.search(query: "b", diet: nil, maxReadyTime: nil, offset: 0, number: 100)).error else {
+            Issue.record("a 2-point call with 1.75 points left must be refused before it leaves"); return
+        }
+        #expect(try await upstream.count() == 2)
+    }
+
+    /// 150 points, and 150 different searches for 100 results at once (2 points each at worst,
+    /// 1.25 as charged for the 25 the upstream has): the quota is counted in points, never overrun,
+    /// and the upstream never has to answer 402.
+    @Test func twoPointCallsAreCountedInPoints() async throws {
+        let service = try service(dailyQuota: 150)
+        try await upstream.mode("normal", "&quota=150")
+        let results = await withTaskGroup(of: FetchResult.self) { group in
+            for index in 0..<150 {
+                group.addTask { await service.handle(.search(query: "q\(index)", diet: nil, maxReadyTime: nil, offset: 0, number: 100)) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let served = results.filter { $0.response != nil }.count
+        #expect(served >= 75, "at least the worst case's share")
+        #expect(try await upstream.count() == served, "every call that went out was answered with data: no 402")
+        #expect(try await upstream.used() <= 150)
+        #expect(try await service.quotaUsedToday("spoonacular") <= 150)
     }
 
     @Test func imagesAreFetchedCachedAndRestrictedToKnownHosts() async throws {

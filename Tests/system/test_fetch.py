@@ -4,6 +4,7 @@ import json
 import pathlib
 import subprocess
 import sys
+import time
 import urllib.request
 
 import pytest
@@ -63,22 +64,23 @@ def search(query):
 
 
 def test_quota_is_never_exceeded_and_survives_a_restart(processes, upstream):
+    # 5 points buy four searches of 5 results (1.05 points each), not five.
     fetch = FetchWorker(processes, upstream, quota=5)
     answers = fetch.ask(*[search(f"soup {n}") for n in range(40)])
     served = [a for a in answers if a["ok"]]
     refused = [a for a in answers if not a["ok"]]
-    assert len(served) == 5 and upstream_calls(upstream) == 5
+    assert len(served) == 4 and upstream_calls(upstream) == 4
     assert all(a["error"]["error"] == "quotaExhausted" and a["error"]["retryAfterSeconds"] > 0 for a in refused)
 
     # The same questions again come from the cache and cost nothing.
     cached = [a for a in fetch.ask(*[search(f"soup {n}") for n in range(40)]) if a["ok"]]
-    assert len(cached) == 5 and all(a["response"]["origin"] == "cache" for a in cached)
-    assert upstream_calls(upstream) == 5
+    assert len(cached) == 4 and all(a["response"]["origin"] == "cache" for a in cached)
+    assert upstream_calls(upstream) == 4
 
     fetch.restart()
     after_restart = fetch.ask(search("a new question"))[0]
     assert after_restart["ok"] is False and after_restart["error"]["error"] == "quotaExhausted"
-    assert upstream_calls(upstream) == 5
+    assert upstream_calls(upstream) == 4
 
 
 def test_identical_concurrent_requests_make_one_upstream_call(processes, upstream):
@@ -120,3 +122,59 @@ def test_a_second_fetch_worker_on_the_same_data_directory_is_refused(processes, 
     assert b"another pantry process of this role runs on this data directory" in second.stderr, second.stderr
     assert (processes.data / "fetch.sock").exists(), "the first worker's socket file is left alone"
     assert fetch.ask({"kind": "random", "count": 1})[0]["ok"], "and the first worker still answers"
+
+
+def persisted_used(processes):
+    import sqlite3
+    with sqlite3.connect(processes.data / "fetch.sqlite") as db:
+        row = db.execute("SELECT used FROM limiter WHERE provider = 'spoonacular'").fetchone()
+    return row[0] if row else 0
+
+
+def set_mode(base, mode, options=""):
+    urllib.request.urlopen(f"{base}/_mode?set={mode}{options}", timeout=5).read()
+
+
+def test_a_kill_mid_burst_burns_only_the_calls_that_left(processes, upstream):
+    fetch = FetchWorker(processes, upstream, quota=150)
+    set_mode(upstream, "slow", "&delay=2")
+    for n in range(40):
+        fetch.socket.send(json.dumps({"kind": "detail", "id": f"spoonacular:{5000 + n}"}).encode())
+    wait_for(lambda: upstream_calls(upstream) >= 2, what="two calls in the air")
+    fetch.process.kill()
+    fetch.process.wait(timeout=10)
+    # At most the calls in the air (2 at once) are charged: not the 38 still waiting for a slot.
+    assert upstream_calls(upstream) <= 2
+    assert persisted_used(processes) <= 2
+    set_mode(upstream, "normal")
+    time.sleep(2.5)  # the two killed calls finish upstream (it allows two at once)
+    fetch.restart()
+    assert fetch.ask({"kind": "detail", "id": "spoonacular:9999"})[0]["ok"]
+    # Quiet again, the upstream's own count replaces the worst cases the kill left charged.
+    assert persisted_used(processes) <= 3
+
+
+def test_after_a_402_no_further_call_leaves(processes, upstream):
+    set_mode(upstream, "normal", "&quota=5&quota_left=5")
+    fetch = FetchWorker(processes, upstream, quota=150)
+    answers = fetch.ask(*[{"kind": "detail", "id": f"spoonacular:{6000 + n}"} for n in range(30)])
+    served = [a for a in answers if a["ok"]]
+    assert len(served) == 5, "the upstream's own quota: 5 points"
+    # One call learns of the spent quota (402); the ones already in the air may be answered 402
+    # too, but none leaves after that.
+    assert upstream_calls(upstream) <= 5 + 2
+    refused = [a["error"] for a in answers if not a["ok"]]
+    assert all(e["error"] == "quotaExhausted" for e in refused), refused[:3]
+    before = upstream_calls(upstream)
+    assert fetch.ask({"kind": "detail", "id": "spoonacular:7000"})[0]["error"]["error"] == "quotaExhausted"
+    assert upstream_calls(upstream) == before
+
+
+def test_too_many_calls_at_once_are_held_to_the_upstreams_limit(processes, upstream):
+    set_mode(upstream, "slow", "&delay=0.5")
+    fetch = FetchWorker(processes, upstream, quota=150)
+    answers = fetch.ask(*[{"kind": "detail", "id": f"spoonacular:{8000 + n}"} for n in range(6)])
+    assert all(a["ok"] for a in answers), answers
+    with urllib.request.urlopen(f"{upstream}/_count", timeout=5) as response:
+        counts = json.load(response)
+    assert counts["total"] == 6 and counts["tooManyAtOnce"] == 0, "never more than 2 calls at once"
