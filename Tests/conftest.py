@@ -1,9 +1,13 @@
 import os
 import pathlib
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+# The system and security suites share the helpers that start real processes.
+sys.path.insert(0, str(ROOT / "Tests" / "system"))
+from pantry_processes import Processes  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -12,3 +16,12 @@ def pantry_bin():
     if not path.exists():
         pytest.fail(f"{path} does not exist: build first (swift build) or set PANTRY_BIN")
     return str(path)
+
+
+@pytest.fixture
+def processes(pantry_bin, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    procs = Processes(pantry_bin, data)
+    yield procs
+    procs.stop_all()

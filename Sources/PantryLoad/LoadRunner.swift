@@ -374,57 +374,48 @@ public struct LoadRunner: Sendable {
 
     /// Every user's points as the leaderboard has them once it has applied `after`.
     private func readPoints(tokens: [String], after: Int64) -> [Int?] {
-        let done = Atomic<Int>(0)
-        let started = now()
-        let users = configuration.users
-        let results = onThreads(whileWaiting: {
-            let count = done.load(ordering: .relaxed)
-            progress(ProgressLine.render(label: "check", done: count, total: users, perSecond: rate(count, since: started)), false)
-        }) { thread -> [(Int, Int)] in
-            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
-            var points: [(Int, Int)] = []
-            for user in stride(from: thread, to: users, by: configuration.clients) {
-                for attempt in 0..<5 {
-                    if attempt > 0 { Thread.sleep(forTimeInterval: 0.2) }
-                    guard let response = try? client.me(token: tokens[user], after: after) else { continue }
-                    if response.status == 200, let entry = client.decode(Reply.Me.self, response) {
-                        points.append((user, entry.result.points))
-                    }
-                    // Only a 503 (the worker busy or not caught up yet) is worth asking again.
-                    if response.status != 503 { break }
-                }
-                done.add(1, ordering: .relaxed)
+        var actual = [Int?](repeating: nil, count: configuration.users)
+        for (user, points) in forEachUser(label: "check", { user, client -> Int? in
+            for attempt in 0..<5 {
+                if attempt > 0 { Thread.sleep(forTimeInterval: 0.2) }
+                guard let response = try? client.me(token: tokens[user], after: after) else { continue }
+                if response.status == 200, let entry = client.decode(Reply.Me.self, response) { return entry.result.points }
+                // Only a 503 (the worker busy or not caught up yet) is worth asking again.
+                if response.status != 503 { break }
             }
-            return points
-        }
-        progress(ProgressLine.render(label: "check", done: users, total: users, perSecond: rate(users, since: started)), true)
-        var actual = [Int?](repeating: nil, count: users)
-        for (user, points) in results.joined() { actual[user] = points }
+            return nil
+        }) { actual[user] = points }
         return actual
     }
 
     /// `--cleanup`: every test user deletes their account; how many did.
     private func deleteUsers(tokens: [String]) -> Int {
+        forEachUser(label: "cleanup") { user, client -> Bool? in
+            let response = try? client.deleteAccount(token: tokens[user], password: configuration.password)
+            return response?.status == 204 ? true : nil
+        }.count
+    }
+
+    /// `body` for every user, the users shared out over the clients' threads, with a progress
+    /// line; the users it answered for, and its answers.
+    private func forEachUser<T: Sendable>(label: String, _ body: @escaping @Sendable (Int, PantryClient) -> T?) -> [(Int, T)] {
         let done = Atomic<Int>(0)
         let started = now()
         let users = configuration.users
-        let deleted = onThreads(whileWaiting: {
+        let results = onThreads(whileWaiting: {
             let count = done.load(ordering: .relaxed)
-            progress(ProgressLine.render(label: "cleanup", done: count, total: users, perSecond: rate(count, since: started)), false)
-        }) { thread -> Int in
+            progress(ProgressLine.render(label: label, done: count, total: users, perSecond: rate(count, since: started)), false)
+        }) { thread -> [(Int, T)] in
             let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
-            var deleted = 0
+            var answers: [(Int, T)] = []
             for user in stride(from: thread, to: users, by: configuration.clients) {
-                if let response = try? client.deleteAccount(token: tokens[user], password: configuration.password),
-                   response.status == 204 {
-                    deleted += 1
-                }
+                if let answer = body(user, client) { answers.append((user, answer)) }
                 done.add(1, ordering: .relaxed)
             }
-            return deleted
-        }.reduce(0, +)
-        progress(ProgressLine.render(label: "cleanup", done: users, total: users, perSecond: rate(users, since: started)), true)
-        return deleted
+            return answers
+        }
+        progress(ProgressLine.render(label: label, done: users, total: users, perSecond: rate(users, since: started)), true)
+        return Array(results.joined())
     }
 
     // MARK: Threads and time
