@@ -129,6 +129,7 @@ let package = Package(
             name: "PantryAPI",
             dependencies: [
                 "PantryDomain",
+                "PantryJSON",
                 "PantryEventStore",
                 "PantryKeys",
                 "PantryCore",

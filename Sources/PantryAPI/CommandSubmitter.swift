@@ -25,7 +25,8 @@ struct CommandSubmitter: Sendable {
             outcome = try await core.submit(envelope)
         } catch {
             APIMetrics.command(type: type, outcome: "unavailable", code: "")
-            throw Problem.coreUnavailable("\(error)")
+            // The reason (it names the core's socket) is for the log, not for the client.
+            throw Problem.coreUnavailable("the core did not answer in time; retry with the same Idempotency-Key")
         }
         APIMetrics.command(type: type, outcome: outcome.status.rawValue, code: outcome.code ?? "")
         switch outcome.status {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PantryJSON
 
 /// A JSON request body type: only its own fields are allowed, so a misspelt field is an error
 /// rather than a silently ignored default.
@@ -13,12 +14,33 @@ enum JSONBody {
     /// Reads at most `maxBytes` (413 beyond) and decodes strictly, in one pass: bad JSON is 400; a body that is
     /// not an object, has unknown or missing fields, or fields of the wrong type is 422.
     static func decode<T: RequestDocument>(_ type: T.Type, from request: Request) async throws -> T {
-        try await decode(type, from: Data(buffer: try await request.body.collect(upTo: maxBytes)))
+        try requireJSON(request)
+        return try decode(type, from: Data(buffer: try await request.body.collect(upTo: maxBytes)))
+    }
+
+    /// A body declared as something else (`text/plain`, a form) is refused rather than read as
+    /// JSON; a request that declares nothing is read as JSON.
+    static func requireJSON(_ request: Request) throws {
+        guard let declared = request.headers[.contentType] else { return }
+        let media = declared.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard media == "application/json" || media.hasSuffix("+json") else {
+            throw Problem(.unsupportedMediaType, code: "unsupported_media_type",
+                          detail: "the body must be application/json, not \(media.prefix(64))")
+        }
     }
 
     private static func decode<T: RequestDocument>(_ type: T.Type, from data: Data) throws -> T {
         guard !data.isEmpty else { throw Problem.malformedJSON("the request needs a JSON body") }
         guard String(validating: data, as: UTF8.self) != nil else { throw Problem.malformedJSON("the body is not UTF-8 text") }
+        // Foundation's decoder keeps the last of two fields of one name; RFC 8259 leaves it open,
+        // so a body that says two things is refused, as the core refuses such a command.
+        do {
+            try data.withUnsafeBytes { try JSONObjectReader.read($0) { _ in } }
+        } catch JSONReadError.duplicateField(let name) {
+            throw Problem.invalidField("the field '\(name.prefix(64))' appears twice")
+        } catch {
+            // Anything else that is wrong is said below, in the decoder's terms.
+        }
         do {
             return try JSONDecoder().decode(Strict<T>.self, from: data).value
         } catch let error as UnknownField {
@@ -32,6 +54,7 @@ enum JSONBody {
     static func refuseFields(in request: Request) async throws {
         let buffer = try await request.body.collect(upTo: maxBytes)
         guard buffer.readableBytes > 0 else { return }
+        try requireJSON(request)
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any] else {
             throw Problem.malformedJSON("this request takes no body, or an empty JSON object")
         }

@@ -26,7 +26,7 @@ final class RecipeSource: Sendable {
             reply = try await connection.send(try JSONEncoder().encode(checked))
         } catch {
             throw Problem(.serviceUnavailable, code: "fetch_unavailable",
-                          detail: "the fetch worker did not answer: \(error)", headers: [.retryAfter: "1"])
+                          detail: "the fetch worker did not answer in time", headers: [.retryAfter: "1"])
         }
         switch try JSONDecoder().decode(FetchResult.self, from: reply) {
         case .success(let response): return response

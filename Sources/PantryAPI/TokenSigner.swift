@@ -128,6 +128,9 @@ enum Base64URL {
         }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        // Only the canonical spelling: the unused low bits of the last character must be zero,
+        // or four different signatures would verify as one.
+        guard let data = Data(base64Encoded: base64), encode(data) == text else { return nil }
+        return data
     }
 }

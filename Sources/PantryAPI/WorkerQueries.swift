@@ -38,7 +38,7 @@ final class WorkerQueries: Sendable {
             reply = try await connection.send(try JSONEncoder().encode(query), timeout: timeout)
         } catch {
             throw Problem(.serviceUnavailable, code: "worker_unavailable",
-                          detail: "the \(worker) worker did not answer: \(error)", headers: [.retryAfter: "1"])
+                          detail: "the \(worker) worker did not answer in time", headers: [.retryAfter: "1"])
         }
         // A failure is `{"position": P, "error": {...}}`; only that key needs looking at.
         let head = try JSONDecoder().decode(ReplyHead.self, from: reply)

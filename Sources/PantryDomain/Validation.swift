@@ -11,8 +11,10 @@ public enum Validate {
     public static let maxCommandIdLength = 128
     public static let maxAmount = 1_000_000.0
 
-    /// Trimmed, non-empty, at most `max` characters, no control characters (but line breaks and
-    /// tabs where `multiline`).
+    /// Trimmed, non-empty, at most `max` Unicode scalars (as JSON Schema's `maxLength` counts: a
+    /// title of 300 letters took 20,000 combining marks when graphemes were counted), no control
+    /// characters (but line breaks and tabs where `multiline`), and none of the invisible or
+    /// bidirectional controls that make public text lie about what it says.
     static func text(_ raw: String, max: Int, code: Rejection.Code, field: String, multiline: Bool = false) throws(Rejection) -> String {
         if let value = trimmedPrintableASCII(raw) {
             guard !value.isEmpty else { throw Rejection(code, "\(field) must not be empty") }
@@ -21,10 +23,13 @@ public enum Validate {
         }
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !value.isEmpty else { throw Rejection(code, "\(field) must not be empty") }
-        guard value.count <= max else { throw Rejection(code, "\(field) must be at most \(max) characters") }
+        guard value.unicodeScalars.count <= max else { throw Rejection(code, "\(field) must be at most \(max) characters") }
         let allowed: Set<Unicode.Scalar> = multiline ? ["\n", "\r", "\t"] : []
         guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) else {
             throw Rejection(code, "\(field) must not contain control characters")
+        }
+        guard !value.unicodeScalars.contains(where: isInvisibleControl) else {
+            throw Rejection(code, "\(field) must not contain invisible or bidirectional control characters")
         }
         return value
     }
@@ -134,6 +139,15 @@ public enum Validate {
               let last = bytes.lastIndex(where: { $0 != 0x20 }) else { return "" }
         if first == bytes.startIndex && last == bytes.index(before: bytes.endIndex) { return raw }
         return String(raw[first...last])
+    }
+
+    /// Bidirectional overrides, embeddings and isolates, and zero-width characters other than the
+    /// joiners emoji and some scripts need (U+200C, U+200D).
+    static func isInvisibleControl(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x200B, 0x200E, 0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0x061C, 0xFEFF, 0x180E: true
+        default: false
+        }
     }
 
     private static func isIdentifierScalar(_ s: Unicode.Scalar) -> Bool {

@@ -150,3 +150,49 @@ def test_slowloris_idle_and_excess_connections_are_closed(processes):
     for s in crowd:
         s.close()
     wait_for(lambda: api.get("/health").status == 200, what="the API after the crowd left")
+
+
+def test_bodies_must_be_json_once_and_public_text_cannot_hide_characters(processes):
+    api = start_core_and_api(processes)
+    _, token = api.register_and_log_in("texter")
+    shakshuka = "/v1/recipes/catalog:shakshuka/experiences"
+    plain = api.request("POST", shakshuka, raw=b'{"text": "hi"}', token=token, headers={"Content-Type": "text/plain"})
+    assert plain.status == 415 and plain.json["code"] == "unsupported_media_type"
+    form = api.request("POST", shakshuka, raw=b"text=hi", token=token,
+                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert form.status == 415
+    twice = api.request("POST", shakshuka, raw=b'{"text": "nice", "text": "evil"}', token=token)
+    assert twice.status == 422 and twice.json["code"] == "invalid_field" and "twice" in twice.json["detail"]
+    for hidden in ["hello\u202eevil", "zero\u200bwidth", "\ufeffbom"]:
+        answer = api.post(shakshuka, {"text": hidden}, token=token)
+        assert answer.status == 422 and answer.json["code"] == "invalid_text", (hidden, answer)
+    # Emoji sequences keep their joiners.
+    assert api.post(shakshuka, {"text": "\U0001F469\u200d\U0001F373 great"}, token=token).status == 201
+    # 2,000 scalars at most, however they combine into characters.
+    combining = "a" + "\u0301" * 2000
+    assert api.post(shakshuka, {"text": combining}, token=token).status == 422
+
+
+def test_a_token_is_accepted_only_in_its_canonical_spelling(processes):
+    api = start_core_and_api(processes)
+    _, token = api.register_and_log_in("canon")
+    payload, mac = token.split(".")
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    last = alphabet.index(mac[-1])
+    # A 32-byte MAC leaves two unused bits in its last character: its three other spellings.
+    variants = [mac[:-1] + alphabet[(last & ~0b11) | bits] for bits in range(4) if (last & ~0b11) | bits != last]
+    assert len(variants) == 3
+    for variant in variants:
+        assert api.get("/v1/me", token=f"{payload}.{variant}").status == 401
+    assert api.get("/v1/me", token=token).status == 200
+
+
+def test_errors_do_not_name_internal_sockets(processes):
+    api = start_core_and_api(processes)
+    _, token = api.register_and_log_in("sockets")
+    core = processes.running[0]
+    core.kill()
+    core.wait(timeout=10)
+    answer = api.put("/v1/me/favourites/catalog:shakshuka", token=token)
+    assert answer.status == 503
+    assert b"ipc://" not in answer.body and b".sock" not in answer.body
