@@ -4,6 +4,7 @@ import NIOCore
 import Logging
 import Metrics
 import PantryBus
+import PantryFetch
 import PantryCore
 import PantryKeys
 import Prometheus

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import PantryBus
 import PantryDomain
+import PantryFetch
 import HTTPTypes
 
 /// Register, log in, log out, change the password, close the account, and who am I.

@@ -14,7 +14,21 @@ final class RecipeSource: Sendable {
         connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, logger: logger)
     }
 
-    func fetch(_ request: FetchRequest) async throws -> FetchResponse {
+    /// A request on behalf of `client` (the caller's address), whose upstream calls are limited.
+    struct OnBehalf: Encodable {
+        var request: FetchRequest
+        var client: String?
+
+        private enum CodingKeys: String, CodingKey { case client }
+
+        func encode(to encoder: any Encoder) throws {
+            try request.encode(to: encoder)
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encodeIfPresent(client, forKey: .client)
+        }
+    }
+
+    func fetch(_ request: FetchRequest, client: String? = nil) async throws -> FetchResponse {
         let checked: FetchRequest
         do {
             checked = try request.validated()
@@ -23,7 +37,7 @@ final class RecipeSource: Sendable {
         }
         let reply: Data
         do {
-            reply = try await connection.send(try JSONEncoder().encode(checked))
+            reply = try await connection.send(try JSONEncoder().encode(OnBehalf(request: checked, client: client)))
         } catch {
             throw Problem(.serviceUnavailable, code: "fetch_unavailable",
                           detail: "the fetch worker did not answer in time", headers: [.retryAfter: "1"])
@@ -43,6 +57,10 @@ final class RecipeSource: Sendable {
         case .rateLimited(let seconds):
             Problem(.serviceUnavailable, code: "upstream_rate_limited",
                     detail: "too many calls to the recipe provider for now and nothing is cached; retry in \(seconds) s",
+                    headers: [.retryAfter: String(seconds)])
+        case .budgetExhausted(let seconds):
+            Problem(.tooManyRequests, code: "upstream_budget_exhausted",
+                    detail: "you have asked the recipe provider for much that was not cached; retry in \(seconds) s",
                     headers: [.retryAfter: String(seconds)])
         case .upstreamUnavailable(let reason):
             Problem(.serviceUnavailable, code: "upstream_unavailable",

@@ -30,6 +30,9 @@ public struct FetchConfiguration: Sendable {
     public var connectTimeout: Double
     public var requestTimeout: Double
     public var cacheLifetimes: CacheLifetimes
+    /// Upstream calls one client may cause: 5 at once, then one every 2 minutes
+    /// (PANTRY_FETCH_CLIENT_BURST, PANTRY_FETCH_CLIENT_PER_HOUR).
+    public var upstreamCallsPerClient = RateLimit(perSecond: 30.0 / 3600, burst: 5)
     /// Hosts an `image` request may fetch from; the upstreams' own hosts are always allowed.
     public var imageHosts: Set<String>
 
@@ -84,6 +87,10 @@ public struct FetchConfiguration: Sendable {
         if let rate: Double = try number("PANTRY_SPOONACULAR_RATE", 0.001...1000) { config.spoonacularLimits.ratePerSecond = rate }
         if let burst: Double = try number("PANTRY_SPOONACULAR_BURST", 1...1000) { config.spoonacularLimits.burst = burst }
         if let calls: Int = try number("PANTRY_SPOONACULAR_CONCURRENCY", 1...100) { config.spoonacularLimits.maxConcurrent = calls }
+        if let burst: Double = try number("PANTRY_FETCH_CLIENT_BURST", 1...1_000_000) { config.upstreamCallsPerClient.burst = burst }
+        if let perHour: Double = try number("PANTRY_FETCH_CLIENT_PER_HOUR", 1...1_000_000_000) {
+            config.upstreamCallsPerClient.perSecond = perHour / 3600
+        }
         if let timeout: Double = try number("PANTRY_FETCH_TIMEOUT", 0.1...300) { config.requestTimeout = timeout }
         if let seed: UInt64 = try number("PANTRY_CATALOG_SEED", 0...UInt64.max) { config.catalogSeed = seed }
         config.catalogFile = value("PANTRY_CATALOG")

@@ -29,6 +29,12 @@ public enum FetchRequest: Sendable, Equatable, Hashable {
     }
 
     /// Decodes a request from JSON, turning any decoding problem into `.badRequest`.
+    /// Who a request is made for (`"client"`, the API's caller), when it says.
+    public static func client(in json: Data) -> String? {
+        struct OnBehalf: Decodable { var client: String? }
+        return (try? JSONDecoder().decode(OnBehalf.self, from: json))?.client.map { String($0.prefix(128)) }
+    }
+
     public static func decode(json: Data) throws(FetchError) -> FetchRequest {
         do {
             return try JSONDecoder().decode(FetchRequest.self, from: json)

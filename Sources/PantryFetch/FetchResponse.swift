@@ -80,6 +80,8 @@ public enum FetchError: Error, Sendable, Equatable, Hashable {
     case quotaExhausted(retryAfterSeconds: Int)
     /// Too many upstream calls for now (the rate limit or the upstream's 429) and nothing is cached.
     case rateLimited(retryAfterSeconds: Int)
+    /// This client caused its share of upstream calls for now, and nothing is cached.
+    case budgetExhausted(retryAfterSeconds: Int)
     /// The upstream failed, timed out, answered nonsense or is not configured, and nothing is cached.
     case upstreamUnavailable(reason: String)
     case badRequest(message: String)
@@ -95,6 +97,7 @@ extension FetchError: Codable, CustomStringConvertible {
         switch error {
         case "quotaExhausted": self = .quotaExhausted(retryAfterSeconds: try c.decode(Int.self, forKey: .retryAfterSeconds))
         case "rateLimited": self = .rateLimited(retryAfterSeconds: try c.decode(Int.self, forKey: .retryAfterSeconds))
+        case "budgetExhausted": self = .budgetExhausted(retryAfterSeconds: try c.decode(Int.self, forKey: .retryAfterSeconds))
         case "upstreamUnavailable": self = .upstreamUnavailable(reason: try c.decode(String.self, forKey: .reason))
         case "badRequest": self = .badRequest(message: try c.decode(String.self, forKey: .message))
         case "notFound": self = .notFound
@@ -111,6 +114,9 @@ extension FetchError: Codable, CustomStringConvertible {
         case .rateLimited(let seconds):
             try c.encode("rateLimited", forKey: .error)
             try c.encode(seconds, forKey: .retryAfterSeconds)
+        case .budgetExhausted(let seconds):
+            try c.encode("budgetExhausted", forKey: .error)
+            try c.encode(seconds, forKey: .retryAfterSeconds)
         case .upstreamUnavailable(let reason):
             try c.encode("upstreamUnavailable", forKey: .error)
             try c.encode(reason, forKey: .reason)
@@ -126,6 +132,7 @@ extension FetchError: Codable, CustomStringConvertible {
         switch self {
         case .quotaExhausted(let seconds): "upstream quota exhausted; retry in \(seconds) s"
         case .rateLimited(let seconds): "too many upstream calls for now; retry in \(seconds) s"
+        case .budgetExhausted(let seconds): "this client's share of upstream calls is spent; retry in \(seconds) s"
         case .upstreamUnavailable(let reason): "upstream unavailable: \(reason)"
         case .badRequest(let message): "bad request: \(message)"
         case .notFound: "not found"

@@ -16,10 +16,14 @@ public actor FetchService {
     private let images: UpstreamGate
     private let logger: Logger
     private var inFlight: [String: Task<FetchResult, Never>] = [:]
+    /// Upstream calls each client may cause: the deployment's quota is everyone's, and ten junk
+    /// searches from one user once spent it for the day. Cache hits are never counted.
+    private let clientBudgets: RateLimiter
 
     public init(configuration: FetchConfiguration, logger: Logger = Logger(label: "pantry.fetch")) throws {
         self.configuration = configuration
         self.logger = logger
+        clientBudgets = RateLimiter(configuration.upstreamCallsPerClient)
         let store = try FetchStore(path: configuration.databasePath)
         self.store = store
         let catalog = try CatalogProvider(file: configuration.catalogFile.map { URL(fileURLWithPath: $0) }, seed: configuration.catalogSeed)
@@ -45,7 +49,9 @@ public actor FetchService {
         ])
     }
 
-    public func handle(_ raw: FetchRequest) async -> FetchResult {
+    /// `client` names who asks (the API passes the caller's address): the upstream calls it may
+    /// cause are limited; nil for trusted callers (benchmarks, tests of the worker alone).
+    public func handle(_ raw: FetchRequest, client: String? = nil) async -> FetchResult {
         let request: FetchRequest
         do {
             request = try raw.validated()
@@ -72,7 +78,7 @@ public actor FetchService {
         if let running = inFlight[key] {
             return await running.value
         }
-        let task = Task { await self.load(request, key: key, source: source) }
+        let task = Task { await self.load(request, key: key, source: source, client: client) }
         inFlight[key] = task
         let result = await task.value
         inFlight[key] = nil
@@ -125,10 +131,17 @@ public actor FetchService {
     }
 
     /// Runs once per key at a time; its result is shared by every caller of that key.
-    private func load(_ request: FetchRequest, key: String, source: Source) async -> FetchResult {
+    private func load(_ request: FetchRequest, key: String, source: Source, client: String?) async -> FetchResult {
         // A caller that missed the cache just before the previous load stored its answer.
         if let fresh = await freshCached(key, kind: request.kind, provider: source.name) {
             return .success(fresh)
+        }
+        if let client, let wait = clientBudgets.retryAfter(client) {
+            if let entry = try? await store.cached(key) {
+                return .success(FetchResponse(payload: entry.payload, origin: .staleCache, ageSeconds: Self.age(entry),
+                                              provider: source.name))
+            }
+            return .failure(.budgetExhausted(retryAfterSeconds: max(1, Int(wait.rounded(.up)))))
         }
         do {
             let payload = try await fetchUpstream(request, from: source)

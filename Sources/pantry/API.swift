@@ -4,6 +4,7 @@ import Logging
 import PantryAPI
 import PantryBus
 import PantryCore
+import PantryFetch
 
 struct API: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -196,3 +196,35 @@ def test_errors_do_not_name_internal_sockets(processes):
     answer = api.put("/v1/me/favourites/catalog:shakshuka", token=token)
     assert answer.status == 503
     assert b"ipc://" not in answer.body and b".sock" not in answer.body
+
+
+def get_from(address, port, path):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(address, 0))
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read() or b"{}")
+    finally:
+        connection.close()
+
+
+def test_one_client_cannot_spend_everyones_upstream_quota(processes):
+    import pathlib
+    import sys
+    fake = pathlib.Path(__file__).resolve().parents[1] / "Fixtures" / "fake_upstream.py"
+    upstream = subprocess.Popen([sys.executable, str(fake), "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        base = f"http://127.0.0.1:{upstream.stdout.readline().split()[1]}"
+        api = start_core_and_api(processes, fetch_env={
+            "PANTRY_SPOONACULAR_URL": base, "PANTRY_SPOONACULAR_KEY": "k", "PANTRY_SPOONACULAR_RATE": "1000",
+            "PANTRY_SPOONACULAR_BURST": "1000", "PANTRY_FETCH_CLIENT_BURST": "5", "PANTRY_FETCH_CLIENT_PER_HOUR": "1"})
+        junk = [get_from("127.0.0.5", api.port, f"/v1/recipes/search?query=junk{n}") for n in range(10)]
+        assert [status for status, _ in junk[:5]] == [200] * 5
+        refused = junk[5:]
+        assert all(status == 429 and body["code"] == "upstream_budget_exhausted" for status, body in refused), refused
+        # Another user still reaches the upstream, and the first one's cached answers are still served.
+        assert get_from("127.0.0.6", api.port, "/v1/recipes/search?query=soup")[0] == 200
+        assert get_from("127.0.0.5", api.port, "/v1/recipes/search?query=junk0")[0] == 200
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=10)

@@ -167,7 +167,7 @@ class APIClient:
         return recipe.json["payload"]["recipe"]
 
 
-def start_core_and_api(processes, env=None, api_args=()):
+def start_core_and_api(processes, env=None, api_args=(), fetch_env=None):
     """The whole deployment: `pantry core` (running[0]), `pantry api` on a free port (running[1]),
     every projection worker and the fetch worker (embedded catalog); returns the client once
     /ready answers 200, which needs the core and every worker."""
@@ -178,7 +178,7 @@ def start_core_and_api(processes, env=None, api_args=()):
     processes.start("api", "--port", str(port), "--password-cost", "10", *api_args, env=env)
     for projection in PROJECTIONS:
         processes.start("worker", projection)
-    processes.start("fetch")
+    processes.start("fetch", env=fetch_env)
     client = APIClient(port)
     wait_for(client.ready, timeout=60, what="the API to be ready")
     return client

@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 /// Token buckets per key (a client address, or "*" for everyone): `burst` requests at once, then
-/// `perSecond`. Log-ins and registrations are limited per client and overall before any hashing.
-/// Memory is bounded: when `maxKeys` buckets exist, the full ones (idle clients) are dropped.
+/// `perSecond`. The API limits log-ins and registrations with them before any hashing; the fetch
+/// worker limits the upstream calls each client may cause. Memory is bounded: when `maxKeys`
+/// buckets exist, the full ones (idle clients) are dropped.
 /// `burst` requests at once, then `perSecond`.
 public struct RateLimit: Sendable, Equatable {
     public var perSecond: Double
@@ -11,25 +12,25 @@ public struct RateLimit: Sendable, Equatable {
     public init(perSecond: Double, burst: Double) { self.perSecond = perSecond; self.burst = burst }
 }
 
-final class RateLimiter: Sendable {
-    typealias Limit = RateLimit
+public final class RateLimiter: Sendable {
+    public typealias Limit = RateLimit
 
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
     }
 
-    let limit: Limit
+    public let limit: Limit
     private let maxKeys: Int
     private let buckets = Mutex<[String: Bucket]>([:])
 
-    init(_ limit: Limit, maxKeys: Int = 100_000) {
+    public init(_ limit: Limit, maxKeys: Int = 100_000) {
         self.limit = limit
         self.maxKeys = maxKeys
     }
 
     /// Nil when `key` may go now (a token is taken), else the seconds until it may.
-    func retryAfter(_ key: String, now: ContinuousClock.Instant = .now) -> Double? {
+    public func retryAfter(_ key: String, now: ContinuousClock.Instant = .now) -> Double? {
         buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: limit.burst, updated: now)
             let elapsed = Double((now - bucket.updated).components.attoseconds) / 1e18 + Double((now - bucket.updated).components.seconds)
