@@ -7,7 +7,7 @@ struct Pantry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Pantry: the event-sourced backend for recipe apps.",
         version: Pantry.version,
-        subcommands: [Core.self, Worker.self, Fetch.self, API.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self,
+        subcommands: [Core.self, Worker.self, Fetch.self, API.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self, Backup.self, Restore.self,
                       LoadTest.self]
     )
 }
