@@ -2,6 +2,7 @@ import Foundation
 import PantryCore
 import PantryDomain
 import PantryEventStore
+import PantryKeys
 import Testing
 
 @Suite struct CommandProcessorTests {
@@ -80,6 +81,43 @@ import Testing
             ])
             #expect(try processor.store.headPosition() == 3)
             #expect(try processor.store.countsByType() == ["UserRegistered": 1, "RecipeRecorded": 1, "RecipeSaved": 1])
+        }
+    }
+
+    @Test func aCommandIdReusedForAnotherCommandInOneBatchIsRefused() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
+            let outcomes = processor.process([
+                envelope("c1", register("u1")),
+                envelope("c1", register("u2")),
+                envelope("c2", save("u1", "r1")),
+                envelope("c2", use("u1", "r1", "salt")),
+                envelope("c2", save("u1", "r1")),
+            ])
+            #expect(outcomes.map(\.status) == [.accepted, .rejected, .accepted, .rejected, .accepted])
+            #expect(outcomes.map(\.code) == [nil, "command_id_reused", nil, "command_id_reused", nil])
+            #expect(outcomes[4] == .accepted("c2", 2...3, duplicate: true))
+            #expect(outcomes[1].positions == nil && outcomes[3].positions == nil, "never the other command's positions")
+            #expect(processor.state.users["u2"] == nil && processor.state.usedIngredients.isEmpty)
+            #expect(try processor.store.countsByType() == ["UserRegistered": 1, "RecipeRecorded": 1, "RecipeSaved": 1])
+        }
+    }
+
+    @Test func aCommandIdReusedForAnotherCommandAfterARestartIsRefused() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            do {
+                let processor = try openProcessor(path)
+                _ = processor.process([envelope("c1", register("u1")), envelope("c2", use("u1", "r1", "olive oil"))])
+            }
+            // The fingerprints come back from the log, not from memory.
+            let reopened = try openProcessor(path)
+            let outcomes = reopened.process([envelope("c2", use("u1", "r1", "flour")), envelope("c1", register("u2")),
+                                             envelope("c2", use("u1", "r1", "olive oil"))])
+            #expect(outcomes.map(\.code) == ["command_id_reused", "command_id_reused", nil])
+            #expect(outcomes[2] == .accepted("c2", 2...3, duplicate: true))
+            #expect(try reopened.store.headPosition() == 3)
+            #expect(reopened.state.usedIngredients["u1"]?.map(\.ingredient) == ["olive oil"])
         }
     }
 
@@ -176,4 +214,40 @@ import Testing
             #expect(reopened.process([envelope("c4", register("u1"))]).first?.code == "user_exists")
         }
     }
+
+    @Test func startingDestroysTheKeyOfADeletedUserThatWasLeftBehind() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let keysFile = URL(fileURLWithPath: path + ".keys")
+            let keysBeforeDeletion = dir.appendingPathComponent("keys-before-deletion")
+            do {
+                let processor = try openProcessor(path)
+                _ = processor.process([envelope("c1", register("u1")), envelope("c2", register("u2"))])
+            }
+            try FileManager.default.copyItem(at: keysFile, to: keysBeforeDeletion)
+            do {
+                let processor = try openProcessor(path)
+                #expect(processor.process([envelope("c3", .deleteUser(DeleteUser(userId: "u1")))]) == [.accepted("c3", 3...3)])
+            }
+            // A stop between logging the deletion and destroying the key: the key file as it was before.
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: keysFile.path + suffix) }
+            try FileManager.default.copyItem(at: keysBeforeDeletion, to: keysFile)
+            func registrations() throws -> [UserRegistered] {
+                let reader = try UserKeyStore(path: keysFile.path, readOnly: true)
+                return try SQLiteEventStore(path: path).read(after: 0, limit: 10).filter { $0.type == "UserRegistered" }.map {
+                    try #require(try EventCoding.decode(type: $0.type, schemaVersion: $0.schemaVersion, data: $0.data,
+                                                        vault: reader).userRegistered)
+                }
+            }
+            #expect(try registrations().map { $0.account?.username } == ["user_u1", "user_u2"], "the key is back")
+
+            let restarted = try openProcessor(path)
+            #expect(try registrations().map { $0.account?.username } == [nil, "user_u2"], "only the deleted user's key goes")
+            #expect(restarted.state.users["u2"]?.account?.username == "user_u2" && restarted.state.deletedUsers == ["u1"])
+        }
+    }
+}
+
+private extension Event {
+    var userRegistered: UserRegistered? { if case .userRegistered(let e) = self { e } else { nil } }
 }

@@ -38,6 +38,40 @@ import Testing
         #expect(world.reject(register("u2", lookalike, email: "b@example.org")) == .usernameTaken)
     }
 
+    @Test func anAccentedNameIsAcceptedAndTheSameNameInAnotherNormalFormIsTaken() throws {
+        var world = World()
+        let event = try world.accept(register("u1", "a\u{0301}nna", email: "anna1@example.org"))
+        #expect(event.userRegistered?.account?.username == "\u{E1}nna")
+        #expect(world.reject(register("u2", "\u{E1}nna", email: "anna2@example.org")) == .usernameTaken)
+        #expect(world.reject(register("u2", "\u{C1}NNA", email: "anna2@example.org")) == .usernameTaken)
+    }
+
+    /// Full-width, a Cyrillic а, an invisible zero-width space, another case: none is another name.
+    @Test(arguments: [("\u{FF21}\u{FF4E}\u{FF4E}\u{FF41}", Rejection.Code.usernameTaken), ("\u{0430}nna", .usernameTaken),
+                      ("an\u{200B}na", .invalidUsername), ("ANNA", .usernameTaken)])
+    func namesThatLookLikeAnnaAreRefusedOnceAnnaExists(_ lookalike: String, _ code: Rejection.Code) throws {
+        var world = World()
+        try world.accept(register("u1", "anna", email: "anna@example.org"))
+        #expect(world.reject(register("u2", lookalike, email: "other@example.org")) == code)
+        try world.accept(register("u2", "anne", email: "other@example.org"))
+    }
+
+    @Test func aDeletedUsersCommandsAreRefusedAsFromAnUnknownUser() throws {
+        var world = try World.withAlice()
+        try world.accept(use("u1", "r1", "salt"))
+        try world.accept(addGrocery("u1", "salt"))
+        try world.accept(.deleteUser(DeleteUser(userId: "u1")))
+        for command in [save("u1", "r2"), unsave("u1", "r1"), addGrocery("u1", "pepper"), check("u1", "salt"),
+                        removeGrocery("u1", "salt"), use("u1", "r1", "salt"), cart("u1", "r1", 1), experience("u1", "r1", "nice"),
+                        .changePassword(ChangePassword(userId: "u1", passwordHash: phcHash))] {
+            #expect(world.reject(command) == .unknownUser, "\(command)")
+        }
+        // Their data went with them, and the name and email can be someone else's.
+        #expect(world.state.usedIngredients["u1"] == nil && world.state.groceries["u1"] == nil)
+        try world.accept(register("u7", "ALICE", email: "Alice@Example.org"))
+        #expect(world.state.usernames[Username.skeleton("alice")] == "u7")
+    }
+
     @Test func aDeletedUsersNameAndEmailAreFreeAgainButNotTheirId() throws {
         var world = try World.withAlice()
         let deleted = try world.accept(.deleteUser(DeleteUser(userId: "u1")))

@@ -56,6 +56,49 @@ import Testing
         #expect(world.events.filter { if case .recipeRecorded = $0 { true } else { false } }.count == 1)
     }
 
+    @Test func eggsEggAndCapitalisedEggsAreOnePointForTheRecipesOwnIngredient() throws {
+        var world = try World.withAlice()
+        let shakshuka = facts(title: "Shakshuka", ingredients: ["Eggs", "onion", "tomatoes"])
+        let event = try world.accept(use("u1", "shakshuka", "eggs", recipe: shakshuka))
+        #expect(event == .pointEarned(PointEarned(userId: "u1", recipeId: "shakshuka", ingredient: "egg")))
+        #expect(world.reject(use("u1", "shakshuka", "egg")) == .alreadyUsed)
+        #expect(world.reject(use("u1", "shakshuka", "Eggs")) == .alreadyUsed)
+        #expect(world.state.usedIngredients["u1"]?.map { [$0.recipeId, $0.ingredient] } == [["shakshuka", "egg"]])
+    }
+
+    @Test func chocolateForAPastaEarnsNothing() throws {
+        var world = try World.withAlice()
+        let pasta = facts(title: "Pasta", ingredients: ["spaghetti", "garlic", "olive oil"])
+        #expect(world.reject(use("u1", "pasta", "chocolate", recipe: pasta)) == .notInRecipe)
+        try world.accept(use("u1", "pasta", "garlic", recipe: pasta))
+        #expect(world.reject(use("u1", "pasta", "chocolate")) == .notInRecipe, "not after the recipe is recorded either")
+        #expect(world.state.usedIngredients["u1"]?.count == 1)
+    }
+
+    @Test func aRecipeNobodyLookedUpEarnsNothingAndRecordsNothing() throws {
+        var world = try World.withAlice()
+        let bare = Command.useOwnedIngredient(UseOwnedIngredient(userId: "u1", recipeId: "made-up-1", ingredient: "unobtainium"))
+        #expect(world.reject(bare) == .unknownRecipe)
+        #expect(world.state.recipes.isEmpty && world.state.usedIngredients.isEmpty)
+    }
+
+    @Test func favouritesAndCartLinesTakeTitleAndImageFromTheRecordedFacts() throws {
+        var world = try World.withAlice()
+        let recorded = facts(title: "Shakshuka", image: "https://img.example.org/shakshuka.jpg", ingredients: ["eggs"])
+        try world.accept(use("u1", "shakshuka", "eggs", recipe: recorded))
+        let saved = try world.accept(.saveRecipe(SaveRecipe(userId: "u1", recipeId: "shakshuka")))
+        #expect(saved == .recipeSaved(RecipeSaved(userId: "u1", recipeId: "shakshuka", title: "Shakshuka",
+                                                  image: "https://img.example.org/shakshuka.jpg")))
+        let forged = facts(title: "Renamed", image: "https://evil.example/x.png")
+        let line = try world.accept(.adjustCart(AdjustCart(userId: "u1", recipeId: "shakshuka", delta: 2, recipe: forged)))
+        #expect(line == .cartAdjusted(CartAdjusted(userId: "u1", recipeId: "shakshuka", title: "Shakshuka",
+                                                   image: "https://img.example.org/shakshuka.jpg", delta: 2, count: 2)))
+        // A decrement cannot rename the line either.
+        let decrement = try world.accept(.adjustCart(AdjustCart(userId: "u1", recipeId: "shakshuka", delta: -1, recipe: forged)))
+        #expect(decrement.cartAdjusted?.title == "Shakshuka" && decrement.cartAdjusted?.image == recorded.image)
+        #expect(world.state.recipes["shakshuka"]?.facts == recorded)
+    }
+
     @Test func theRecipeIdMustBeValid() throws {
         var world = try World.withAlice()
         #expect(world.reject(use("u1", "", "salt")) == .invalidRecipeId)

@@ -48,6 +48,26 @@ import Testing
         }
     }
 
+    @Test func destroyingOneUsersKeyLeavesTheOthersAndSurvivesReopening() throws {
+        let path = temporaryPath()
+        let (mine, theirs): (String, String)
+        do {
+            let keys = try UserKeyStore(path: path, readOnly: false)
+            mine = try keys.seal(Array("mine".utf8), for: "u1")
+            theirs = try keys.seal(Array("theirs".utf8), for: "u2")
+            try keys.persistPending()
+            try keys.destroy(["u1"])
+        }
+        let reopened = try UserKeyStore(path: path, readOnly: true)
+        #expect(try reopened.open(mine, for: "u1") == nil)
+        #expect(try reopened.open(theirs, for: "u2") == Array("theirs".utf8))
+        // A new key for the same id does not open what the old one sealed.
+        let writer = try UserKeyStore(path: path, readOnly: false)
+        _ = try writer.seal([1], for: "u1")
+        try writer.persistPending()
+        #expect(throws: UserKeyStore.Failure.self) { try writer.open(mine, for: "u1") }
+    }
+
     @Test func aReaderOfAMissingFileSaysSo() throws {
         let reader = try UserKeyStore(path: temporaryPath(), readOnly: true)
         #expect(throws: UserKeyStore.Failure.self) { try reader.open("AAAA", for: "u1") }
