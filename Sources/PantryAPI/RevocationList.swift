@@ -22,12 +22,20 @@ public final class RevocationList: Sendable {
         revoked = Mutex(ids)
     }
 
+    /// The token stops working here at once, whatever the disk says; when the file cannot be
+    /// written (a full disk) the logout is answered 503, to be retried so that a restart does not
+    /// bring the token back (it answered 500 and left the token valid).
     public func revoke(_ claims: SessionClaims) throws {
-        try database.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO revoked_tokens (token_id, expires_at) VALUES (?, ?)",
-                           arguments: [claims.tokenId, claims.expiresAt])
-        }
         revoked.withLock { _ = $0.insert(claims.tokenId) }
+        do {
+            try database.write { db in
+                try db.execute(sql: "INSERT OR IGNORE INTO revoked_tokens (token_id, expires_at) VALUES (?, ?)",
+                               arguments: [claims.tokenId, claims.expiresAt])
+            }
+        } catch {
+            throw Problem(.serviceUnavailable, code: "storage_error",
+                          detail: "logged out here, but not yet on disk; retry the logout", headers: [.retryAfter: "1"])
+        }
     }
 
     public func isRevoked(_ tokenId: String) -> Bool {

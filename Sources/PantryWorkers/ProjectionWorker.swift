@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import GRDB
 import PantryBus
 import PantryEventStore
 import PantryProjections
@@ -32,6 +33,8 @@ public final class ProjectionWorker {
     /// after `maxUnwrittenPositions`. The state is the same at both positions.
     private var written: Int64
     private static let maxUnwrittenPositions: Int64 = 1_000
+    /// Set when the file could not be written (a full disk): until then only queries are served.
+    private var writesPausedUntil: ContinuousClock.Instant?
 
     public init(store: ProjectionStore, log: any EventStore, context: ZMQContext, feed: String,
                 queryEndpoint: String, logger: Logger) throws {
@@ -58,9 +61,19 @@ public final class ProjectionWorker {
         var poller = ZMQPoller()
         poller.register(follower.socket)
         poller.register(queries)
+        var queriesOnly = ZMQPoller()
+        queriesOnly.register(queries)
         var lastReport = clock.now
         do {
             while true {
+                if let until = writesPausedUntil, clock.now < until {
+                    let pause = Int(((until - clock.now) / .milliseconds(1)).rounded(.up))
+                    let ready = try queriesOnly.poll(timeoutMilliseconds: queriesPending ? 0 : min(pause, pollTimeout()))
+                    if ready[0].contains(.readable) || queriesPending { try receiveQueries() }
+                    answerParked()
+                    continue
+                }
+                writesPausedUntil = nil
                 let busy = follower.isBehind || queriesPending
                 let ready = try poller.poll(timeoutMilliseconds: busy ? 0 : pollTimeout())
                 if ready[0].contains(.readable) || follower.isBehind {
@@ -106,6 +119,13 @@ public final class ProjectionWorker {
             logger.warning("could not apply a batch; resuming from the file's checkpoint",
                            metadata: ["error": "\(error)", "checkpoint": "\(written)"])
             follower.rewind(to: written)
+        } catch let error as DatabaseError where [.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_BUSY].contains(error.resultCode) {
+            // A full disk, say: nothing of the batch was applied. The worker stays up, answers
+            // queries at what it has, and reads the batch from the log again a second later.
+            logger.error("could not write the projection; retrying from the log in 1 s",
+                         metadata: ["error": "\(error)", "checkpoint": "\(written)"])
+            follower.rewind(to: written)
+            writesPausedUntil = clock.now + .seconds(1)
         }
     }
 

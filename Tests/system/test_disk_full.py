@@ -3,6 +3,7 @@ nothing failed is written, and once space is free every user's commands are acce
 no restart. The disk is a small tmpfs the test mounts itself (the tests run as root)."""
 import json
 import subprocess
+import time
 
 import pytest
 
@@ -68,5 +69,54 @@ def test_a_full_disk_fails_commands_cleanly_and_the_core_recovers_without_a_rest
         assert [e["position"] for e in logged] == list(range(1, len(logged) + 1)), "positions stay dense"
         points = [e for e in logged if e["type"] == "PointEarned"]
         assert len({e["metadata"]["commandId"] for e in points}) == len(points), "nothing written twice"
+    finally:
+        processes.stop_all()
+
+
+def test_a_worker_whose_disk_is_full_stays_up_and_catches_up_once_there_is_space(pantry_bin, small_disk, tmp_path):
+    """The projections alone on the full disk (the log has room): the worker used to exit on
+    SQLITE_FULL; now it keeps answering at what it has and catches up to the head afterwards."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (small_disk / "projections").mkdir()
+    (data / "projections").symlink_to(small_disk / "projections")
+    processes = Processes(pantry_bin, data)
+    try:
+        processes.start("core")
+        wait_for(lambda: (data / "core-commands.sock").exists(), what="the core's socket")
+        worker = processes.start("worker", "leaderboard")
+
+        def position():
+            report = json.loads(processes.run("status", "--json").stdout)
+            return next(p.get("position") for p in report["processes"] if p["name"] == "leaderboard")
+
+        def submit(commands):
+            result = processes.run("submit", input="\n".join(json.dumps(c) for c in commands).encode())
+            return [json.loads(line) for line in result.stdout.decode().splitlines()]
+
+        assert all(o["status"] == "accepted" for o in submit([{"commandId": f"reg-{u}", "type": "RegisterUser", "data": {
+            "userId": f"u{u}", "username": f"user{u}", "email": f"u{u}@example.org", "passwordHash": HASH}}
+            for u in range(USERS)]))
+        wait_for(lambda: position() == USERS, what="the worker at the head")
+        filler = small_disk / "filler"
+        with open(filler, "wb") as out:
+            try:
+                while True:
+                    out.write(b"\0" * 65536)
+                    out.flush()
+            except OSError:
+                pass
+        for n in range(40):
+            assert all(o["status"] == "accepted" for o in submit([use("full", u, n) for u in range(USERS)]))
+        head = json.loads(processes.run("stats", "--json").stdout)["head"]
+        log = next(data.glob("worker-leaderboard-*.log"))
+        wait_for(lambda: b"could not write the projection" in log.read_bytes(), what="the worker to meet the full disk")
+        time.sleep(1.5)
+        # Smaller batches may still fit in the WAL's frames of a failed one, so how far it got varies.
+        assert worker.poll() is None, "the worker stays up on a full disk"
+
+        filler.unlink()
+        wait_for(lambda: position() == head, timeout=30, what="the worker to catch up once there is space")
+        assert worker.poll() is None
     finally:
         processes.stop_all()
