@@ -53,6 +53,7 @@ let package = Package(
                 "PantryEventStore",
                 "PantryKeys",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // ZeroMQ between the processes: the core server, the command client, the feed follower.

@@ -13,26 +13,52 @@ public final class CommandProcessor {
     public private(set) var state = PantryState()
     public private(set) var head: Int64 = 0
     private var streamVersions: [String: Int64] = [:]
-    /// Accepted command ids and their positions: the idempotency record, rebuilt from the log.
-    private var acceptedCommands = AcceptedCommands()
+    /// Per user, the positions of the events that hold the account: what a snapshot keeps instead
+    /// of the account itself.
+    private var accountPositions: [UserID: [Int64]] = [:]
+    private let snapshots: CoreSnapshotFile?
+    private let snapshotEvery: Int64
+    private var lastSnapshot: Int64 = 0
+    /// The position of the snapshot the last load started from; 0 when it folded the whole log.
+    public private(set) var loadedFromSnapshot: Int64 = 0
     /// Set when the state could not be rebuilt after a failed append: nothing is decided until it is.
     private var needsReload = false
     private let logger: Logger
 
-    public init(store: any EventStore, keys: UserKeyStore, logger: Logger = Logger(label: "pantry.core")) throws {
+    /// With `snapshotPath`, the state is also kept in a snapshot there, written in the background
+    /// every `snapshotEvery` events, and a start folds only the log after it.
+    public init(store: any EventStore, keys: UserKeyStore, snapshotPath: String? = nil, snapshotEvery: Int64 = 100_000,
+                logger: Logger = Logger(label: "pantry.core")) throws {
         self.store = store
         self.keys = keys
         self.logger = logger
+        self.snapshots = snapshotPath.map { CoreSnapshotFile(path: $0, logger: logger) }
+        self.snapshotEvery = snapshotEvery
         try load()
     }
 
-    /// Folds the whole log into memory. Called at start and after a failed append, because the
-    /// failed batch's events were already evolved into `state`.
+    /// The snapshot (if it belongs to this log) and the log after it, or else the whole log,
+    /// folded into memory. Called at start and after a failed append, because the failed batch's
+    /// events were already evolved into `state`.
     private func load() throws {
+        let started = ContinuousClock.now
         var state = PantryState()
         var versions: [String: Int64] = [:]
-        var accepted = AcceptedCommands()
+        var accounts: [UserID: [Int64]] = [:]
         var position: Int64 = 0
+        if let snapshot = try usableSnapshot() {
+            state = PantryState(restoring: snapshot.holdings)
+            for recorded in try store.read(positions: snapshot.accountPositions.values.flatMap { $0 }.sorted()) {
+                Decider.evolve(&state, try EventCoding.decode(
+                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keys))
+            }
+            versions = snapshot.streamVersions
+            accounts = snapshot.accountPositions
+            position = snapshot.position
+            lastSnapshot = snapshot.position
+        }
+        let fromSnapshot = position
+        loadedFromSnapshot = position
         while true {
             let batch = try store.read(after: position, limit: 10_000)
             guard let last = batch.last else { break }
@@ -44,21 +70,58 @@ public final class CommandProcessor {
                     type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keys)
                 Decider.evolve(&state, event)
                 versions[recorded.streamId] = recorded.streamVersion
-                let id = recorded.metadata.commandId
-                accepted[id] = AcceptedCommands.Entry(
-                    positions: (accepted[id]?.positions.lowerBound ?? recorded.position)...recorded.position,
-                    fingerprint: recorded.metadata.commandFingerprint)
+                Self.track(recorded.type, of: recorded.metadata.userId, at: recorded.position, in: &accounts)
                 position = recorded.position
             }
             position = last.position
         }
         self.state = state
         self.streamVersions = versions
-        self.acceptedCommands = accepted
+        self.accountPositions = accounts
         self.head = position
         // A stop between logging a deletion and destroying the key leaves the key: destroy it now.
         try keys.destroy(state.deletedUsers)
-        logger.info("loaded the log", metadata: ["events": "\(position)", "users": "\(state.users.count)"])
+        logger.info("loaded the log", metadata: [
+            "events": "\(position)", "snapshot": "\(fromSnapshot)", "folded": "\(position - fromSnapshot)",
+            "users": "\(state.users.count)", "milliseconds": "\((ContinuousClock.now - started) / .milliseconds(1))",
+        ])
+        if position - lastSnapshot >= snapshotEvery { takeSnapshot() }
+    }
+
+    /// The snapshot, when there is one and it was taken of this log: the event at its position
+    /// must be the one it names (a restored or copied directory may hold another log's snapshot).
+    private func usableSnapshot() throws -> CoreSnapshot? {
+        guard let snapshot = snapshots?.read() else { return nil }
+        guard try store.read(positions: [snapshot.position]).first?.metadata.commandId == snapshot.commandIdAtPosition else {
+            logger.warning("ignoring a core snapshot of another log", metadata: ["position": "\(snapshot.position)"])
+            return nil
+        }
+        return snapshot
+    }
+
+    /// Keeps `accounts` pointing at the events that hold each account today.
+    private static func track(_ type: String, of userId: UserID, at position: Int64, in accounts: inout [UserID: [Int64]]) {
+        switch type {
+        case "UserRegistered": accounts[userId] = [position]
+        case "PasswordChanged": accounts[userId] = [accounts[userId]?.first ?? position, position]
+        case "UserDeleted": accounts[userId] = nil
+        default: break
+        }
+    }
+
+    /// Hands a copy of the state at `head` to the background writer.
+    private func takeSnapshot() {
+        guard let snapshots, head > 0,
+              let commandId = try? store.read(positions: [head]).first?.metadata.commandId else { return }
+        snapshots.writeInBackground(CoreSnapshot(
+            position: head, commandIdAtPosition: commandId, holdings: state.holdings,
+            streamVersions: streamVersions, accountPositions: accountPositions))
+        lastSnapshot = head
+    }
+
+    /// Waits until a snapshot being written is on disk.
+    public func waitForSnapshot() {
+        snapshots?.waitForWrites()
     }
 
     /// What one batch came to: an outcome per command, and the events it appended, in log order.
@@ -82,6 +145,13 @@ public final class CommandProcessor {
                 return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read; the core is not accepting commands") }, appended: [])
             }
         }
+        let known: [CommandID: AcceptedCommand]
+        do {
+            known = try store.acceptedCommands(batch.map(\.commandId))
+        } catch {
+            logger.error("could not read the idempotency record", metadata: ["error": "\(error)"])
+            return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)") }, appended: [])
+        }
         var appended: [RecordedEvent] = []
         var outcomes = [CommandOutcome?](repeating: nil, count: batch.count)
         var appends: [StreamAppend] = []
@@ -89,12 +159,13 @@ public final class CommandProcessor {
         /// A command id seen earlier in this batch and accepted there: answered like a retry.
         var acceptedInBatch: [CommandID: Int] = [:]
         var repeats: [(index: Int, of: Int)] = []
+        var acceptedRanges: [Int: ClosedRange<Int64>] = [:]
         let recordedAt = Int64(now.timeIntervalSince1970 * 1000)
 
         var deletedUsers: [UserID] = []
         for (index, envelope) in batch.enumerated() {
             let fingerprint = CommandCoding.fingerprint(envelope.command)
-            if let accepted = acceptedCommands[envelope.commandId] {
+            if let accepted = known[envelope.commandId] {
                 outcomes[index] = accepted.fingerprint.map { $0 == fingerprint } == false
                     ? .rejected(envelope.commandId, Self.reused(envelope.commandId))
                     : .accepted(envelope.commandId, accepted.positions, duplicate: true)
@@ -140,11 +211,10 @@ public final class CommandProcessor {
                 try keys.persistPending()
                 let ranges = try store.append(appends)
                 for ((owner, append), range) in zip(zip(appendOwners, appends), ranges) {
-                    let commandId = batch[owner].commandId
-                    acceptedCommands[commandId] = AcceptedCommands.Entry(
-                        positions: range, fingerprint: append.events.first?.metadata.commandFingerprint)
-                    outcomes[owner] = .accepted(commandId, range)
+                    outcomes[owner] = .accepted(batch[owner].commandId, range)
+                    acceptedRanges[owner] = range
                     for (offset, event) in append.events.enumerated() {
+                        Self.track(event.type, of: event.metadata.userId, at: range.lowerBound + Int64(offset), in: &accountPositions)
                         appended.append(RecordedEvent(
                             position: range.lowerBound + Int64(offset), streamId: append.streamId,
                             streamVersion: append.expectedVersion + Int64(offset) + 1, type: event.type,
@@ -153,6 +223,7 @@ public final class CommandProcessor {
                 }
                 head = ranges.last?.upperBound ?? head
                 destroyKeys(of: deletedUsers)
+                if head - lastSnapshot >= snapshotEvery { takeSnapshot() }
             } catch {
                 keys.discardPending()
                 logger.error("append failed; nothing of this batch was written", metadata: ["error": "\(error)"])
@@ -161,9 +232,9 @@ public final class CommandProcessor {
             }
         }
         for (index, first) in repeats {
-            if outcomes[first]?.status == .accepted, let accepted = acceptedCommands[batch[first].commandId] {
-                outcomes[index] = accepted.fingerprint == CommandCoding.fingerprint(batch[index].command)
-                    ? .accepted(batch[index].commandId, accepted.positions, duplicate: true)
+            if let positions = acceptedRanges[first] {
+                outcomes[index] = CommandCoding.fingerprint(batch[first].command) == CommandCoding.fingerprint(batch[index].command)
+                    ? .accepted(batch[index].commandId, positions, duplicate: true)
                     : .rejected(batch[index].commandId, Self.reused(batch[index].commandId))
             } else {
                 outcomes[index] = outcomes[first]
@@ -200,5 +271,7 @@ public final class CommandProcessor {
     }
 
     /// The positions of an accepted command, if this id was accepted before.
-    public func positions(of commandId: CommandID) -> ClosedRange<Int64>? { acceptedCommands[commandId]?.positions }
+    public func positions(of commandId: CommandID) throws -> ClosedRange<Int64>? {
+        try store.acceptedCommands([commandId])[commandId]?.positions
+    }
 }

@@ -32,6 +32,8 @@ public struct DataDirectory: Sendable {
     public var eventLog: String { url.appendingPathComponent("events.sqlite").path }
     /// The users' keys (`UserKeyStore`): written by the core, read by every process that decodes accounts.
     public var userKeys: String { url.appendingPathComponent("user-keys.sqlite").path }
+    /// The core's state at a position (`CoreSnapshot`): rebuilt from the log when missing or stale.
+    public var coreSnapshot: String { url.appendingPathComponent("core.snapshot").path }
     public var writerLock: String { url.appendingPathComponent("events.lock").path }
     /// The projection files, one per worker.
     public var projections: URL { url.appendingPathComponent("projections", isDirectory: true) }

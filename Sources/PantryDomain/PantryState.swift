@@ -8,6 +8,10 @@ public struct PantryState: Sendable, Equatable {
     public struct UsedIngredient: Hashable, Sendable {
         public var recipeId: RecipeID
         public var ingredient: String
+
+        public init(recipeId: RecipeID, ingredient: String) {
+            self.recipeId = recipeId; self.ingredient = ingredient
+        }
     }
 
     public private(set) var users: [UserID: User] = [:]
@@ -28,6 +32,44 @@ public struct PantryState: Sendable, Equatable {
     public private(set) var recipes: [RecipeID: KnownRecipe] = [:]
 
     public init() {}
+
+    /// Everything but the accounts: what a snapshot of the state keeps. The accounts stay only in
+    /// the log, sealed, so a snapshot holds no personal data and a destroyed key still erases it.
+    public struct Holdings: Sendable, Equatable {
+        public var deletedUsers: Set<UserID>
+        public var usedIngredients: [UserID: Set<UsedIngredient>]
+        public var savedRecipes: [UserID: Set<RecipeID>]
+        public var groceries: [UserID: [String: Bool]]
+        public var carts: [UserID: [RecipeID: Int]]
+        public var recipes: [RecipeID: RecipeFacts]
+
+        public init(deletedUsers: Set<UserID>, usedIngredients: [UserID: Set<UsedIngredient>],
+                    savedRecipes: [UserID: Set<RecipeID>], groceries: [UserID: [String: Bool]],
+                    carts: [UserID: [RecipeID: Int]], recipes: [RecipeID: RecipeFacts]) {
+            self.deletedUsers = deletedUsers; self.usedIngredients = usedIngredients
+            self.savedRecipes = savedRecipes; self.groceries = groceries; self.carts = carts; self.recipes = recipes
+        }
+    }
+
+    /// Raised whenever `evolve` would build a different state from the same events: a snapshot
+    /// of another version is not trusted, and the state is folded from the log instead.
+    public static let holdingsVersion = 1
+
+    public var holdings: Holdings {
+        Holdings(deletedUsers: deletedUsers, usedIngredients: usedIngredients, savedRecipes: savedRecipes,
+                 groceries: groceries, carts: carts, recipes: recipes.mapValues(\.facts))
+    }
+
+    /// A state with `holdings` and no accounts yet: the accounts' events (`UserRegistered`,
+    /// `PasswordChanged`) are evolved into it afterwards.
+    public init(restoring holdings: Holdings) {
+        deletedUsers = holdings.deletedUsers
+        usedIngredients = holdings.usedIngredients
+        savedRecipes = holdings.savedRecipes
+        groceries = holdings.groceries
+        carts = holdings.carts
+        recipes = holdings.recipes.mapValues(KnownRecipe.init)
+    }
 
     mutating func apply(_ event: Event) {
         switch event {

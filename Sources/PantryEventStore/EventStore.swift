@@ -13,8 +13,16 @@ public protocol EventStore: AnyObject, Sendable {
     /// ignores those types may count itself at `last` afterwards without having seen them.
     func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent]
 
+    /// The events at `positions` that exist, oldest first.
+    func read(positions: [Int64]) throws -> [RecordedEvent]
+
     /// Every event of one stream, oldest first.
     func readStream(_ streamId: String) throws -> [RecordedEvent]
+
+    /// The idempotency record: for each of `commandIds` that the log holds, where its events are
+    /// and what it asked for. Asked of the log, by index, rather than kept in memory: one entry per
+    /// command ever accepted grew the core by 100 MB a million commands, and its start with them.
+    func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand]
 
     /// The position of the newest event, 0 for an empty log.
     func headPosition() throws -> Int64

@@ -76,3 +76,15 @@ public struct RecordedEvent: Sendable, Equatable {
         self.metadata = metadata
     }
 }
+
+/// A command the log holds: where its events are, and its fingerprint (nil for commands logged
+/// before fingerprints were kept: those ids answer any retry, as they always did).
+public struct AcceptedCommand: Sendable, Equatable {
+    public var positions: ClosedRange<Int64>
+    public var fingerprint: UInt64?
+
+    public init(positions: ClosedRange<Int64>, fingerprint: UInt64?) {
+        self.positions = positions
+        self.fingerprint = fingerprint
+    }
+}

@@ -22,7 +22,7 @@ struct ReplayBench: ParsableCommand {
         defer { try? FileManager.default.removeItem(at: root) }
         let logPath = root.appendingPathComponent("events.sqlite").path
         let keys = try UserKeyStore(path: logPath + ".keys", readOnly: false)
-        let log = try generateLog(at: logPath, keys: keys)
+        let log = try BenchLog.generate(at: logPath, keys: keys, events: events, users: users)
         let head = try log.headPosition()
 
         let clock = ContinuousClock()
@@ -41,36 +41,5 @@ struct ReplayBench: ParsableCommand {
         }
         let all = Double(head) * Double(projections.count) / seconds(clock.now - began)
         print("all \(projections.count)          \(fmt(all)) projection-events/s   (target: replay >= 1000000 events/s)")
-    }
-
-    /// A realistic mix, mostly points: what the leaderboard load produces.
-    private func generateLog(at path: String, keys: UserKeyStore) throws -> SQLiteEventStore {
-        let store = try SQLiteEventStore(path: path)
-        let processor = try CommandProcessor(store: store, keys: keys)
-        _ = processor.process((0..<users).map { n in
-            CommandEnvelope(commandId: "r\(n)", command: .registerUser(RegisterUser(
-                userId: "u\(n)", username: "user\(n)", email: "user\(n)@example.org",
-                passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo")))
-        })
-        _ = processor.process((0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: "u0", commandId: "record-\($0)") })
-        var n = 0
-        while processor.head < Int64(events) {
-            let batch = (0..<min(20_000, events - Int(processor.head))).map { _ -> CommandEnvelope in
-                defer { n += 1 }
-                let user = "u\(n % users)"
-                switch n % 10 {
-                case 0: return CommandEnvelope(commandId: "c\(n)", command: .adjustCart(AdjustCart(userId: user, recipeId: BenchRecipes.id(n % 50), delta: 1 + n % 3)))
-                case 1: return CommandEnvelope(commandId: "c\(n)", command: .addGrocery(AddGrocery(userId: user, ingredient: "item \(n % 30)", amount: 1, unit: "g")))
-                case 2: return CommandEnvelope(commandId: "c\(n)", command: .writeExperience(WriteExperience(userId: user, recipeId: "r\(n % 50)", text: "Tip \(n)")))
-                case 3: return CommandEnvelope(commandId: "c\(n)", command: .saveRecipe(SaveRecipe(userId: user, recipeId: BenchRecipes.id((n / users) % BenchRecipes.count))))
-                default:
-                    let point = BenchRecipes.point(n, users: users)
-                    return CommandEnvelope(commandId: "c\(n)", command: .useOwnedIngredient(UseOwnedIngredient(
-                        userId: "u\(point.user)", recipeId: BenchRecipes.id(point.recipe), ingredient: point.ingredient)))
-                }
-            }
-            _ = processor.process(batch)
-        }
-        return store
     }
 }

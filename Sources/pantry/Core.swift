@@ -19,6 +19,9 @@ struct Core: ParsableCommand {
     @Option(help: "Event feed endpoint (PUB); default ipc:// in the data directory, or PANTRY_CORE_EVENTS.")
     var events: String?
 
+    @Option(help: "Events between two snapshots of the core's state (a start folds only the log after the last).")
+    var snapshotEvery: Int64 = 100_000
+
     func run() throws {
         bootstrapLogging()
         let logger = Logger(label: "pantry.core")
@@ -31,7 +34,8 @@ struct Core: ParsableCommand {
 
         let processor = try CommandProcessor(
             store: SQLiteEventStore(path: directory.eventLog, checkpointsInBackground: true),
-            keys: UserKeyStore(path: directory.userKeys, readOnly: false), logger: logger)
+            keys: UserKeyStore(path: directory.userKeys, readOnly: false),
+            snapshotPath: directory.coreSnapshot, snapshotEvery: snapshotEvery, logger: logger)
         let checkpointer = try BackgroundCheckpointer(path: directory.eventLog, logger: logger)
         defer { checkpointer.stop() }
         let context = try ZMQContext()
@@ -40,6 +44,7 @@ struct Core: ParsableCommand {
         let signals = stopOnSignals { context.shutdown() }
         defer { withExtendedLifetime(signals) {} }
         try server.run()
+        processor.waitForSnapshot()
     }
 }
 

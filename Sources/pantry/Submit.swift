@@ -41,8 +41,10 @@ struct Submit: ParsableCommand {
         }
         defer { withExtendedLifetime(lock) {} }
         let processor = try CommandProcessor(store: SQLiteEventStore(path: directory.eventLog),
-                                             keys: UserKeyStore(path: directory.userKeys, readOnly: false))
+                                             keys: UserKeyStore(path: directory.userKeys, readOnly: false),
+                                             snapshotPath: directory.coreSnapshot)
         try forEachBatch { envelopes in processor.process(envelopes) }
+        processor.waitForSnapshot()
     }
 
     private func submitToCore(endpoint: String) throws {

@@ -45,7 +45,7 @@ import Testing
             #expect(processor.state == state)
             #expect(processor.head == 3)
             #expect(try processor.store.headPosition() == 3)
-            #expect(processor.positions(of: "c3") == nil)
+            #expect(try processor.positions(of: "c3") == nil)
         }
     }
 
@@ -61,7 +61,7 @@ import Testing
             #expect(again[1].status == .rejected && again[1].code == "command_id_reused")
             #expect(try processor.store.headPosition() == 3)
             #expect(processor.state.users["u9"] == nil)
-            #expect(processor.positions(of: "c2") == 2...3)
+            #expect(try processor.positions(of: "c2") == 2...3)
         }
     }
 
@@ -160,8 +160,8 @@ import Testing
             let reopened = try openProcessor(path)
             #expect(reopened.state == state)
             #expect(reopened.head == 8)
-            #expect(reopened.positions(of: "c5") == 6...7)
-            #expect(reopened.positions(of: "c7") == nil)
+            #expect(try reopened.positions(of: "c5") == 6...7)
+            #expect(try reopened.positions(of: "c7") == nil)
             let outcomes = reopened.process([envelope("c3", save("u1", "r1")), envelope("c4", cart("u1", "r1", 5)),
                                              envelope("c8", cart("u1", "r1", 1)), envelope("c9", use("u2", "r9", "olive oil")),
                                              envelope("c6", cart("u1", "r1", 1))])

@@ -103,3 +103,38 @@ def test_submit_goes_through_a_running_core(processes):
     outcomes = [json.loads(l) for l in result.stdout.decode().splitlines()]
     assert [o["status"] for o in outcomes] == ["accepted", "accepted", "accepted"]
     assert outcomes[2].get("duplicate") is True
+
+
+def test_a_restarted_core_starts_from_its_snapshot_and_decides_as_before(processes):
+    """With a snapshot every 500 events, a killed core restarts from the snapshot plus the log
+    after it: retries are still duplicates, points are still earned once, and a command id reused
+    for another command is still refused."""
+    def submit(documents):
+        commands = connect(processes, zmq.DEALER)
+        for document in documents:
+            commands.send(json.dumps(document).encode())
+        replies = [json.loads(commands.recv()) for _ in documents]
+        commands.close()
+        return replies
+
+    core = processes.start("core", "--snapshot-every", "500")
+    wait_for(lambda: (processes.data / "core-events.sock").exists(), what="the core's sockets")
+    first = submit([register(0)] + [use(n) for n in range(1200)])
+    assert all(o["status"] == "accepted" for o in first)
+    wait_for(lambda: (processes.data / "core.snapshot").exists(), what="a snapshot")
+    core.kill()
+    core.wait()
+    (processes.data / "core-events.sock").unlink()
+
+    processes.start("core", "--snapshot-every", "500")
+    wait_for(lambda: (processes.data / "core-events.sock").exists(), what="the restarted core")
+    head = max(p for o in first for p in o["positions"])
+    log = (processes.data / "core-500-1.log").read_text()
+    loaded = next(line for line in log.splitlines() if "loaded the log" in line)
+    assert "snapshot=0" not in loaded and f"events={head}" in loaded, loaded
+    again = submit([use(5), use(7), {**use(9), "data": {**use(9)["data"], "ingredient": "ingredient 150"}},
+                    {**use(1300), "commandId": "use-1300"}, {**use(5), "commandId": "use-again-5"}])
+    assert [o.get("duplicate") for o in again[:2]] == [True, True]
+    assert again[2]["code"] == "command_id_reused"
+    assert again[3]["status"] == "accepted"
+    assert again[4]["code"] == "already_used", again[4]

@@ -1,0 +1,190 @@
+import Crypto
+import Foundation
+import PantryDomain
+
+/// The core's state at a log position, so that a start folds only the log's tail (it folded the
+/// whole log: 3.55 s and 191 MB at a million events). It holds no personal data: each account is
+/// read back from its own sealed events in the log, found by position.
+struct CoreSnapshot: Equatable {
+    var position: Int64
+    /// The command id of the event at `position`: a snapshot taken of another log (a restore, a
+    /// copied directory) does not match and is not used.
+    var commandIdAtPosition: String
+    var holdings: PantryState.Holdings
+    var streamVersions: [String: Int64]
+    /// Per user, the events that hold the account today: the registration and the latest
+    /// password change.
+    var accountPositions: [UserID: [Int64]]
+
+    enum Failure: Error, CustomStringConvertible {
+        case notASnapshot
+        case otherVersion(format: UInt32, holdings: UInt32)
+        case checksumMismatch
+        case truncated
+
+        var description: String {
+            switch self {
+            case .notASnapshot: "not a core snapshot"
+            case .otherVersion(let format, let holdings): "written by another version (format \(format), state \(holdings))"
+            case .checksumMismatch: "its checksum does not match: the file is damaged"
+            case .truncated: "the file ends early"
+            }
+        }
+    }
+
+    private static let magic = Array("PANTRY-CORE-SNAPSHOT\n".utf8)
+    private static let formatVersion: UInt32 = 1
+
+    /// The file: a header, the body, and a SHA-256 of both.
+    func encoded() -> Data {
+        var w = SnapshotWriter()
+        w.bytes.append(contentsOf: Self.magic)
+        w.uint32(Self.formatVersion)
+        w.uint32(UInt32(PantryState.holdingsVersion))
+        w.int(position)
+        w.string(commandIdAtPosition)
+        w.map(streamVersions) { $0.int($1) }
+        w.map(accountPositions) { w, positions in w.sequence(positions) { $0.int($1) } }
+        w.sequence(holdings.deletedUsers.sorted()) { $0.string($1) }
+        w.map(holdings.usedIngredients) { w, used in
+            w.sequence(used) { w, one in w.string(one.recipeId); w.string(one.ingredient) }
+        }
+        w.map(holdings.savedRecipes) { w, saved in w.sequence(saved) { $0.string($1) } }
+        w.map(holdings.groceries) { w, items in w.map(items) { $0.int($1 ? 1 : 0) } }
+        w.map(holdings.carts) { w, lines in w.map(lines) { $0.int(Int64($1)) } }
+        w.map(holdings.recipes) { w, facts in
+            w.string(facts.title)
+            w.int(facts.image == nil ? 0 : 1)
+            if let image = facts.image { w.string(image) }
+            w.sequence(facts.ingredients) { $0.string($1) }
+        }
+        w.bytes.append(contentsOf: SHA256.hash(data: w.bytes))
+        return Data(w.bytes)
+    }
+
+    init(position: Int64, commandIdAtPosition: String, holdings: PantryState.Holdings,
+         streamVersions: [String: Int64], accountPositions: [UserID: [Int64]]) {
+        self.position = position
+        self.commandIdAtPosition = commandIdAtPosition
+        self.holdings = holdings
+        self.streamVersions = streamVersions
+        self.accountPositions = accountPositions
+    }
+
+    init(decoding data: Data) throws {
+        let bytes = [UInt8](data)
+        guard bytes.count >= Self.magic.count + SHA256.byteCount, bytes.starts(with: Self.magic) else {
+            throw Failure.notASnapshot
+        }
+        let body = bytes[..<(bytes.count - SHA256.byteCount)]
+        guard Array(SHA256.hash(data: body)) == Array(bytes[(bytes.count - SHA256.byteCount)...]) else {
+            throw Failure.checksumMismatch
+        }
+        var r = SnapshotReader(bytes: body, offset: Self.magic.count)
+        let format = try r.uint32(), holdingsVersion = try r.uint32()
+        guard format == Self.formatVersion, holdingsVersion == PantryState.holdingsVersion else {
+            throw Failure.otherVersion(format: format, holdings: holdingsVersion)
+        }
+        position = try r.int()
+        commandIdAtPosition = try r.string()
+        streamVersions = try r.map { try $0.int() }
+        accountPositions = try r.map { r in try r.array { try $0.int() } }
+        let deletedUsers = Set(try r.array { try $0.string() })
+        let usedIngredients: [UserID: Set<PantryState.UsedIngredient>] = try r.map { r in
+            Set(try r.array { r in PantryState.UsedIngredient(recipeId: try r.string(), ingredient: try r.string()) })
+        }
+        let savedRecipes: [UserID: Set<RecipeID>] = try r.map { r in Set(try r.array { try $0.string() }) }
+        let groceries: [UserID: [String: Bool]] = try r.map { r in try r.map { try $0.int() != 0 } }
+        let carts: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
+        let recipes: [RecipeID: RecipeFacts] = try r.map { r in
+            let title = try r.string()
+            let image = try r.int() == 0 ? nil : try r.string()
+            return RecipeFacts(title: title, image: image, ingredients: try r.array { try $0.string() })
+        }
+        guard r.offset == body.count else { throw Failure.notASnapshot }
+        holdings = PantryState.Holdings(deletedUsers: deletedUsers, usedIngredients: usedIngredients,
+                                        savedRecipes: savedRecipes, groceries: groceries, carts: carts, recipes: recipes)
+    }
+}
+
+/// Little-endian integers and length-prefixed UTF-8: a snapshot of a million entries is read in
+/// a fraction of the time its JSON would take.
+private struct SnapshotWriter {
+    var bytes: [UInt8] = []
+
+    mutating func uint32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func int(_ value: Int64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            int(Int64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    mutating func sequence<S: Collection>(_ values: S, _ element: (inout SnapshotWriter, S.Element) -> Void) {
+        int(Int64(values.count))
+        for value in values { element(&self, value) }
+    }
+
+    mutating func map<V>(_ values: [String: V], _ value: (inout SnapshotWriter, V) -> Void) {
+        int(Int64(values.count))
+        for (key, element) in values {
+            string(key)
+            value(&self, element)
+        }
+    }
+}
+
+private struct SnapshotReader {
+    let bytes: ArraySlice<UInt8>
+    var offset: Int
+
+    mutating func uint32() throws -> UInt32 {
+        UInt32(littleEndian: try fixed(UInt32.self))
+    }
+
+    mutating func int() throws -> Int64 {
+        Int64(littleEndian: try fixed(Int64.self))
+    }
+
+    mutating func string() throws -> String {
+        let count = try int()
+        guard count >= 0, count <= bytes.count - offset else { throw CoreSnapshot.Failure.truncated }
+        let start = bytes.startIndex + offset
+        offset += Int(count)
+        return String(decoding: bytes[start..<(start + Int(count))], as: UTF8.self)
+    }
+
+    mutating func array<T>(_ element: (inout SnapshotReader) throws -> T) throws -> [T] {
+        let count = try int()
+        guard count >= 0, count <= bytes.count - offset else { throw CoreSnapshot.Failure.truncated }
+        var values: [T] = []
+        values.reserveCapacity(Int(count))
+        for _ in 0..<count { values.append(try element(&self)) }
+        return values
+    }
+
+    mutating func map<V>(_ value: (inout SnapshotReader) throws -> V) throws -> [String: V] {
+        let count = try int()
+        guard count >= 0, count <= bytes.count - offset else { throw CoreSnapshot.Failure.truncated }
+        var values: [String: V] = [:]
+        values.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            let key = try string()
+            values[key] = try value(&self)
+        }
+        return values
+    }
+
+    private mutating func fixed<T: FixedWidthInteger>(_: T.Type) throws -> T {
+        let size = MemoryLayout<T>.size
+        guard bytes.count - offset >= size else { throw CoreSnapshot.Failure.truncated }
+        var value: T = 0
+        let start = bytes.startIndex + offset
+        withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: bytes[start..<(start + size)]) }
+        offset += size
+        return value
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import PantryCore
+import PantryDomain
+import PantryEventStore
+import PantryKeys
+
+/// Generated logs for the benchmarks: a realistic mix, mostly points, as the leaderboard load
+/// produces.
+enum BenchLog {
+    static func generate(at path: String, keys: UserKeyStore, events: Int, users: Int) throws -> SQLiteEventStore {
+        let store = try SQLiteEventStore(path: path)
+        try fill(CommandProcessor(store: store, keys: keys), to: events, users: users)
+        return store
+    }
+
+    /// Appends the mix until the log holds `events` events (users and recipes first, on an empty log).
+    static func fill(_ processor: CommandProcessor, to events: Int, users: Int) {
+        if processor.head == 0 {
+            _ = processor.process((0..<users).map { n in
+                CommandEnvelope(commandId: "r\(n)", command: .registerUser(RegisterUser(
+                    userId: "u\(n)", username: "user\(n)", email: "user\(n)@example.org",
+                    passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo")))
+            })
+            _ = processor.process((0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: "u0", commandId: "record-\($0)") })
+        }
+        // Command ids carry on from the head, so a log filled in several runs has no repeats.
+        var n = Int(processor.head)
+        while processor.head < Int64(events) {
+            let batch = (0..<min(20_000, events - Int(processor.head))).map { _ -> CommandEnvelope in
+                defer { n += 1 }
+                let user = "u\(n % users)"
+                switch n % 10 {
+                case 0: return CommandEnvelope(commandId: "c\(n)", command: .adjustCart(AdjustCart(userId: user, recipeId: BenchRecipes.id(n % 50), delta: 1 + n % 3)))
+                case 1: return CommandEnvelope(commandId: "c\(n)", command: .addGrocery(AddGrocery(userId: user, ingredient: "item \(n % 30)", amount: 1, unit: "g")))
+                case 2: return CommandEnvelope(commandId: "c\(n)", command: .writeExperience(WriteExperience(userId: user, recipeId: "r\(n % 50)", text: "Tip \(n)")))
+                case 3: return CommandEnvelope(commandId: "c\(n)", command: .saveRecipe(SaveRecipe(userId: user, recipeId: BenchRecipes.id((n / users) % BenchRecipes.count))))
+                default:
+                    let point = BenchRecipes.point(n, users: users)
+                    return CommandEnvelope(commandId: "c\(n)", command: .useOwnedIngredient(UseOwnedIngredient(
+                        userId: "u\(point.user)", recipeId: BenchRecipes.id(point.recipe), ingredient: point.ingredient)))
+                }
+            }
+            _ = processor.process(batch)
+        }
+    }
+}
+
+/// Fills a data directory's log with the benchmarks' mix, up to `--events` (appending to a log
+/// that holds fewer), so that `ops/bench-start` can time real processes starting on it.
+struct LogBench: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "log")
+
+    @Option(help: "Events the log holds afterwards.") var events = 1_000_000
+    @Option(help: "Users the commands are spread over.") var users = 10_000
+    @Option(help: "The data directory.") var data: String
+
+    func run() throws {
+        let directory = try DataDirectory(data)
+        let processor = try CommandProcessor(store: SQLiteEventStore(path: directory.eventLog),
+                                             keys: UserKeyStore(path: directory.userKeys, readOnly: false))
+        let started = ContinuousClock.now
+        let from = processor.head
+        BenchLog.fill(processor, to: events, users: users)
+        print("log: \(from) -> \(processor.head) events in \(fmt(seconds(ContinuousClock.now - started), 1)) s")
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import PantryCore
+import PantryDomain
+import PantryEventStore
+import PantryKeys
+import Testing
+
+@Suite struct CoreSnapshotTests {
+    private func openProcessor(_ dir: URL, snapshotEvery: Int64 = 10) throws -> CommandProcessor {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let log = dir.appendingPathComponent("events.sqlite").path
+        return try CommandProcessor(store: SQLiteEventStore(path: log), keys: keyStore(besideLog: log),
+                                    snapshotPath: dir.appendingPathComponent("core.snapshot").path,
+                                    snapshotEvery: snapshotEvery, logger: logger)
+    }
+
+    /// Every kind of state: accounts (one with a changed password, one deleted), points, favourites,
+    /// groceries checked and not, cart lines.
+    private func history(_ processor: CommandProcessor, from n: Int) {
+        var commands: [CommandEnvelope] = []
+        for u in n..<(n + 4) {
+            commands += [
+                envelope("reg-\(u)", register("u\(u)")),
+                envelope("use-\(u)", use("u\(u)", "r\(u % 2)", "flour")),
+                envelope("save-\(u)", save("u\(u)", "r\(u)")),
+                envelope("cart-\(u)", cart("u\(u)", "r1", 2)),
+                envelope("grocery-\(u)", addGrocery("u\(u)", "Eggs")),
+            ]
+            if u % 2 == 0 { commands.append(envelope("check-\(u)", .checkGrocery(CheckGrocery(userId: "u\(u)", ingredient: "eggs", checked: true)))) }
+        }
+        commands += [
+            envelope("password-\(n)", .changePassword(ChangePassword(userId: "u\(n)", passwordHash: phcHash + "x"))),
+            envelope("delete-\(n + 1)", .deleteUser(DeleteUser(userId: "u\(n + 1)"))),
+        ]
+        let refused = processor.process(commands).filter { $0.status != .accepted }
+        #expect(refused.isEmpty, "\(refused)")
+    }
+
+    private func snapshotPosition(_ dir: URL) throws -> Int64 {
+        let data = try Data(contentsOf: dir.appendingPathComponent("core.snapshot"))
+        let header = Array("PANTRY-CORE-SNAPSHOT\n".utf8).count + 8
+        return data[header..<(header + 8)].withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
+    }
+
+    @Test func aStartFromTheSnapshotAndTheTailHasTheStateOfTheWholeLog() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir)
+            history(processor, from: 0)
+            processor.waitForSnapshot()
+            let snapshot = dir.appendingPathComponent("core.snapshot")
+            let earlier = try Data(contentsOf: snapshot)
+            #expect(try snapshotPosition(dir) == processor.head)
+            // More after that snapshot: the tail a start folds.
+            history(processor, from: 10)
+            processor.waitForSnapshot()
+            try earlier.write(to: snapshot)
+            let earlierPosition = try snapshotPosition(dir)
+            #expect(earlierPosition < processor.head)
+            let folded = try foldedState(processor.store, keys: processor.keys)
+            #expect(folded == processor.state)
+
+            let reopened = try openProcessor(dir, snapshotEvery: 10_000)
+            #expect(reopened.loadedFromSnapshot == earlierPosition)
+            #expect(reopened.state == folded)
+            #expect(reopened.head == processor.head)
+            // Stream versions and the idempotency record carried over: more commands append, retries repeat.
+            #expect(reopened.process([envelope("more", use("u0", "r1", "salt"))]).first?.status == .accepted)
+            #expect(reopened.process([envelope("use-0", use("u0", "r0", "flour"))]).first?.duplicate == true)
+            #expect(reopened.process([envelope("reg-12", register("u1"))]).first?.code == "command_id_reused")
+        }
+    }
+
+    @Test func theSnapshotHoldsNoPersonalData() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir)
+            history(processor, from: 0)
+            processor.waitForSnapshot()
+            let bytes = try Data(contentsOf: dir.appendingPathComponent("core.snapshot"))
+            #expect(bytes.count > 100)
+            for secret in ["user_u0", "u0@example.org", "$scrypt$"] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is in the snapshot")
+            }
+        }
+    }
+
+    @Test func aDamagedOrForeignSnapshotIsIgnoredAndTheLogFolded() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir)
+            history(processor, from: 0)
+            history(processor, from: 10)
+            processor.waitForSnapshot()
+            let folded = try foldedState(processor.store, keys: processor.keys)
+            let snapshot = dir.appendingPathComponent("core.snapshot")
+
+            var damaged = try Data(contentsOf: snapshot)
+            damaged[damaged.count / 2] ^= 0xFF
+            try damaged.write(to: snapshot)
+            let afterDamage = try openProcessor(dir, snapshotEvery: 10_000)
+            #expect(afterDamage.loadedFromSnapshot == 0 && afterDamage.state == folded)
+
+            // The snapshot of a shorter log: at its position this log holds another command.
+            try withTemporaryDirectory { other in
+                let foreign = try openProcessor(other)
+                history(foreign, from: 100)
+                foreign.waitForSnapshot()
+                try? FileManager.default.removeItem(at: snapshot)
+                try FileManager.default.copyItem(at: other.appendingPathComponent("core.snapshot"), to: snapshot)
+                #expect(try snapshotPosition(dir) <= processor.head)
+                let afterForeign = try openProcessor(dir, snapshotEvery: 10_000)
+                #expect(afterForeign.loadedFromSnapshot == 0 && afterForeign.state == folded)
+            }
+        }
+    }
+}
