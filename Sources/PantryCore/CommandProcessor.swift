@@ -46,11 +46,13 @@ public final class CommandProcessor {
         var versions: [String: Int64] = [:]
         var accounts: [UserID: [Int64]] = [:]
         var position: Int64 = 0
+        // Every key at once: this opens every account.
+        let keyRing = try keys.keyRing()
         if let snapshot = try usableSnapshot() {
             state = PantryState(restoring: snapshot.holdings)
             for recorded in try store.read(positions: snapshot.accountPositions.values.flatMap { $0 }.sorted()) {
                 Decider.evolve(&state, try EventCoding.decode(
-                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keys))
+                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing))
             }
             versions = snapshot.streamVersions
             accounts = snapshot.accountPositions
@@ -67,7 +69,7 @@ public final class CommandProcessor {
                     throw EventStoreError.corrupt("position \(position + 1) is missing")
                 }
                 let event = try EventCoding.decode(
-                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keys)
+                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing)
                 Decider.evolve(&state, event)
                 versions[recorded.streamId] = recorded.streamVersion
                 Self.track(recorded.type, of: recorded.metadata.userId, at: recorded.position, in: &accounts)

@@ -46,13 +46,16 @@ struct CoreSnapshot: Equatable {
         w.map(streamVersions) { $0.int($1) }
         w.map(accountPositions) { w, positions in w.sequence(positions) { $0.int($1) } }
         w.sequence(holdings.deletedUsers.sorted()) { $0.string($1) }
-        w.map(holdings.usedIngredients) { w, used in
+        w.map(holdings.earnedPoints) { w, points in w.sequence(points) { $0.int(Int64(bitPattern: $1)) } }
+        w.map(holdings.unrecordedPoints) { w, used in
             w.sequence(used) { w, one in w.string(one.recipeId); w.string(one.ingredient) }
         }
         w.map(holdings.savedRecipes) { w, saved in w.sequence(saved) { $0.string($1) } }
         w.map(holdings.groceries) { w, items in w.map(items) { $0.int($1 ? 1 : 0) } }
         w.map(holdings.carts) { w, lines in w.map(lines) { $0.int(Int64($1)) } }
-        w.map(holdings.recipes) { w, facts in
+        w.sequence(holdings.recipes) { w, recipe in
+            let facts = recipe.facts
+            w.string(recipe.id)
             w.string(facts.title)
             w.int(facts.image == nil ? 0 : 1)
             if let image = facts.image { w.string(image) }
@@ -90,20 +93,22 @@ struct CoreSnapshot: Equatable {
         streamVersions = try r.map { try $0.int() }
         accountPositions = try r.map { r in try r.array { try $0.int() } }
         let deletedUsers = Set(try r.array { try $0.string() })
-        let usedIngredients: [UserID: Set<PantryState.UsedIngredient>] = try r.map { r in
+        let earnedPoints: [UserID: Set<UInt64>] = try r.map { r in Set(try r.array { UInt64(bitPattern: try $0.int()) }) }
+        let unrecordedPoints: [UserID: Set<PantryState.UsedIngredient>] = try r.map { r in
             Set(try r.array { r in PantryState.UsedIngredient(recipeId: try r.string(), ingredient: try r.string()) })
         }
         let savedRecipes: [UserID: Set<RecipeID>] = try r.map { r in Set(try r.array { try $0.string() }) }
         let groceries: [UserID: [String: Bool]] = try r.map { r in try r.map { try $0.int() != 0 } }
         let carts: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
-        let recipes: [RecipeID: RecipeFacts] = try r.map { r in
-            let title = try r.string()
+        let recipes: [(id: RecipeID, facts: RecipeFacts)] = try r.array { r in
+            let id = try r.string(), title = try r.string()
             let image = try r.int() == 0 ? nil : try r.string()
-            return RecipeFacts(title: title, image: image, ingredients: try r.array { try $0.string() })
+            return (id, RecipeFacts(title: title, image: image, ingredients: try r.array { try $0.string() }))
         }
         guard r.offset == body.count else { throw Failure.notASnapshot }
-        holdings = PantryState.Holdings(deletedUsers: deletedUsers, usedIngredients: usedIngredients,
-                                        savedRecipes: savedRecipes, groceries: groceries, carts: carts, recipes: recipes)
+        holdings = PantryState.Holdings(deletedUsers: deletedUsers, earnedPoints: earnedPoints,
+                                        unrecordedPoints: unrecordedPoints, savedRecipes: savedRecipes,
+                                        groceries: groceries, carts: carts, recipes: recipes)
     }
 }
 

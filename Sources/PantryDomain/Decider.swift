@@ -107,8 +107,7 @@ public enum Decider {
             guard let ingredient = recipe.key(matching: asked) else {
                 throw Rejection(.notInRecipe, "\(asked) is not an ingredient of recipe \(recipeId)")
             }
-            let used = PantryState.UsedIngredient(recipeId: recipeId, ingredient: ingredient)
-            guard state.usedIngredients[userId]?.contains(used) != true else {
+            guard !state.hasEarned(userId, recipeId: recipeId, ingredient: ingredient) else {
                 throw Rejection(.alreadyUsed, "\(ingredient) already earned a point for recipe \(recipeId)")
             }
             return recorded + [.pointEarned(PointEarned(userId: userId, recipeId: recipeId, ingredient: ingredient))]
@@ -150,7 +149,7 @@ public enum Decider {
         if let known = state.recipes[recipeId] { return (known, []) }
         guard let facts else { throw Rejection(.unknownRecipe, "there is no recipe \(recipeId)") }
         let checked = try Validate.recipeFacts(facts)
-        return (KnownRecipe(checked), [.recipeRecorded(RecipeRecorded(userId: userId, recipeId: recipeId, facts: checked))])
+        return (KnownRecipe(checked, number: state.recipeOrder.count), [.recipeRecorded(RecipeRecorded(userId: userId, recipeId: recipeId, facts: checked))])
     }
 
     private static func existingUser(_ userId: UserID, _ state: PantryState) throws(Rejection) -> UserID {

@@ -21,54 +21,98 @@ public struct PantryState: Sendable, Equatable {
     /// username also against look-alikes.
     public private(set) var usernames: [String: UserID] = [:]
     public private(set) var emails: [String: UserID] = [:]
-    /// Per user, like the rest: one set for every point ever earned would grow without bound, and
-    /// each time it doubled its rehash stalled the writer (60 ms at 196,608 points).
-    public private(set) var usedIngredients: [UserID: Set<UsedIngredient>] = [:]
+    /// Per user, each point earned as its recipe's number and the ingredient's index in that
+    /// recipe, in 8 bytes (two strings took about 50: a soak's 742,170 points grew the core by
+    /// tens of MB). Per user, like the rest: one set for every point ever earned would grow
+    /// without bound, and each time it doubled its rehash stalled the writer (60 ms at 196,608).
+    public private(set) var earnedPoints: [UserID: Set<UInt64>] = [:]
+    /// Points for recipes the log never recorded (logs written before recipes were), by name.
+    public private(set) var unrecordedPoints: [UserID: Set<UsedIngredient>] = [:]
     public private(set) var savedRecipes: [UserID: Set<RecipeID>] = [:]
     /// Per user: grocery item key to its checked state.
     public private(set) var groceries: [UserID: [String: Bool]] = [:]
     public private(set) var carts: [UserID: [RecipeID: Int]] = [:]
     /// Every recipe a command has used, with the facts recorded for it.
     public private(set) var recipes: [RecipeID: KnownRecipe] = [:]
+    /// Recipe ids in the order they were recorded: a recipe's number is its index here.
+    public private(set) var recipeOrder: [RecipeID] = []
 
     public init() {}
+
+    /// Whether `userId` already earned the point for `ingredient` (a point key) of `recipeId`.
+    public func hasEarned(_ userId: UserID, recipeId: RecipeID, ingredient: String) -> Bool {
+        if let point = packedPoint(recipeId, ingredient), earnedPoints[userId]?.contains(point) == true { return true }
+        // A point earned before its recipe was recorded still counts once it is.
+        return unrecordedPoints[userId]?.contains(UsedIngredient(recipeId: recipeId, ingredient: ingredient)) == true
+    }
+
+    /// Every point earned, by name.
+    public var usedIngredients: [UserID: Set<UsedIngredient>] {
+        var all = unrecordedPoints
+        for (userId, points) in earnedPoints {
+            for point in points {
+                let recipeId = recipeOrder[Int(point >> 16)]
+                all[userId, default: []].insert(UsedIngredient(
+                    recipeId: recipeId, ingredient: recipes[recipeId]!.keys[Int(point & 0xFFFF)]))
+            }
+        }
+        return all
+    }
+
+    private func packedPoint(_ recipeId: RecipeID, _ ingredient: String) -> UInt64? {
+        guard let recipe = recipes[recipeId], let index = recipe.keyIndex[ingredient] else { return nil }
+        return UInt64(recipe.number) << 16 | UInt64(index)
+    }
 
     /// Everything but the accounts: what a snapshot of the state keeps. The accounts stay only in
     /// the log, sealed, so a snapshot holds no personal data and a destroyed key still erases it.
     public struct Holdings: Sendable, Equatable {
         public var deletedUsers: Set<UserID>
-        public var usedIngredients: [UserID: Set<UsedIngredient>]
+        public var earnedPoints: [UserID: Set<UInt64>]
+        public var unrecordedPoints: [UserID: Set<UsedIngredient>]
         public var savedRecipes: [UserID: Set<RecipeID>]
         public var groceries: [UserID: [String: Bool]]
         public var carts: [UserID: [RecipeID: Int]]
-        public var recipes: [RecipeID: RecipeFacts]
+        /// In the order they were recorded (their numbers).
+        public var recipes: [(id: RecipeID, facts: RecipeFacts)]
 
-        public init(deletedUsers: Set<UserID>, usedIngredients: [UserID: Set<UsedIngredient>],
-                    savedRecipes: [UserID: Set<RecipeID>], groceries: [UserID: [String: Bool]],
-                    carts: [UserID: [RecipeID: Int]], recipes: [RecipeID: RecipeFacts]) {
-            self.deletedUsers = deletedUsers; self.usedIngredients = usedIngredients
+        public init(deletedUsers: Set<UserID>, earnedPoints: [UserID: Set<UInt64>],
+                    unrecordedPoints: [UserID: Set<UsedIngredient>], savedRecipes: [UserID: Set<RecipeID>],
+                    groceries: [UserID: [String: Bool]], carts: [UserID: [RecipeID: Int]],
+                    recipes: [(id: RecipeID, facts: RecipeFacts)]) {
+            self.deletedUsers = deletedUsers; self.earnedPoints = earnedPoints; self.unrecordedPoints = unrecordedPoints
             self.savedRecipes = savedRecipes; self.groceries = groceries; self.carts = carts; self.recipes = recipes
+        }
+
+        public static func == (a: Holdings, b: Holdings) -> Bool {
+            a.deletedUsers == b.deletedUsers && a.earnedPoints == b.earnedPoints
+                && a.unrecordedPoints == b.unrecordedPoints && a.savedRecipes == b.savedRecipes
+                && a.groceries == b.groceries && a.carts == b.carts
+                && a.recipes.map(\.id) == b.recipes.map(\.id) && a.recipes.map(\.facts) == b.recipes.map(\.facts)
         }
     }
 
     /// Raised whenever `evolve` would build a different state from the same events: a snapshot
     /// of another version is not trusted, and the state is folded from the log instead.
-    public static let holdingsVersion = 1
+    public static let holdingsVersion = 2
 
     public var holdings: Holdings {
-        Holdings(deletedUsers: deletedUsers, usedIngredients: usedIngredients, savedRecipes: savedRecipes,
-                 groceries: groceries, carts: carts, recipes: recipes.mapValues(\.facts))
+        Holdings(deletedUsers: deletedUsers, earnedPoints: earnedPoints, unrecordedPoints: unrecordedPoints,
+                 savedRecipes: savedRecipes, groceries: groceries, carts: carts,
+                 recipes: recipeOrder.map { ($0, recipes[$0]!.facts) })
     }
 
     /// A state with `holdings` and no accounts yet: the accounts' events (`UserRegistered`,
     /// `PasswordChanged`) are evolved into it afterwards.
     public init(restoring holdings: Holdings) {
         deletedUsers = holdings.deletedUsers
-        usedIngredients = holdings.usedIngredients
+        earnedPoints = holdings.earnedPoints
+        unrecordedPoints = holdings.unrecordedPoints
         savedRecipes = holdings.savedRecipes
         groceries = holdings.groceries
         carts = holdings.carts
-        recipes = holdings.recipes.mapValues(KnownRecipe.init)
+        recipeOrder = holdings.recipes.map(\.id)
+        for (number, recipe) in holdings.recipes.enumerated() { recipes[recipe.id] = KnownRecipe(recipe.facts, number: number) }
     }
 
     mutating func apply(_ event: Event) {
@@ -87,12 +131,18 @@ public struct PantryState: Sendable, Equatable {
                 emails[account.email.lowercased()] = nil
             }
             deletedUsers.insert(e.userId)
-            usedIngredients[e.userId] = nil
+            earnedPoints[e.userId] = nil
+            unrecordedPoints[e.userId] = nil
             savedRecipes[e.userId] = nil
             groceries[e.userId] = nil
             carts[e.userId] = nil
         case .recipeRecorded(let e):
-            recipes[e.recipeId] = KnownRecipe(e.facts)
+            if let known = recipes[e.recipeId] {
+                recipes[e.recipeId] = KnownRecipe(e.facts, number: known.number)
+            } else {
+                recipes[e.recipeId] = KnownRecipe(e.facts, number: recipeOrder.count)
+                recipeOrder.append(e.recipeId)
+            }
         case .recipeSaved(let e):
             savedRecipes[e.userId, default: []].insert(e.recipeId)
         case .savedRecipeRemoved(let e):
@@ -105,7 +155,11 @@ public struct PantryState: Sendable, Equatable {
         case .groceryRemoved(let e):
             groceries[e.userId]?[e.item] = nil
         case .pointEarned(let e):
-            usedIngredients[e.userId, default: []].insert(UsedIngredient(recipeId: e.recipeId, ingredient: e.ingredient))
+            if let point = packedPoint(e.recipeId, e.ingredient) {
+                earnedPoints[e.userId, default: []].insert(point)
+            } else {
+                unrecordedPoints[e.userId, default: []].insert(UsedIngredient(recipeId: e.recipeId, ingredient: e.ingredient))
+            }
         case .cartAdjusted(let e):
             carts[e.userId, default: [:]][e.recipeId] = e.count == 0 ? nil : e.count
         case .experienceWritten:

