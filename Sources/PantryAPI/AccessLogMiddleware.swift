@@ -8,11 +8,18 @@ struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
     let accessLog: AccessLog
+    private static let servedMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete]
+    private static let allow = "GET, HEAD, POST, PUT, PATCH, DELETE"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let response: Response
         do {
+            guard Self.servedMethods.contains(request.method) else {
+                // TRACE would echo a request's headers (tokens included) back to a script.
+                throw Problem(.methodNotAllowed, code: "method_not_allowed",
+                              detail: "\(request.method.rawValue) is not served here", headers: [.allow: Self.allow])
+            }
             response = try await next(request, context)
         } catch {
             let problem = Problem.from(error)

@@ -1,4 +1,6 @@
+import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 import Synchronization
 
@@ -6,7 +8,9 @@ import Synchronization
 /// the connection opening or of the previous response (slowloris trickles headers byte by byte,
 /// which an idle timeout alone never closes), its body within `bodyTimeout`, and no more than
 /// `maxConnections` connections are open at once (the rest are closed on arrival). 500 slowloris
-/// and 2,000 idle connections all stayed open before.
+/// and 2,000 idle connections all stayed open before. A request the HTTP parser refuses is
+/// answered with a problem document, as every other error is (it got an empty 400, or a 500 and
+/// an error log when the bad bytes were in a chunked body).
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // Hummingbird adds it after its HTTP1 codec, which hands out swift-http-types parts.
     typealias InboundIn = HTTPRequestPart
@@ -29,6 +33,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let open: OpenConnections
     private var deadline: Scheduled<Void>?
     private var counted = false
+    /// A response has begun and not ended: a problem written now would corrupt it.
+    private var responding = false
 
     init(limits: Limits, open: OpenConnections) {
         self.limits = limits
@@ -61,11 +67,39 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
+        switch unwrapOutboundIn(data) {
+        case .head: responding = true
+        case .end:
+            responding = false
             // The response is out: the next request's head is due within the header timeout.
             arm(limits.headerTimeout, context: context)
+        case .body: break
         }
         context.write(data, promise: promise)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        deadline?.cancel()
+        guard !responding else {
+            context.close(promise: nil)
+            return
+        }
+        let problem = parserError == .headerOverflow
+            ? Problem(.init(code: 431, reasonPhrase: "Request Header Fields Too Large"), code: "headers_too_large",
+                      detail: "the request's head is larger than this server reads")
+            : Problem(.badRequest, code: "malformed_request", detail: "the request is not valid HTTP/1.1: \(parserError)")
+        let body = problem.document
+        let head = HTTPResponse(status: problem.status, headerFields: [
+            .contentType: "application/problem+json", .contentLength: "\(body.count)", .connection: "close",
+        ])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
     }
 
     private func arm(_ timeout: TimeAmount, context: ChannelHandlerContext) {

@@ -232,3 +232,38 @@ def test_one_client_cannot_spend_everyones_upstream_quota(processes):
     finally:
         upstream.terminate()
         upstream.wait(timeout=10)
+
+
+def test_requests_the_parser_refuses_and_unserved_methods_get_problem_documents(processes):
+    """Errors raised before routing are problem documents too (they were an empty 400, or a 500
+    with an error log for bad bytes in a chunked body), and nothing is logged as an error."""
+    import socket
+    api = start_core_and_api(processes)
+
+    def raw(request):
+        with socket.create_connection(("127.0.0.1", api.port), timeout=5) as s:
+            s.sendall(request)
+            answer = b""
+            while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        return int(head.split()[1]), head.decode(), json.loads(body)
+
+    cases = [
+        (b"GARBAGE\r\n\r\n", 400, "malformed_request"),
+        (b"GET /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: bogus\r\n\r\n", 400, "malformed_request"),
+        (b"POST /v1/accounts HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n",
+         400, "malformed_request"),
+        (b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200_000 + b"\r\n\r\n", 431, "headers_too_large"),
+        (b"TRACE /health HTTP/1.1\r\nHost: x\r\n\r\n", 405, "method_not_allowed"),
+    ]
+    for request, status, code in cases:
+        got, head, problem = raw(request)
+        assert (got, problem["code"]) == (status, code), (request[:40], head, problem)
+        assert "application/problem+json" in head and problem["status"] == status
+    assert api.get("/health").status == 200
+    logs = b"".join(path.read_bytes() for path in processes.data.glob("api-*.log"))
+    assert b" error " not in logs, logs.decode()[-2000:]
