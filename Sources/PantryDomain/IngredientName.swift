@@ -27,6 +27,18 @@ public enum IngredientName {
         }
     }
 
+    /// Salt, pepper (black, white or ground, not a bell pepper), water and any oil: what every
+    /// kitchen has, so a recipe needing them is not missing anything.
+    public static func isPantryStaple(_ name: String) -> Bool {
+        let words = words(name).filter { !["and", "of", "to", "taste", "ground", "fine", "coarse", "freshly", "cold", "warm", "hot", "boiling"].contains($0) }
+        guard let last = words.last else { return false }
+        switch last {
+        case "salt", "water", "oil": return true
+        case "pepper": return words.count == 1 || ["black", "white", "salt"].contains(words[words.count - 2])
+        default: return false
+        }
+    }
+
     /// Whether the recipe ingredient named `name` is the queried ingredient `query`.
     public static func matches(ingredient name: String, query: String) -> Bool {
         contains(words(name), words(query))

@@ -4,22 +4,28 @@ import PantryDomain
 struct CatalogSearch: Sendable {
     let recipes: [Recipe]
 
-    /// Recipes containing every queried ingredient, fewest other ingredients first.
+    /// Recipes using any of the queried ingredients: those using the most first, then those
+    /// missing the fewest others (pantry staples are never missing), as someone cooking with
+    /// what they have means it. It used to need every ingredient, so five found nothing.
     func byIngredients(_ ingredients: [String], number: Int) -> [RecipeSummary] {
         let hits: [RecipeSummary] = recipes.compactMap { recipe in
-            let all = ingredients.allSatisfy { query in
-                recipe.ingredients.contains { IngredientName.matches(ingredient: $0.name, query: query) }
-            }
-            guard all else { return nil }
             let used = recipe.ingredients.filter { ingredient in
                 ingredients.contains { IngredientName.matches(ingredient: ingredient.name, query: $0) }
-            }.count
+            }
+            guard !used.isEmpty else { return nil }
+            let missed = recipe.ingredients.count - used.count
+                - recipe.ingredients.filter { !used.contains($0) && IngredientName.isPantryStaple($0.name) }.count
             return RecipeSummary(
                 id: recipe.id, title: recipe.title, image: recipe.image, readyInMinutes: recipe.readyInMinutes,
-                usedIngredientCount: used, missedIngredientCount: recipe.ingredients.count - used)
+                usedIngredientCount: used.count, missedIngredientCount: missed)
         }
-        return hits.sorted { ($0.missedIngredientCount ?? 0, $0.title) < ($1.missedIngredientCount ?? 0, $1.title) }
-            .prefix(number).map { $0 }
+        return hits.sorted { Self.bestForCooking($0, $1) }.prefix(number).map { $0 }
+    }
+
+    /// Most used first, then fewest missing, then by title (a stable order).
+    static func bestForCooking(_ a: RecipeSummary, _ b: RecipeSummary) -> Bool {
+        (-(a.usedIngredientCount ?? 0), a.missedIngredientCount ?? 0, a.title)
+            < (-(b.usedIngredientCount ?? 0), b.missedIngredientCount ?? 0, b.title)
     }
 
     /// Every query word in the title or an ingredient; optional diet and time limit; one page.
@@ -33,11 +39,17 @@ struct CatalogSearch: Sendable {
                 guard let minutes = recipe.readyInMinutes, minutes <= maxReadyTime else { return false }
             }
             return true
-        }.sorted { $0.title < $1.title }
+        }.sorted { (-Self.titleMatches(queryWords, $0), $0.title) < (-Self.titleMatches(queryWords, $1), $1.title) }
         let page = hits.dropFirst(offset).prefix(number).map {
             RecipeSummary(id: $0.id, title: $0.title, image: $0.image, readyInMinutes: $0.readyInMinutes)
         }
         return SearchPage(offset: offset, totalResults: hits.count, results: page)
+    }
+
+    /// Relevance: how many of the query's words the title has (the rest matched ingredients).
+    private static func titleMatches(_ queryWords: [String], _ recipe: Recipe) -> Int {
+        let title = Set(IngredientName.words(recipe.title))
+        return queryWords.filter(title.contains).count
     }
 
     func detail(_ id: String) -> Recipe? {

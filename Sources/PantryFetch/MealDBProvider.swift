@@ -11,17 +11,16 @@ struct MealDBProvider: RecipeProvider {
     func fetch(_ request: FetchRequest) async throws(ProviderError) -> FetchPayload {
         switch request {
         case .byIngredients(let ingredients, let number):
-            // filter.php takes one ingredient: intersect the lists, keeping the first one's order.
-            var matches: [MealDBFormat.FilteredMeal]?
+            // filter.php takes one ingredient: a meal's rank is how many of the lists it is in
+            // (TheMealDB's summaries carry no ingredients, so nothing is counted as missing).
+            var meals: [String: (meal: MealDBFormat.FilteredMeal, used: Int)] = [:]
             for ingredient in ingredients {
                 let envelope: MealDBFormat.Envelope<MealDBFormat.FilteredMeal> = try await get(
                     "filter.php", [("i", ingredient.replacingOccurrences(of: " ", with: "_"))])
-                let found = envelope.meals ?? []
-                let ids = Set(found.map(\.idMeal))
-                matches = matches.map { $0.filter { ids.contains($0.idMeal) } } ?? found
-                if matches?.isEmpty == true { break }
+                for meal in envelope.meals ?? [] { meals[meal.idMeal, default: (meal, 0)].used += 1 }
             }
-            return .summaries((matches ?? []).prefix(number).map { MealDBFormat.summary($0, used: ingredients.count) })
+            let ranked = meals.values.map { MealDBFormat.summary($0.meal, used: $0.used) }.sorted(by: CatalogSearch.bestForCooking)
+            return .summaries(Array(ranked.prefix(number)))
         case .search(let query, let diet, let maxReadyTime, let offset, let number):
             let envelope: MealDBFormat.Envelope<MealDBFormat.Meal> = try await get("search.php", [("s", query)])
             // TheMealDB has no ready times, so a time limit matches nothing.

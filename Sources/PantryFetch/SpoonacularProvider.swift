@@ -13,12 +13,10 @@ struct SpoonacularProvider: RecipeProvider {
         case .byIngredients(let ingredients, let number):
             let found: [SpoonacularFormat.FoundByIngredients] = try await get("/recipes/findByIngredients", [
                 ("ingredients", ingredients.joined(separator: ",")), ("number", "\(number)"),
-                ("ranking", "2"), ("ignorePantry", "true"),
+                ("ranking", "1"), ("ignorePantry", "true"),
             ])
-            // Ranking 2 minimises missing ingredients but may return partial matches: keep full ones.
-            let complete = found.filter { ($0.usedIngredientCount ?? 0) >= ingredients.count }
-                .sorted { ($0.missedIngredientCount ?? 0) < ($1.missedIngredientCount ?? 0) }
-            return .summaries(complete.map(SpoonacularFormat.summary))
+            // Ranking 1 maximises used ingredients; ties go to fewer missing, as the catalog ranks.
+            return .summaries(found.map(SpoonacularFormat.summary).sorted(by: CatalogSearch.bestForCooking))
         case .search(let query, let diet, let maxReadyTime, let offset, let number):
             var parameters = [("query", query), ("offset", "\(offset)"), ("number", "\(number)"), ("addRecipeInformation", "true")]
             if let diet { parameters.append(SpoonacularFormat.searchParameters(diet: diet)) }

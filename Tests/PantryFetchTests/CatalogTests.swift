@@ -1,4 +1,5 @@
 import Foundation
+import PantryDomain
 import Testing
 @testable import PantryFetch
 
@@ -15,16 +16,31 @@ import Testing
         return try FetchService(configuration: config)
     }
 
-    @Test func findsRecipesContainingAllIngredientsFewestMissingFirst() async throws {
+    @Test func ranksByMostUsedThenFewestMissingAndStaplesAreNeverMissing() async throws {
         let result = try await service().handle(.byIngredients(ingredients: ["Egg"], number: 10))
         guard case .summaries(let hits)? = result.response?.payload else { Issue.record("\(result)"); return }
         #expect(hits.map(\.id) == ["catalog:pancakes", "catalog:shakshuka"])
-        #expect(hits[0].usedIngredientCount == 1 && hits[0].missedIngredientCount == 6)
+        // Pancakes: 7 ingredients, the egg used, salt a staple; shakshuka: 10, olive oil and salt staples.
+        #expect(hits.map(\.usedIngredientCount) == [1, 1] && hits.map(\.missedIngredientCount) == [5, 7])
         #expect(result.response?.origin == .upstream && result.response?.provider == "catalog")
 
+        // Not every ingredient is needed: the recipe using both comes first, then those using one.
         let both = try await service().handle(.byIngredients(ingredients: ["eggs", "tomatoes"], number: 10))
-        guard case .summaries(let only)? = both.response?.payload else { Issue.record("\(both)"); return }
-        #expect(only.map(\.id) == ["catalog:shakshuka"])
+        guard case .summaries(let ranked)? = both.response?.payload else { Issue.record("\(both)"); return }
+        #expect(ranked.map(\.id) == ["catalog:shakshuka", "catalog:guacamole", "catalog:pancakes"])
+        #expect(ranked.map(\.usedIngredientCount) == [2, 1, 1] && ranked.map(\.missedIngredientCount) == [6, 4, 5])
+        let none = try await service().handle(.byIngredients(ingredients: ["unobtainium"], number: 10))
+        #expect(none.response?.payload == .summaries([]))
+    }
+
+    @Test func pantryStaplesAreSaltPepperWaterAndOils() {
+        for staple in ["salt", "Kosher Salt", "salt and pepper", "black pepper", "ground black pepper", "pepper",
+                       "water", "cold water", "olive oil", "Extra virgin olive oil", "vegetable oil"] {
+            #expect(IngredientName.isPantryStaple(staple), "\(staple)")
+        }
+        for food in ["red bell pepper", "green peppers", "water chestnuts", "salted butter", "oil-packed tuna", "eggs"] {
+            #expect(!IngredientName.isPantryStaple(food), "\(food)")
+        }
     }
 
     @Test func searchFiltersByKeywordDietTimeAndPages() async throws {
@@ -94,8 +110,20 @@ import Testing
         let eggs = try await shipped.handle(.byIngredients(ingredients: ["egg", "butter"], number: 100)).get()
         guard case .summaries(let hits) = eggs.payload else { Issue.record("\(eggs)"); return }
         #expect(hits.count >= 5)
-        #expect(hits.allSatisfy { $0.usedIngredientCount == 2 })
-        #expect(zip(hits, hits.dropFirst()).allSatisfy { ($0.missedIngredientCount ?? 0) <= ($1.missedIngredientCount ?? 0) })
+        #expect(hits.first?.usedIngredientCount == 2)
+        #expect(zip(hits, hits.dropFirst()).allSatisfy { !CatalogSearch.bestForCooking($1, $0) })
+        // Five ingredients find recipes (every one of them was needed, so this found nothing).
+        let five = try await shipped.handle(.byIngredients(ingredients: ["egg", "tomato", "onion", "garlic", "cheese"], number: 10)).get()
+        guard case .summaries(let cooking) = five.payload else { Issue.record("\(five)"); return }
+        #expect(cooking.count == 10 && (cooking.first?.usedIngredientCount ?? 0) >= 3)
+        // Keywords: recipes with the word in their title before those with it only in an ingredient.
+        let chicken = try await shipped.handle(.search(query: "chicken", diet: nil, maxReadyTime: nil, offset: 0, number: 100)).get()
+        guard case .searchPage(let found) = chicken.payload else { Issue.record("\(chicken)"); return }
+        let inTitle = found.results.map { IngredientName.words($0.title).contains("chicken") }
+        #expect(inTitle.first == true && inTitle == inTitle.sorted { $0 && !$1 })
+        // A plural finds the singular name.
+        guard case .suggestions(let eggs) = try await shipped.handle(.autocomplete(prefix: "eggs", number: 5)).get().payload else { return }
+        #expect(eggs.contains("egg"))
         let vegan = try await shipped.handle(.search(query: "salad", diet: "vegan", maxReadyTime: 60, offset: 0, number: 100)).get()
         guard case .searchPage(let page) = vegan.payload else { Issue.record("\(vegan)"); return }
         #expect(page.totalResults >= 1)
