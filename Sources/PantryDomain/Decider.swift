@@ -74,16 +74,17 @@ public enum Decider {
             let amount = try Validate.amount(c.amount)
             let unit = try Validate.unit(c.unit)
             let recipeId = try c.recipeId.map { (id) throws(Rejection) in try Validate.recipeId(id) }
-            let item = normalizedIngredient(ingredient)
-            let merged = state.groceries[userId]?[item] != nil
+            let existing = groceryItem(ingredient, of: userId, state)
+            let item = existing ?? IngredientName.key(ingredient)
+            let merged = existing != nil
             return [.groceryAdded(GroceryAdded(userId: userId, item: item, ingredient: ingredient, amount: amount,
                                                unit: unit, recipeId: recipeId, merged: merged))]
 
         case .checkGrocery(let c):
             let userId = try existingUser(c.userId, state)
-            let item = normalizedIngredient(try Validate.ingredient(c.ingredient))
-            guard let checked = state.groceries[userId]?[item] else {
-                throw Rejection(.noSuchItem, "there is no \(item) on the grocery list")
+            let ingredient = try Validate.ingredient(c.ingredient)
+            guard let item = groceryItem(ingredient, of: userId, state), let checked = state.groceries[userId]?[item] else {
+                throw Rejection(.noSuchItem, "there is no \(IngredientName.key(ingredient)) on the grocery list")
             }
             guard checked != c.checked else {
                 throw Rejection(.unchanged, "\(item) is already \(c.checked ? "checked" : "unchecked")")
@@ -92,9 +93,9 @@ public enum Decider {
 
         case .removeGrocery(let c):
             let userId = try existingUser(c.userId, state)
-            let item = normalizedIngredient(try Validate.ingredient(c.ingredient))
-            guard state.groceries[userId]?[item] != nil else {
-                throw Rejection(.noSuchItem, "there is no \(item) on the grocery list")
+            let ingredient = try Validate.ingredient(c.ingredient)
+            guard let item = groceryItem(ingredient, of: userId, state) else {
+                throw Rejection(.noSuchItem, "there is no \(IngredientName.key(ingredient)) on the grocery list")
             }
             return [.groceryRemoved(GroceryRemoved(userId: userId, item: item))]
 
@@ -150,6 +151,14 @@ public enum Decider {
         guard let facts else { throw Rejection(.unknownRecipe, "there is no recipe \(recipeId)") }
         let checked = try Validate.recipeFacts(facts)
         return (KnownRecipe(checked, number: state.recipeOrder.count), [.recipeRecorded(RecipeRecorded(userId: userId, recipeId: recipeId, facts: checked))])
+    }
+
+    /// The key of the user's grocery item for `ingredient`, if it is on their list: one item whatever
+    /// the case or plural ("Tomatoes" is "tomato"). Items added before keys were singular are found by
+    /// their old key, lowercase words as typed, so a long-lived list keeps working.
+    private static func groceryItem(_ ingredient: String, of userId: UserID, _ state: PantryState) -> String? {
+        guard let list = state.groceries[userId] else { return nil }
+        return [IngredientName.key(ingredient), normalizedIngredient(ingredient)].first { list[$0] != nil }
     }
 
     private static func existingUser(_ userId: UserID, _ state: PantryState) throws(Rejection) -> UserID {

@@ -9,6 +9,13 @@ public enum IngredientName {
             .map { singular(String($0)) }
     }
 
+    /// The one key for every spelling of an ingredient: its singular words ("Cherry Tomatoes" ->
+    /// "cherry tomato"); text with no letters or digits keeps its lowercased words.
+    public static func key(_ name: String) -> String {
+        let words = words(name)
+        return words.isEmpty ? normalizedIngredient(name) : words.joined(separator: " ")
+    }
+
     public static func singular(_ word: String) -> String {
         guard word.count > 3 else { return word }
         if word.hasSuffix("ies") { return String(word.dropLast(3)) + "y" }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import PantryDomain
 import PantryEventStore
@@ -11,38 +12,48 @@ public struct GroceryAmount: Sendable, Equatable, Codable {
 }
 
 public struct GroceryItem: Sendable, Equatable, Codable {
-    /// The normalised ingredient, the merge key (and the key to check or remove it).
+    /// The ingredient's key (singular lowercase words), the merge key and the key to check or remove it.
     public var item: String
     /// The ingredient as it was typed when the item was first added.
     public var ingredient: String
+    /// The shop aisle (`GroceryAisle`); the list is sorted by it.
+    public var aisle: String
     public var checked: Bool
-    /// One entry per unit, in the order the units were first added: the same unit sums, different
-    /// units stay side by side ("500 g" and "2 cups").
+    /// What is still to buy: one entry per quantity, in the order first added. Masses sum whatever
+    /// their unit ("500 g" + "1 kg" is "1.5 kg"), as do volumes ("2 tbsp" + "1 cup"), shown in the
+    /// unit they were added in when that was always the same, else in g/kg or ml/l; units that do not
+    /// convert ("clove", "can") sum per unit, shown as first spelled; a plain count has no unit.
     public var amounts: [GroceryAmount]
+    /// What was bought: checking the item moves `amounts` here; adding to a checked item unchecks it
+    /// and starts a new amount to buy, leaving this as it was.
+    public var bought: [GroceryAmount]
     /// How many times the item was added without an amount ("salt", "some basil").
     public var unmeasuredAdds: Int
     /// The recipes it was added from, in the order they were first added; empty for items added by hand.
     public var recipeIds: [RecipeID]
 
-    public init(item: String, ingredient: String, checked: Bool, amounts: [GroceryAmount], unmeasuredAdds: Int, recipeIds: [RecipeID]) {
-        self.item = item; self.ingredient = ingredient; self.checked = checked
-        self.amounts = amounts; self.unmeasuredAdds = unmeasuredAdds; self.recipeIds = recipeIds
+    public init(item: String, ingredient: String, aisle: String, checked: Bool, amounts: [GroceryAmount],
+                bought: [GroceryAmount], unmeasuredAdds: Int, recipeIds: [RecipeID]) {
+        self.item = item; self.ingredient = ingredient; self.aisle = aisle; self.checked = checked
+        self.amounts = amounts; self.bought = bought; self.unmeasuredAdds = unmeasuredAdds; self.recipeIds = recipeIds
     }
 }
 
 /// Each user's grocery list.
 ///
 /// - `GroceryAdded` with `merged == false` starts the item (replacing any leftover of it); with
-///   `merged == true` it adds to the existing item and unchecks it (adding again means more is needed).
-///   Amounts merge per unit: units are compared trimmed and case-insensitively ("G" and "g" are one),
-///   shown as first spelled; no conversion between units. An add without an amount counts in
-///   `unmeasuredAdds`; an add with an amount but no unit sums into the unit-less amount.
-/// - `GroceryChecked` sets `checked`; `GroceryRemoved` deletes the item with its amounts and sources.
-/// - The list is ordered unchecked first, then by the position of the add that created the item.
+///   `merged == true` it adds to what is still to buy and unchecks the item (adding again means more
+///   is needed), leaving what was bought. An add without an amount counts in `unmeasuredAdds`.
+/// - `GroceryChecked` moves every amount to bought (or, unchecking, back to buy) and sets `checked`;
+///   `GroceryRemoved` deletes the item with its amounts and sources.
+/// - The list is ordered unchecked first, then by aisle, then by the position of the add that created
+///   the item.
 public struct GroceriesProjection: Projection {
     public init() {}
     public var name: String { "groceries" }
     public var eventTypes: Set<String> { ["GroceryAdded", "GroceryChecked", "GroceryRemoved", "UserDeleted"] }
+    /// 2: amounts by quantity in base units, bought apart from still to buy.
+    public var layoutVersion: Int { 2 }
 
     public func migrate(_ db: Database) throws {
         try db.execute(sql: """
@@ -55,15 +66,15 @@ public struct GroceriesProjection: Projection {
                 added_at_position INTEGER NOT NULL,
                 PRIMARY KEY (user_id, item)
             ) WITHOUT ROWID;
-            CREATE INDEX grocery_items_by_user ON grocery_items (user_id, checked, added_at_position);
             CREATE TABLE grocery_amounts (
                 user_id TEXT NOT NULL,
                 item TEXT NOT NULL,
                 unit_key TEXT NOT NULL,
+                bought INTEGER NOT NULL,
                 unit TEXT,
                 amount REAL NOT NULL,
                 added_at_position INTEGER NOT NULL,
-                PRIMARY KEY (user_id, item, unit_key)
+                PRIMARY KEY (user_id, item, unit_key, bought)
             ) WITHOUT ROWID;
             CREATE TABLE grocery_sources (
                 user_id TEXT NOT NULL,
@@ -91,13 +102,12 @@ public struct GroceriesProjection: Projection {
                 SET checked = 0, unmeasured_adds = unmeasured_adds + excluded.unmeasured_adds
                 """).execute(arguments: [e.userId, e.item, e.ingredient, unmeasured, recorded.position])
             if let amount = e.amount {
-                let unit = e.unit?.trimmingCharacters(in: .whitespaces)
-                let display = (unit?.isEmpty ?? true) ? nil : unit
+                let stored = StoredAmount(amount, unit: e.unit)
                 try db.cachedStatement(sql: """
-                    INSERT INTO grocery_amounts (user_id, item, unit_key, unit, amount, added_at_position)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (user_id, item, unit_key) DO UPDATE SET amount = amount + excluded.amount
-                    """).execute(arguments: [e.userId, e.item, display?.lowercased() ?? "", display, amount, recorded.position])
+                    INSERT INTO grocery_amounts (user_id, item, unit_key, bought, unit, amount, added_at_position)
+                    VALUES (?, ?, ?, 0, ?, ?, ?)
+                    ON CONFLICT (user_id, item, unit_key, bought) DO UPDATE SET \(Self.mergeAmounts)
+                    """).execute(arguments: [e.userId, e.item, stored.key, stored.unit, stored.amount, recorded.position])
             }
             if let recipeId = e.recipeId {
                 try db.cachedStatement(sql: """
@@ -108,12 +118,30 @@ public struct GroceriesProjection: Projection {
         case .groceryChecked(let e):
             try db.cachedStatement(sql: "UPDATE grocery_items SET checked = ? WHERE user_id = ? AND item = ?")
                 .execute(arguments: [e.checked, e.userId, e.item])
+            // Checking moves what was to buy into bought; unchecking moves it back.
+            try db.cachedStatement(sql: """
+                INSERT INTO grocery_amounts (user_id, item, unit_key, bought, unit, amount, added_at_position)
+                SELECT user_id, item, unit_key, ?1, unit, amount, added_at_position FROM grocery_amounts
+                WHERE user_id = ?2 AND item = ?3 AND bought = NOT ?1
+                ON CONFLICT (user_id, item, unit_key, bought) DO UPDATE SET \(Self.mergeAmounts)
+                """).execute(arguments: [e.checked, e.userId, e.item])
+            try db.cachedStatement(sql: "DELETE FROM grocery_amounts WHERE user_id = ? AND item = ? AND bought = NOT ?")
+                .execute(arguments: [e.userId, e.item, e.checked])
         case .groceryRemoved(let e):
             try delete(userId: e.userId, item: e.item, db)
         default:
             break
         }
     }
+
+    /// Adds an amount into the row of its quantity: a convertible unit keeps its symbol while every
+    /// add used it and becomes NULL (shown in g/kg or ml/l) once two differ; other units keep their
+    /// first spelling.
+    private static let mergeAmounts = """
+        amount = amount + excluded.amount,
+        unit = CASE WHEN unit IS excluded.unit OR unit_key NOT LIKE ' %' THEN unit ELSE NULL END,
+        added_at_position = min(added_at_position, excluded.added_at_position)
+        """
 
     private func delete(userId: UserID, item: String, _ db: Database) throws {
         for table in ["grocery_items", "grocery_amounts", "grocery_sources"] {
@@ -124,20 +152,26 @@ public struct GroceriesProjection: Projection {
     public func checksum(_ db: Database) throws -> String {
         try ProjectionChecksum.sha256(db, queries: [
             "SELECT user_id, item, ingredient, checked, unmeasured_adds, added_at_position FROM grocery_items ORDER BY user_id, item",
-            "SELECT user_id, item, unit_key, unit, amount, added_at_position FROM grocery_amounts ORDER BY user_id, item, unit_key",
+            """
+            SELECT user_id, item, unit_key, bought, unit, amount, added_at_position FROM grocery_amounts
+            ORDER BY user_id, item, unit_key, bought
+            """,
             "SELECT user_id, item, recipe_id, added_at_position FROM grocery_sources ORDER BY user_id, item, recipe_id",
         ])
     }
 
     // MARK: Queries
 
-    /// The user's list: unchecked first, then in the order the items were first added.
+    /// The user's list: unchecked first, then by aisle, then in the order the items were first added.
     public static func list(_ userId: UserID, in db: Database) throws -> [GroceryItem] {
-        var amounts: [String: [GroceryAmount]] = [:]
+        var toBuy: [String: [GroceryAmount]] = [:]
+        var bought: [String: [GroceryAmount]] = [:]
         for row in try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT item, unit, amount FROM grocery_amounts WHERE user_id = ? ORDER BY item, added_at_position
+            SELECT item, unit_key, bought, unit, amount FROM grocery_amounts WHERE user_id = ?
+            ORDER BY item, added_at_position, unit_key
             """), arguments: [userId]) {
-            amounts[row["item"], default: []].append(GroceryAmount(amount: row["amount"], unit: row["unit"]))
+            let amount = StoredAmount(key: row["unit_key"], unit: row["unit"], amount: row["amount"]).shown
+            if row["bought"] { bought[row["item"], default: []].append(amount) } else { toBuy[row["item"], default: []].append(amount) }
         }
         var sources: [String: [RecipeID]] = [:]
         for row in try Row.fetchAll(db.cachedStatement(sql: """
@@ -145,19 +179,53 @@ public struct GroceriesProjection: Projection {
             """), arguments: [userId]) {
             sources[row["item"], default: []].append(row["recipe_id"])
         }
-        return try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT item, ingredient, checked, unmeasured_adds FROM grocery_items WHERE user_id = ?
-            ORDER BY checked, added_at_position
-            """), arguments: [userId]).map { row in
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT item, ingredient, checked, unmeasured_adds, added_at_position FROM grocery_items WHERE user_id = ?
+            """), arguments: [userId])
+        return rows.map { row -> (GroceryAisle, Int64, GroceryItem) in
             let item: String = row["item"]
-            return GroceryItem(item: item, ingredient: row["ingredient"], checked: row["checked"],
-                               amounts: amounts[item] ?? [], unmeasuredAdds: row["unmeasured_adds"],
-                               recipeIds: sources[item] ?? [])
+            let aisle = GroceryAisle.of(item: item)
+            return (aisle, row["added_at_position"],
+                    GroceryItem(item: item, ingredient: row["ingredient"], aisle: aisle.name, checked: row["checked"],
+                                amounts: toBuy[item] ?? [], bought: bought[item] ?? [], unmeasuredAdds: row["unmeasured_adds"],
+                                recipeIds: sources[item] ?? []))
         }
+        .sorted { a, b in (a.2.checked ? 1 : 0, a.0.rawValue, a.1) < (b.2.checked ? 1 : 0, b.0.rawValue, b.1) }
+        .map(\.2)
     }
 
     /// One item of the user's list, by its key.
     public static func item(_ userId: UserID, item: String, in db: Database) throws -> GroceryItem? {
         try list(userId, in: db).first { $0.item == item }
+    }
+}
+
+/// An amount as the table holds it: convertible units in grams or millilitres under the quantity's
+/// key (" mass", " volume": a leading space no trimmed unit can have), other units per lowercased
+/// spelling, a plain count under "".
+struct StoredAmount: Equatable {
+    let key: String
+    let unit: String?
+    let amount: Double
+
+    init(key: String, unit: String?, amount: Double) { self.key = key; self.unit = unit; self.amount = amount }
+
+    init(_ amount: Double, unit typed: String?) {
+        let spelling = typed?.trimmingCharacters(in: .whitespaces) ?? ""
+        if let unit = GroceryUnit.named(spelling) {
+            self.init(key: " " + unit.quantity.rawValue, unit: unit.symbol, amount: amount * unit.base)
+        } else {
+            self.init(key: spelling.lowercased(), unit: spelling.isEmpty ? nil : spelling, amount: amount)
+        }
+    }
+
+    var shown: GroceryAmount {
+        guard key.hasPrefix(" "), let quantity = GroceryUnit.Quantity(rawValue: String(key.dropFirst())) else {
+            return GroceryAmount(amount: amount, unit: unit)
+        }
+        let (value, symbol) = unit.flatMap(GroceryUnit.named).map { (amount / $0.base, $0.symbol) }
+            ?? GroceryUnit.display(quantity, base: amount)
+        // Conversions leave float noise (3 tbsp came back 3.0000000000000004): a cook reads three decimals.
+        return GroceryAmount(amount: (value * 1000).rounded() / 1000, unit: symbol)
     }
 }

@@ -45,6 +45,29 @@ import Testing
         try world.accept(check("u1", "flour"))
     }
 
+    @Test func singularAndPluralAreOneItem() throws {
+        var world = try World.withAlice()
+        let first = try world.accept(addGrocery("u1", "Tomatoes", amount: 2))
+        #expect(first.groceryAdded?.item == "tomato" && first.groceryAdded?.ingredient == "Tomatoes")
+        #expect(try world.accept(addGrocery("u1", "tomato", amount: 1)).groceryAdded?.merged == true)
+        #expect(try world.accept(addGrocery("u1", "Cherry Tomatoes")).groceryAdded?.item == "cherry tomato")
+        try world.accept(check("u1", "TOMATO"))
+        #expect(world.state.groceries["u1"] == ["tomato": true, "cherry tomato": false])
+        #expect(try world.accept(removeGrocery("u1", "cherry tomatoes")).groceryRemoved?.item == "cherry tomato")
+    }
+
+    @Test func anItemAddedUnderItsOldKeyIsStillFound() throws {
+        var world = try World.withAlice()
+        // Before keys were singular, "Eggs" was kept as "eggs".
+        let old = Event.groceryAdded(GroceryAdded(userId: "u1", item: "eggs", ingredient: "Eggs", amount: 6, unit: nil,
+                                                  recipeId: nil, merged: false))
+        Decider.evolve(&world.state, old)
+        #expect(try world.accept(addGrocery("u1", "eggs", amount: 6)).groceryAdded?.item == "eggs")
+        #expect(try world.accept(check("u1", "Eggs")).groceryChecked?.item == "eggs")
+        #expect(try world.accept(removeGrocery("u1", "eggs")).groceryRemoved?.item == "eggs")
+        #expect(try world.accept(addGrocery("u1", "eggs")).groceryAdded?.item == "egg")
+    }
+
     @Test func listsArePerUser() throws {
         var world = try World.withAlice()
         try world.accept(register("u2", "bob"))

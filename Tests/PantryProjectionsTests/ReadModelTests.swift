@@ -99,7 +99,7 @@ import Testing
 }
 
 @Suite struct GroceryTests {
-    @Test func mergesPerUnitAndUnchecksOnReAdd() throws {
+    @Test func sumsEachQuantityKeepsWhatWasBoughtAndSortsByAisle() throws {
         let h = try History()
         h.register("u1", "alice")
         func add(_ ingredient: String, _ amount: Double? = nil, _ unit: String? = nil, _ recipe: String? = nil) {
@@ -112,35 +112,83 @@ import Testing
         add("Salt")
         add("Eggs", 3)
         add("flour", 1, "kg", "r2")
-        add("FLOUR", 200, "G", "r1")
+        add("FLOUR", 200, "grams", "r1")
         add("salt")
+        add("egg", 2)
         check("flour", true)
         let store = try h.caughtUp(GroceriesProjection())
         var list = try store.read { try GroceriesProjection.list("u1", in: $0) }
-        #expect(list.map(\.item) == ["salt", "eggs", "flour"])  // checked last
-        #expect(list[2] == GroceryItem(item: "flour", ingredient: "Flour", checked: true,
-                                       amounts: [GroceryAmount(amount: 700, unit: "g"), GroceryAmount(amount: 1, unit: "kg")],
-                                       unmeasuredAdds: 0, recipeIds: ["r1", "r2"]))
-        #expect(list[0].unmeasuredAdds == 2 && list[0].amounts.isEmpty && list[0].recipeIds.isEmpty)
-        #expect(list[1].amounts == [GroceryAmount(amount: 3, unit: nil)])
+        // Unchecked first, by aisle (dairy before spices), checked last; "Eggs" and "egg" are one item.
+        #expect(list.map(\.item) == ["egg", "salt", "flour"])
+        #expect(list.map(\.aisle) == ["Milk, Eggs, Other Dairy", "Spices and Seasonings", "Baking"])
+        #expect(list[2] == GroceryItem(item: "flour", ingredient: "Flour", aisle: "Baking", checked: true, amounts: [],
+                                       bought: [GroceryAmount(amount: 1.7, unit: "kg")], unmeasuredAdds: 0, recipeIds: ["r1", "r2"]))
+        #expect(list[1].unmeasuredAdds == 2 && list[1].amounts.isEmpty && list[1].recipeIds.isEmpty)
+        #expect(list[0].amounts == [GroceryAmount(amount: 5, unit: nil)])
 
-        add("Flour", 100, "g")      // re-add: unchecked, summed, back at its first position
-        h.run(.removeGrocery(RemoveGrocery(userId: "u1", ingredient: "EGGS")))
+        // 500 g bought, then 100 g more: 100 g to buy, the 500 g stays bought.
+        add("Flour", 100, "g")
+        h.run(.removeGrocery(RemoveGrocery(userId: "u1", ingredient: "EGG")))
         check("salt", true)
         try store.catchUp(from: h.log)
         list = try store.read { try GroceriesProjection.list("u1", in: $0) }
         #expect(list.map(\.item) == ["flour", "salt"])
         #expect(list.map(\.checked) == [false, true])
-        #expect(list[0].amounts == [GroceryAmount(amount: 800, unit: "g"), GroceryAmount(amount: 1, unit: "kg")])
+        #expect(list[0].amounts == [GroceryAmount(amount: 100, unit: "g")])
+        #expect(list[0].bought == [GroceryAmount(amount: 1.7, unit: "kg")])
+
+        check("flour", true)
+        try store.catchUp(from: h.log)
+        #expect(try store.read { try GroceriesProjection.item("u1", item: "flour", in: $0) }?.bought
+                == [GroceryAmount(amount: 1.8, unit: "kg")])
+        check("flour", false)
+        try store.catchUp(from: h.log)
+        let unchecked = try #require(try store.read { try GroceriesProjection.item("u1", item: "flour", in: $0) })
+        #expect(unchecked.amounts == [GroceryAmount(amount: 1.8, unit: "kg")] && unchecked.bought.isEmpty)
 
         // Removed and added again: a fresh item, nothing carried over.
         h.run(.removeGrocery(RemoveGrocery(userId: "u1", ingredient: "flour")))
         add("flour", 2, "cup")
         try store.catchUp(from: h.log)
         #expect(try store.read { try GroceriesProjection.item("u1", item: "flour", in: $0) }
-                == GroceryItem(item: "flour", ingredient: "flour", checked: false,
-                               amounts: [GroceryAmount(amount: 2, unit: "cup")], unmeasuredAdds: 0, recipeIds: []))
+                == GroceryItem(item: "flour", ingredient: "flour", aisle: "Baking", checked: false,
+                               amounts: [GroceryAmount(amount: 2, unit: "cup")], bought: [], unmeasuredAdds: 0, recipeIds: []))
         #expect(try store.read { try GroceriesProjection.list("u2", in: $0) }.isEmpty)
+    }
+
+    @Test func volumesInOneUnitStayInItAndMixedOnesAreShownInMillilitres() throws {
+        let h = try History()
+        h.register("u1", "alice")
+        func add(_ ingredient: String, _ amount: Double, _ unit: String) {
+            h.run(.addGrocery(AddGrocery(userId: "u1", ingredient: ingredient, amount: amount, unit: unit, recipeId: nil)))
+        }
+        add("soy sauce", 1, "tbsp")
+        add("soy sauce", 2, "Tablespoons")
+        add("milk", 2, "tbsp")
+        add("milk", 1, "cup")
+        add("stock", 750, "ml")
+        add("stock", 0.5, "l")
+        add("garlic", 2, "cloves")
+        add("garlic", 1, "Cloves")
+        add("garlic", 100, "g")
+        let store = try h.caughtUp(GroceriesProjection())
+        let list = try store.read { try GroceriesProjection.list("u1", in: $0) }
+        let amounts = Dictionary(uniqueKeysWithValues: list.map { ($0.item, $0.amounts) })
+        #expect(amounts["soy sauce"] == [GroceryAmount(amount: 3, unit: "tbsp")])
+        #expect(amounts["milk"] == [GroceryAmount(amount: 266.162, unit: "ml")])
+        #expect(amounts["stock"] == [GroceryAmount(amount: 1.25, unit: "l")])
+        #expect(amounts["garlic"] == [GroceryAmount(amount: 3, unit: "cloves"), GroceryAmount(amount: 100, unit: "g")])
+    }
+
+    @Test func everyIngredientOfTheBundledCatalogHasAnAisle() throws {
+        let catalog = URL(filePath: #filePath).deletingLastPathComponent()
+            .appending(path: "../../Sources/PantryFetch/Resources/catalog.json")
+        let recipes = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: catalog)) as? [[String: Any]])
+        let names = Set(recipes.flatMap { ($0["ingredients"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } })
+        #expect(names.count > 200)
+        #expect(names.filter { GroceryAisle.of(item: IngredientName.key($0)) == .other }.sorted() == [])
+        #expect(GroceryAisle.of(item: "red wine vinegar") == .oilAndVinegar && GroceryAisle.of(item: "peanut butter") == .nutButtersAndHoney)
+        #expect(GroceryAisle.of(item: "egg white") == .dairy && GroceryAisle.of(item: "unobtainium") == .other)
     }
 }
 
