@@ -26,23 +26,10 @@ final class CatalogProvider: RecipeProvider {
         generator = Mutex(SplitMix64(seed: seed))
     }
 
+    var recipes: [Recipe] { search.recipes }
     var count: Int { search.recipes.count }
 
     func fetch(_ request: FetchRequest) async throws(ProviderError) -> FetchPayload {
-        switch request {
-        case .byIngredients(let ingredients, let number):
-            return .summaries(search.byIngredients(ingredients, number: number))
-        case .search(let query, let diet, let maxReadyTime, let offset, let number):
-            return .searchPage(search.search(query: query, diet: diet, maxReadyTime: maxReadyTime, offset: offset, number: number))
-        case .detail(let id):
-            guard let recipe = search.detail(id) else { throw .notFound }
-            return .recipe(recipe)
-        case .random(let count):
-            return .recipes(generator.withLock { search.random(count: count, using: &$0) })
-        case .autocomplete(let prefix, let number):
-            return .suggestions(search.autocomplete(prefix: prefix, number: number))
-        case .image:
-            throw .rejected("the catalog has no images")
-        }
+        try generator.withLock { generator throws(ProviderError) in try search.answer(request, using: &generator) }
     }
 }

@@ -17,7 +17,7 @@ struct CatalogSearch: Sendable {
                 - recipe.ingredients.filter { !used.contains($0) && IngredientName.isPantryStaple($0.name) }.count
             return RecipeSummary(
                 id: recipe.id, title: recipe.title, image: recipe.image, readyInMinutes: recipe.readyInMinutes,
-                usedIngredientCount: used.count, missedIngredientCount: missed)
+                servings: recipe.servings, usedIngredientCount: used.count, missedIngredientCount: missed)
         }
         return hits.sorted { Self.bestForCooking($0, $1) }.prefix(number).map { $0 }
     }
@@ -41,7 +41,7 @@ struct CatalogSearch: Sendable {
             return true
         }.sorted { (-Self.titleMatches(queryWords, $0), $0.title) < (-Self.titleMatches(queryWords, $1), $1.title) }
         let page = hits.dropFirst(offset).prefix(number).map {
-            RecipeSummary(id: $0.id, title: $0.title, image: $0.image, readyInMinutes: $0.readyInMinutes)
+            RecipeSummary(id: $0.id, title: $0.title, image: $0.image, readyInMinutes: $0.readyInMinutes, servings: $0.servings)
         }
         return SearchPage(offset: offset, totalResults: hits.count, results: page)
     }
@@ -50,6 +50,25 @@ struct CatalogSearch: Sendable {
     private static func titleMatches(_ queryWords: [String], _ recipe: Recipe) -> Int {
         let title = Set(IngredientName.words(recipe.title))
         return queryWords.filter(title.contains).count
+    }
+
+    /// The answer to `request` from these recipes alone.
+    func answer(_ request: FetchRequest, using generator: inout some RandomNumberGenerator) throws(ProviderError) -> FetchPayload {
+        switch request {
+        case .byIngredients(let ingredients, let number):
+            return .summaries(byIngredients(ingredients, number: number))
+        case .search(let query, let diet, let maxReadyTime, let offset, let number):
+            return .searchPage(search(query: query, diet: diet, maxReadyTime: maxReadyTime, offset: offset, number: number))
+        case .detail(let id):
+            guard let recipe = detail(id) else { throw .notFound }
+            return .recipe(recipe)
+        case .random(let count):
+            return .recipes(random(count: count, using: &generator))
+        case .autocomplete(let prefix, let number):
+            return .suggestions(autocomplete(prefix: prefix, number: number))
+        case .image:
+            throw .rejected("the catalog has no images")
+        }
     }
 
     func detail(_ id: String) -> Recipe? {

@@ -57,6 +57,9 @@ public struct FetchResponse: Codable, Sendable, Equatable {
         case cache
         /// From the cache past its lifetime, because the upstream could not be asked.
         case staleCache
+        /// The upstream could not be asked and nothing was cached for this request: answered from
+        /// the catalog and the recipes already fetched, so a spent quota or an outage is never a dead end.
+        case fallback
     }
 
     public var payload: FetchPayload
@@ -65,12 +68,16 @@ public struct FetchResponse: Codable, Sendable, Equatable {
     public var ageSeconds: Int
     /// "spoonacular", "mealdb", "catalog" or "images".
     public var provider: String
+    /// For a `staleCache` or `fallback` answer: seconds until the upstream can be asked again (the
+    /// quota's reset, a rate limit's end); nil when that is not known (an outage).
+    public var upstreamRetryAfterSeconds: Int?
 
-    public init(payload: FetchPayload, origin: Origin, ageSeconds: Int, provider: String) {
+    public init(payload: FetchPayload, origin: Origin, ageSeconds: Int, provider: String, upstreamRetryAfterSeconds: Int? = nil) {
         self.payload = payload
         self.origin = origin
         self.ageSeconds = ageSeconds
         self.provider = provider
+        self.upstreamRetryAfterSeconds = upstreamRetryAfterSeconds
     }
 }
 
@@ -125,6 +132,14 @@ extension FetchError: Codable, CustomStringConvertible {
             try c.encode(message, forKey: .message)
         case .notFound:
             try c.encode("notFound", forKey: .error)
+        }
+    }
+
+    /// When the upstream can be asked again, for the errors that know it.
+    public var retryAfterSeconds: Int? {
+        switch self {
+        case .quotaExhausted(let seconds), .rateLimited(let seconds), .budgetExhausted(let seconds): seconds
+        case .upstreamUnavailable, .badRequest, .notFound: nil
         }
     }
 

@@ -6,7 +6,8 @@ import Logging
 ///
 /// Fresh cached answers are served without an upstream call; identical requests in flight
 /// share one call; when the upstream cannot be asked (quota spent, error, timeout) the
-/// cached answer of any age is served as `staleCache`. Transport-neutral: a transport
+/// cached answer of any age is served as `staleCache`, else the catalog and the recipes already
+/// fetched answer as `fallback`. Transport-neutral: a transport
 /// decodes a `FetchRequest`, calls `handle`, and encodes the `FetchResult`.
 public actor FetchService {
     private let configuration: FetchConfiguration
@@ -19,11 +20,15 @@ public actor FetchService {
     /// Upstream calls each client may cause: the deployment's quota is everyone's, and ten junk
     /// searches from one user once spent it for the day. Cache hits are never counted.
     private let clientBudgets: RateLimiter
+    /// The catalog and the recipes already fetched, rebuilt from the cache at most once a minute.
+    private var fallbackRecipes: (search: CatalogSearch, builtAt: Date)?
+    private var fallbackGenerator: SplitMix64
 
     public init(configuration: FetchConfiguration, logger: Logger = Logger(label: "pantry.fetch")) throws {
         self.configuration = configuration
         self.logger = logger
         clientBudgets = RateLimiter(configuration.upstreamCallsPerClient)
+        fallbackGenerator = SplitMix64(seed: configuration.catalogSeed)
         let store = try FetchStore(path: configuration.databasePath)
         self.store = store
         let catalog = try CatalogProvider(file: configuration.catalogFile.map { URL(fileURLWithPath: $0) }, seed: configuration.catalogSeed)
@@ -137,11 +142,12 @@ public actor FetchService {
             return .success(fresh)
         }
         if let client, let wait = clientBudgets.retryAfter(client) {
-            if let entry = try? await store.cached(key) {
-                return .success(FetchResponse(payload: entry.payload, origin: .staleCache, ageSeconds: Self.age(entry),
-                                              provider: source.name))
+            let seconds = max(1, Int(wait.rounded(.up)))
+            if let answer = await answerWithoutUpstream(request, key: key, source: source, retryAfter: seconds,
+                                                        reason: "the client's share of upstream calls is spent") {
+                return .success(answer)
             }
-            return .failure(.budgetExhausted(retryAfterSeconds: max(1, Int(wait.rounded(.up)))))
+            return .failure(.budgetExhausted(retryAfterSeconds: seconds))
         }
         do {
             let payload = try await fetchUpstream(request, from: source)
@@ -154,13 +160,44 @@ public actor FetchService {
         } catch {
             if error == .notFound { return .failure(.notFound) }
             if case .rejected(let message) = error { return .failure(.badRequest(message: message)) }
-            if let entry = try? await store.cached(key) {
-                logger.notice("serving stale cache", metadata: ["key": "\(key)", "reason": "\(error)"])
-                return .success(FetchResponse(
-                    payload: entry.payload, origin: .staleCache, ageSeconds: Self.age(entry), provider: source.name))
+            let failure = Self.fetchError(error)
+            if let answer = await answerWithoutUpstream(request, key: key, source: source, retryAfter: failure.retryAfterSeconds,
+                                                        reason: "\(error)") {
+                return .success(answer)
             }
-            return .failure(Self.fetchError(error))
+            return .failure(failure)
         }
+    }
+
+    /// When the upstream cannot be asked: the cached answer at any age, else the same request over
+    /// the catalog and every recipe already fetched; nil for images and for a recipe neither holds.
+    private func answerWithoutUpstream(_ request: FetchRequest, key: String, source: Source, retryAfter: Int?,
+                                       reason: String) async -> FetchResponse? {
+        if let entry = try? await store.cached(key) {
+            logger.notice("serving stale cache", metadata: ["key": "\(key)", "reason": "\(reason)"])
+            return FetchResponse(payload: entry.payload, origin: .staleCache, ageSeconds: Self.age(entry),
+                                 provider: source.name, upstreamRetryAfterSeconds: retryAfter)
+        }
+        guard case .provider = source else { return nil }
+        let recipes = await fallbackSearch()
+        guard let payload = try? recipes.answer(request, using: &fallbackGenerator) else { return nil }
+        logger.notice("serving fallback", metadata: ["key": "\(key)", "reason": "\(reason)", "recipes": "\(recipes.recipes.count)"])
+        return FetchResponse(payload: payload, origin: .fallback, ageSeconds: 0, provider: source.name,
+                             upstreamRetryAfterSeconds: retryAfter)
+    }
+
+    private func fallbackSearch() async -> CatalogSearch {
+        if let fallbackRecipes, Date().timeIntervalSince(fallbackRecipes.builtAt) < 60 { return fallbackRecipes.search }
+        var fetched: [Recipe] = []
+        do {
+            fetched = try await store.cachedRecipes(limit: 5_000)
+        } catch {
+            logger.error("cache read failed", metadata: ["for": "fallback recipes", "error": "\(error)"])
+        }
+        var seen = Set<String>()
+        let search = CatalogSearch(recipes: (fetched + catalog.recipes).filter { seen.insert($0.id).inserted })
+        fallbackRecipes = (search, Date())
+        return search
     }
 
     private func fetchUpstream(_ request: FetchRequest, from source: Source) async throws(ProviderError) -> FetchPayload {

@@ -62,6 +62,22 @@ final class FetchStore: Sendable {
         return CachedEntry(payload: payload, storedAt: found.storedAt)
     }
 
+    /// Every recipe the cache holds whole (details and random draws), for answering when the
+    /// upstream cannot be asked, from the `limit` newest rows; unreadable rows are skipped.
+    func cachedRecipes(limit: Int) async throws -> [Recipe] {
+        let bodies = try await database.read { db in
+            try Data.fetchAll(db, sql: "SELECT body FROM cache WHERE kind IN (?, ?) ORDER BY storedAt DESC LIMIT ?",
+                              arguments: [FetchRequest.Kind.detail.rawValue, FetchRequest.Kind.random.rawValue, limit])
+        }
+        return bodies.flatMap { body -> [Recipe] in
+            switch try? JSONDecoder().decode(FetchPayload.self, from: body) {
+            case .recipe(let recipe): [recipe]
+            case .recipes(let recipes): recipes
+            default: []
+            }
+        }
+    }
+
     func save(_ payload: FetchPayload, key: String, kind: FetchRequest.Kind, at now: Date) async throws {
         let contentType: String
         let body: Data

@@ -56,18 +56,22 @@ public struct RecipeSummary: Codable, Sendable, Equatable {
     public var id: String
     public var title: String
     public var image: String?
+    /// What a result card shows; nil where the provider's search does not say (Spoonacular's
+    /// by-ingredients search, TheMealDB).
     public var readyInMinutes: Int?
+    public var servings: Int?
     public var usedIngredientCount: Int?
     public var missedIngredientCount: Int?
 
     public init(
-        id: String, title: String, image: String?, readyInMinutes: Int? = nil,
+        id: String, title: String, image: String?, readyInMinutes: Int? = nil, servings: Int? = nil,
         usedIngredientCount: Int? = nil, missedIngredientCount: Int? = nil
     ) {
         self.id = id
         self.title = title
         self.image = image
         self.readyInMinutes = readyInMinutes
+        self.servings = servings
         self.usedIngredientCount = usedIngredientCount
         self.missedIngredientCount = missedIngredientCount
     }

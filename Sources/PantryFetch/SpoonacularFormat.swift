@@ -45,6 +45,7 @@ enum SpoonacularFormat {
         var title: String
         var image: String?
         var readyInMinutes: Int?
+        var servings: Int?
     }
 
     struct SearchResponse: Decodable {
@@ -86,7 +87,8 @@ enum SpoonacularFormat {
     }
 
     static func summary(_ result: SearchResult) -> RecipeSummary {
-        RecipeSummary(id: recipeID(result.id), title: result.title, image: nonEmpty(result.image), readyInMinutes: result.readyInMinutes)
+        RecipeSummary(id: recipeID(result.id), title: result.title, image: nonEmpty(result.image), readyInMinutes: result.readyInMinutes,
+                      servings: result.servings)
     }
 
     /// Pantry's diet names as complexSearch parameters: `diet` where Spoonacular has

@@ -46,7 +46,7 @@ import Testing
         #expect(found.count == 5 && found.allSatisfy { $0.id.hasPrefix("spoonacular:") && $0.usedIngredientCount == 2 })
         #expect(found.map { $0.missedIngredientCount ?? -1 } == found.map { $0.missedIngredientCount ?? -1 }.sorted())
         #expect(page.offset == 20 && page.totalResults == 25 && page.results.count == 5)
-        #expect(page.results.allSatisfy { $0.readyInMinutes != nil })
+        #expect(page.results.allSatisfy { $0.readyInMinutes != nil && $0.servings == 2 })
         #expect(random.count == 3)
         #expect(names == ["egg", "egg yolk"])
         #expect(await service.handle(.detail(id: "spoonacular:404")) == .failure(.notFound))
@@ -139,6 +139,49 @@ import Testing
         #expect(try await service.quotaUsedToday("spoonacular") == 1)
     }
 
+    @Test func aSpentQuotaFallsBackToTheCatalogAndTheRecipesAlreadyFetched() async throws {
+        let service = try service()
+        let fetched = try await service.handle(.detail(id: "spoonacular:716429")).get()
+        guard case .recipe(let recipe) = fetched.payload else { Issue.record("\(fetched)"); return }
+        try await upstream.mode("quota402")
+        _ = await service.handle(.detail(id: "spoonacular:1"))
+        let calls = try await upstream.count()
+
+        // A keyword of the recipe fetched before, and one of the catalog's: both found, no call made.
+        let search = try await service.handle(.search(query: "cauliflower", diet: nil, maxReadyTime: nil, offset: 0, number: 10)).get()
+        #expect(search.origin == .fallback)
+        #expect((search.upstreamRetryAfterSeconds ?? 0) > 0 && (search.upstreamRetryAfterSeconds ?? 0) <= 86_400)
+        guard case .searchPage(let page) = search.payload else { Issue.record("\(search)"); return }
+        #expect(page.results.map(\.id).contains(recipe.id))
+        let soup = try await service.handle(.search(query: "soup", diet: nil, maxReadyTime: nil, offset: 0, number: 10)).get()
+        guard case .searchPage(let soups) = soup.payload else { Issue.record("\(soup)"); return }
+        #expect(!soups.results.isEmpty && soups.results.allSatisfy { $0.id.hasPrefix("catalog:") })
+
+        let byIngredients = try await service.handle(.byIngredients(ingredients: ["egg", "tomato"], number: 5)).get()
+        guard case .summaries(let summaries) = byIngredients.payload else { Issue.record("\(byIngredients)"); return }
+        #expect(byIngredients.origin == .fallback && !summaries.isEmpty)
+        let random = try await service.handle(.random(count: 3)).get()
+        guard case .recipes(let drawn) = random.payload else { Issue.record("\(random)"); return }
+        #expect(random.origin == .fallback && Set(drawn.map(\.id)).count == 3)
+        #expect(try await service.handle(.autocomplete(prefix: "cauli", number: 5)).get().origin == .fallback)
+        #expect(try await upstream.count() == calls, "nothing was asked of the upstream")
+
+        // A recipe neither the cache nor the catalog holds cannot be made up: the error says when to retry.
+        guard case .quotaExhausted(let seconds)? = await service.handle(.detail(id: "spoonacular:2")).error else {
+            Issue.record("expected quotaExhausted"); return
+        }
+        #expect(seconds > 0)
+    }
+
+    @Test func anOutageFallsBackWithoutARetryTime() async throws {
+        let service = try service()
+        upstream.stop()
+        let answer = try await service.handle(.byIngredients(ingredients: ["egg"], number: 3)).get()
+        #expect(answer.origin == .fallback && answer.upstreamRetryAfterSeconds == nil)
+        guard case .summaries(let summaries) = answer.payload else { Issue.record("\(answer)"); return }
+        #expect(summaries.count == 3 && summaries.allSatisfy { $0.id.hasPrefix("catalog:") })
+    }
+
     @Test(arguments: [
         ("malformed", "", "malformed JSON"),
         ("error500", "", "HTTP 500"),
@@ -193,9 +236,9 @@ import Testing
         // A search for 100 results costs 2 points: 3 are left, so one fits and the next does not.
         _ = try await service.handle(.search(query: "a", diet: nil, maxReadyTime: nil, offset: 0, number: 100)).get()
         #expect(try await service.quotaUsedToday("spoonacular") == 147 + 1.25)
-        guard case .quotaExhausted? = await service.handle(.search(query: "b", diet: nil, maxReadyTime: nil, offset: 0, number: 100)).error else {
-            Issue.record("a 2-point call with 1.75 points left must be refused before it leaves"); return
-        }
+        // A 2-point call with 1.75 points left is refused before it leaves: the fallback answers.
+        let refused = try await service.handle(.search(query: "b", diet: nil, maxReadyTime: nil, offset: 0, number: 100)).get()
+        #expect(refused.origin == .fallback && (refused.upstreamRetryAfterSeconds ?? 0) > 0)
         #expect(try await upstream.count() == 2)
     }
 
@@ -211,8 +254,9 @@ import Testing
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        let served = results.filter { $0.response != nil }.count
+        let served = results.filter { $0.response.map { $0.origin != .fallback } ?? false }.count
         #expect(served >= 75, "at least the worst case's share")
+        #expect(results.allSatisfy { $0.response != nil }, "the rest answered from the fallback")
         #expect(try await upstream.count() == served, "every call that went out was answered with data: no 402")
         #expect(try await upstream.used() <= 150)
         #expect(try await service.quotaUsedToday("spoonacular") <= 150)
