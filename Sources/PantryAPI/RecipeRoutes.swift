@@ -33,6 +33,18 @@ struct RecipeRoutes {
         routes.get("v1/recipes/:recipeId") { _, context in
             try await answer(.detail(id: try PathParameter.value("recipeId", in: context)), context)
         }
+        // The picture the catalog's recipes point to (`/v1/recipes/{id}/image`): drawn, never fetched.
+        routes.get("v1/recipes/:recipeId/image") { _, context in
+            let response = try await recipes.fetch(.detail(id: try PathParameter.value("recipeId", in: context)),
+                                                   client: context.clientAddress)
+            guard case .recipe(let recipe) = response.payload else { throw Self.wrongPayload }
+            let svg = RecipePicture.svg(title: recipe.title, ingredients: recipe.ingredients.map(\.name))
+            return Response(status: .ok, headers: [
+                .contentType: "image/svg+xml; charset=utf-8", .cacheControl: "public, max-age=86400",
+                .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'",
+                .init("X-Content-Type-Options")!: "nosniff",
+            ], body: ResponseBody(byteBuffer: ByteBuffer(string: svg)))
+        }
         routes.get("v1/ingredients/autocomplete") { request, context in
             guard let prefix = try QueryParameter.string("prefix", in: request, maxLength: 64) else {
                 throw Problem(.unprocessableContent, code: "invalid_query", detail: "'prefix' is required")

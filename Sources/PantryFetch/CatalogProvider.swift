@@ -8,11 +8,29 @@ final class CatalogProvider: RecipeProvider {
     private let search: CatalogSearch
     private let generator: Mutex<SplitMix64>
 
-    /// Loads `file`, or the bundled catalog.json when nil.
-    init(file: URL?, seed: UInt64) throws(FetchConfigurationError) {
+    /// Loads `file`, or the bundled catalog.json when nil, and the recipes of `imported` beside it.
+    /// A recipe without a picture gets the one the API draws for it.
+    init(file: URL?, imported: URL? = nil, seed: UInt64) throws(FetchConfigurationError) {
         guard let url = file ?? Bundle.module.url(forResource: "catalog", withExtension: "json") else {
             throw FetchConfigurationError("the bundled catalog.json is missing")
         }
+        var recipes = try Self.load(url)
+        if let imported {
+            let known = Set(recipes.map(\.id))
+            recipes += try Self.load(imported).filter { !known.contains($0.id) }
+        }
+        search = CatalogSearch(recipes: recipes.map { recipe in
+            var recipe = recipe
+            if recipe.image == nil { recipe.image = Self.drawnImage(recipe.id) }
+            return recipe
+        })
+        generator = Mutex(SplitMix64(seed: seed))
+    }
+
+    /// The API route that draws a recipe's picture from its name and ingredients.
+    static func drawnImage(_ id: String) -> String { "/v1/recipes/\(id)/image" }
+
+    private static func load(_ url: URL) throws(FetchConfigurationError) -> [Recipe] {
         let recipes: [Recipe]
         do {
             recipes = try JSONDecoder().decode([Recipe].self, from: Data(contentsOf: url))
@@ -20,10 +38,9 @@ final class CatalogProvider: RecipeProvider {
             throw FetchConfigurationError("cannot load recipe catalog \(url.path): \(error)")
         }
         if let bad = recipes.first(where: { !$0.id.hasPrefix("catalog:") }) {
-            throw FetchConfigurationError("catalog recipe id \(bad.id) does not start with \"catalog:\"")
+            throw FetchConfigurationError("catalog recipe id \(bad.id) in \(url.path) does not start with \"catalog:\"")
         }
-        search = CatalogSearch(recipes: recipes)
-        generator = Mutex(SplitMix64(seed: seed))
+        return recipes
     }
 
     var recipes: [Recipe] { search.recipes }

@@ -26,6 +26,9 @@ public struct FetchConfiguration: Sendable {
     public var mealdbLimits: LimiterPolicy
     /// Another catalog file instead of the bundled one.
     public var catalogFile: String?
+    /// Recipes `pantry catalog import` wrote, served beside the catalog (the fetch worker uses
+    /// DATA/catalog-import.json when it exists).
+    public var importedCatalogFile: String?
     public var catalogSeed: UInt64
     public var connectTimeout: Double
     public var requestTimeout: Double
@@ -47,6 +50,7 @@ public struct FetchConfiguration: Sendable {
         mealdbURL = "https://www.themealdb.com/api/json/v1/1"
         mealdbLimits = LimiterPolicy(dailyQuota: nil, ratePerSecond: 2, burst: 4, maxWait: 5)
         catalogFile = nil
+        importedCatalogFile = nil
         catalogSeed = UInt64.random(in: .min ... .max)
         connectTimeout = 5
         requestTimeout = 10

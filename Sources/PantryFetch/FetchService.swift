@@ -31,7 +31,9 @@ public actor FetchService {
         fallbackGenerator = SplitMix64(seed: configuration.catalogSeed)
         let store = try FetchStore(path: configuration.databasePath)
         self.store = store
-        let catalog = try CatalogProvider(file: configuration.catalogFile.map { URL(fileURLWithPath: $0) }, seed: configuration.catalogSeed)
+        let catalog = try CatalogProvider(file: configuration.catalogFile.map { URL(fileURLWithPath: $0) },
+                                          imported: configuration.importedCatalogFile.map { URL(fileURLWithPath: $0) },
+                                          seed: configuration.catalogSeed)
         self.catalog = catalog
         let http = HTTPClient()
         func gate(_ name: String, _ policy: LimiterPolicy) -> UpstreamGate {

@@ -16,11 +16,15 @@ public struct Recipe: Codable, Sendable, Equatable {
     /// Lowercase Spoonacular diet names, see `Diet`.
     public var diets: [String]
     public var dishTypes: [String]
+    /// The licence the recipe's text is under, where the source grants one ("CC BY-SA 4.0" for
+    /// the Wikibooks Cookbook), to be shown with the credit.
+    public var license: String?
+    public var licenseUrl: String?
 
     public init(
         id: String, title: String, image: String?, servings: Int?, readyInMinutes: Int?,
         ingredients: [Ingredient], instructions: [String], sourceName: String, sourceUrl: String?,
-        diets: [String], dishTypes: [String]
+        diets: [String], dishTypes: [String], license: String? = nil, licenseUrl: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -33,6 +37,8 @@ public struct Recipe: Codable, Sendable, Equatable {
         self.sourceUrl = sourceUrl
         self.diets = diets
         self.dishTypes = dishTypes
+        self.license = license
+        self.licenseUrl = licenseUrl
     }
 }
 

@@ -212,7 +212,7 @@ struct StoredAmount: Equatable {
 
     init(_ amount: Double, unit typed: String?) {
         let spelling = typed?.trimmingCharacters(in: .whitespaces) ?? ""
-        if let unit = GroceryUnit.named(spelling) {
+        if let unit = MeasureUnit.named(spelling) {
             self.init(key: " " + unit.quantity.rawValue, unit: unit.symbol, amount: amount * unit.base)
         } else {
             self.init(key: spelling.lowercased(), unit: spelling.isEmpty ? nil : spelling, amount: amount)
@@ -220,11 +220,11 @@ struct StoredAmount: Equatable {
     }
 
     var shown: GroceryAmount {
-        guard key.hasPrefix(" "), let quantity = GroceryUnit.Quantity(rawValue: String(key.dropFirst())) else {
+        guard key.hasPrefix(" "), let quantity = MeasureUnit.Quantity(rawValue: String(key.dropFirst())) else {
             return GroceryAmount(amount: amount, unit: unit)
         }
-        let (value, symbol) = unit.flatMap(GroceryUnit.named).map { (amount / $0.base, $0.symbol) }
-            ?? GroceryUnit.display(quantity, base: amount)
+        let (value, symbol) = unit.flatMap(MeasureUnit.named).map { (amount / $0.base, $0.symbol) }
+            ?? MeasureUnit.display(quantity, base: amount)
         // Conversions leave float noise (3 tbsp came back 3.0000000000000004): a cook reads three decimals.
         return GroceryAmount(amount: (value * 1000).rounded() / 1000, unit: symbol)
     }

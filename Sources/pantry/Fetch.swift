@@ -14,7 +14,8 @@ struct Fetch: ParsableCommand {
         discussion: """
             Configured by the environment: PANTRY_SPOONACULAR_KEY (without it the offline catalog
             answers), PANTRY_SPOONACULAR_URL, PANTRY_SPOONACULAR_DAILY_QUOTA (150), PANTRY_MEALDB_URL,
-            PANTRY_PROVIDER, PANTRY_CATALOG. The cache and quota live in DATA/fetch.sqlite.
+            PANTRY_PROVIDER, PANTRY_CATALOG. The cache and quota live in DATA/fetch.sqlite; the recipes
+            `pantry catalog import` wrote (DATA/catalog-import.json) are served beside the catalog.
             """)
 
     @OptionGroup var options: DataOptions
@@ -26,8 +27,10 @@ struct Fetch: ParsableCommand {
         // A second fetch worker would unlink the first one's socket file and take its requests.
         let lock = try WriterLock(path: directory.url.appendingPathComponent("fetch.lock").path)
         defer { withExtendedLifetime(lock) {} }
-        let configuration = try FetchConfiguration.fromEnvironment(
+        var configuration = try FetchConfiguration.fromEnvironment(
             databasePath: directory.url.appendingPathComponent("fetch.sqlite").path)
+        let imported = directory.url.appendingPathComponent("catalog-import.json").path
+        if FileManager.default.fileExists(atPath: imported) { configuration.importedCatalogFile = imported }
         let service = try FetchService(configuration: configuration, logger: logger)
         logger.info("fetch configured", metadata: ["provider": "\(configuration.primary)"])
         let context = try ZMQContext()

