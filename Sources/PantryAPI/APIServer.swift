@@ -100,7 +100,7 @@ public struct APIServer {
             .register(public: router, authenticated: authenticated)
         CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
         // Browsing needs no account: recipes, the leaderboard and experiences are public.
-        ReadRoutes(queries: queries).register(public: router.group(), authenticated: authenticated)
+        ReadRoutes(queries: queries, recipes: recipes).register(public: router.group(), authenticated: authenticated)
         RecipeRoutes(recipes: recipes).register(on: router.group())
 
         let logger = logger

@@ -1,11 +1,15 @@
+import Foundation
 import Hummingbird
+import Logging
 import PantryBus
+import PantryFetch
 
 /// The read side: a user's lists, the leaderboard and a recipe's experiences, answered by the
 /// projection workers. Every route takes `?after=POSITION` (read-your-writes). The leaderboard and
 /// experiences are public; a user's own lists and rank need the user's token.
 struct ReadRoutes {
     let queries: WorkerQueries
+    let recipes: RecipeSource
 
     func register(public open: RouterGroup<APIRequestContext>, authenticated routes: RouterGroup<APIRequestContext>) {
         open.get("v1/leaderboard") { request, _ in
@@ -40,7 +44,13 @@ struct ReadRoutes {
             }
         }
         routes.get("v1/me/favourite-suggestion") { request, context in
-            try await ask("favourites", "suggestion", request) { $0.userId = try context.requireSession().userId }
+            var query = QueryRequest(query: "suggestion")
+            query.userId = try context.requireSession().userId
+            query.after = try ReadYourWrites.position(in: request)
+            let answer = try JSONDecoder().decode(SuggestionAnswer.self, from: try await queries.ask("favourites", query))
+            guard var suggestion = answer.result else { return JSONResponse.make(answer) }
+            suggestion.recipes = try await suggestedRecipes(suggestion, client: context.clientAddress, logger: context.logger)
+            return JSONResponse.make(SuggestionAnswer(position: answer.position, result: suggestion))
         }
         routes.get("v1/me/groceries") { request, context in
             try await ask("groceries", "list", request) { $0.userId = try context.requireSession().userId }
@@ -56,5 +66,49 @@ struct ReadRoutes {
         try fill(&query)
         query.after = try ReadYourWrites.position(in: request)
         return try await queries.answer(worker, query)
+    }
+
+    /// Recipes for the suggested keyword that the user has not saved, so the screen needs no second
+    /// call. The suggestion stands without them if recipes cannot be had now.
+    private func suggestedRecipes(_ suggestion: SuggestionAnswer.Suggestion, client: String?,
+                                  logger: Logger) async throws -> [RecipeSummary] {
+        do {
+            let found = try await recipes.fetch(.search(query: suggestion.keyword, diet: nil, maxReadyTime: nil, offset: 0,
+                                                        number: 10 + suggestion.basedOn.count), client: client)
+            guard case .searchPage(let page) = found.payload else { return [] }
+            return Array(page.results.filter { !suggestion.basedOn.contains($0.id) }.prefix(10))
+        } catch let problem as Problem {
+            logger.notice("suggestion without recipes", metadata: ["reason": "\(problem.code)"])
+            return []
+        }
+    }
+}
+
+/// The favourites worker's suggestion, with the recipes the API adds.
+struct SuggestionAnswer: Codable {
+    struct Suggestion: Codable {
+        var keyword: String
+        var basedOn: [String]
+        var recipes: [RecipeSummary]?
+    }
+
+    var position: Int64
+    var result: Suggestion?
+
+    private enum CodingKeys: String, CodingKey { case position, result }
+
+    init(position: Int64, result: Suggestion?) { self.position = position; self.result = result }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        position = try container.decode(Int64.self, forKey: .position)
+        result = try container.decodeIfPresent(Suggestion.self, forKey: .result)
+    }
+
+    // `result` is null, not absent, when there is nothing to suggest, as the worker sends it.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(position, forKey: .position)
+        try container.encode(result, forKey: .result)
     }
 }

@@ -21,11 +21,36 @@ struct RecipeRoutes {
             guard let query = try QueryParameter.string("query", in: request, maxLength: 100) else {
                 throw Problem(.unprocessableContent, code: "invalid_query", detail: "'query' is required")
             }
-            return try await answer(.search(
+            let sections = try QueryParameter.string("sections", in: request, maxLength: 32)
+            guard sections == nil || sections == "readyTime" else {
+                throw Problem(.unprocessableContent, code: "invalid_query", detail: "'sections' can only be readyTime")
+            }
+            let response = try await recipes.fetch(.search(
                 query: query, diet: try QueryParameter.string("diet", in: request, maxLength: 64),
                 maxReadyTime: try QueryParameter.int("maxReadyTime", in: request, range: 1...1440),
                 offset: try QueryParameter.int("offset", in: request, range: 0...900) ?? 0,
-                number: try QueryParameter.int("number", in: request, range: 1...100) ?? 10), context)
+                number: try QueryParameter.int("number", in: request, range: 1...100) ?? 10), client: context.clientAddress)
+            guard sections != nil else { return JSONResponse.make(response) }
+            guard case .searchPage(let page) = response.payload else { throw Self.wrongPayload }
+            return JSONResponse.make(Extended(response, sections: ReadyTimeSection.group(page.results)))
+        }
+        // Seed 004's featured meal: the same recipe all day (UTC), from the catalog, so it costs no quota.
+        routes.get("v1/recipes/featured") { request, context in
+            let day = try QueryParameter.string("day", in: request, maxLength: 10)
+                ?? FetchRequest.utcDay.string(from: Date())
+            return try await answer(.featured(day: day), context)
+        }
+        // Seed 004's "load more": pages of the catalog in an order drawn for this session; the
+        // cursor of each page asks for the next, and no recipe comes twice.
+        routes.get("v1/recipes/feed") { request, context in
+            let count = try QueryParameter.int("count", in: request, range: 1...100) ?? 10
+            let position = try QueryParameter.string("cursor", in: request, maxLength: 64).map(FeedCursor.init(text:))
+                ?? FeedCursor(seed: UInt64.random(in: .min ... .max), offset: 0)
+            let response = try await recipes.fetch(.feed(seed: position.seed, offset: position.offset, count: count),
+                                                   client: context.clientAddress)
+            guard case .recipes(let page) = response.payload else { throw Self.wrongPayload }
+            let next = page.count < count ? nil : FeedCursor(seed: position.seed, offset: position.offset + page.count)
+            return JSONResponse.make(Extended(response, cursor: next?.text))
         }
         routes.get("v1/recipes/random") { request, context in
             try await answer(.random(count: try QueryParameter.int("count", in: request, range: 1...100) ?? 1), context)
@@ -75,4 +100,70 @@ struct RecipeRoutes {
         if case .image = response.payload { throw Self.wrongPayload }
         return JSONResponse.make(response)
     }
+}
+
+/// A recipe answer with what the route adds beside the fetch worker's fields.
+struct Extended: Encodable {
+    var response: FetchResponse
+    var sections: [ReadyTimeSection]?
+    var cursor: String?
+
+    init(_ response: FetchResponse, sections: [ReadyTimeSection]? = nil, cursor: String? = nil) {
+        self.response = response; self.sections = sections; self.cursor = cursor
+    }
+
+    private enum CodingKeys: String, CodingKey { case sections, cursor }
+
+    func encode(to encoder: any Encoder) throws {
+        try response.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(sections, forKey: .sections)
+        try container.encodeIfPresent(cursor, forKey: .cursor)
+    }
+}
+
+/// Seed 002's sections of a search: by how long a recipe takes.
+struct ReadyTimeSection: Encodable, Equatable {
+    var title: String
+    /// Inclusive bounds in minutes; nil where open (and both nil for recipes that give no time).
+    var minMinutes: Int?
+    var maxMinutes: Int?
+    var results: [RecipeSummary]
+
+    private static let bounds: [(title: String, min: Int?, max: Int?)] = [
+        ("Under 15 minutes", nil, 14), ("15 to 30 minutes", 15, 30), ("30 minutes to an hour", 31, 60), ("Over an hour", 61, nil),
+    ]
+
+    /// The four sections always, in order (a screen keeps its layout), then one for recipes
+    /// without a time if there are any; each keeps the search's order.
+    static func group(_ results: [RecipeSummary]) -> [ReadyTimeSection] {
+        var sections = bounds.map { bound in
+            ReadyTimeSection(title: bound.title, minMinutes: bound.min, maxMinutes: bound.max, results: results.filter { summary in
+                guard let minutes = summary.readyInMinutes else { return false }
+                return minutes >= (bound.min ?? .min) && minutes <= (bound.max ?? .max)
+            })
+        }
+        let untimed = results.filter { $0.readyInMinutes == nil }
+        if !untimed.isEmpty { sections.append(ReadyTimeSection(title: "Time not given", results: untimed)) }
+        return sections
+    }
+}
+
+/// Where a browsing session is: the order's seed and how far it has read, as an opaque token.
+struct FeedCursor: Equatable {
+    var seed: UInt64
+    var offset: Int
+
+    init(seed: UInt64, offset: Int) { self.seed = seed; self.offset = offset }
+
+    init(text: String) throws {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let seed = UInt64(parts[0], radix: 36), let offset = Int(parts[1], radix: 36),
+              (0...100_000).contains(offset) else {
+            throw Problem(.unprocessableContent, code: "invalid_query", detail: "'cursor' is not one this API gave")
+        }
+        self.init(seed: seed, offset: offset)
+    }
+
+    var text: String { String(seed, radix: 36) + "." + String(offset, radix: 36) }
 }

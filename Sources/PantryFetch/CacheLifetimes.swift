@@ -18,6 +18,8 @@ public struct CacheLifetimes: Sendable, Equatable {
         case .random: random
         case .autocomplete: autocomplete
         case .image: image
+        // Answered by the catalog, never cached.
+        case .featured, .feed: 0
         }
     }
 }

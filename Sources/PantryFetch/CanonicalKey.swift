@@ -16,6 +16,10 @@ enum CanonicalKey {
             body = "autocomplete|p=\(prefix.lowercased())|n=\(number)"
         case .image(let url):
             body = "image|\(url)"
+        case .featured(let day):
+            body = "featured|\(day)"
+        case .feed(let seed, let offset, let count):
+            body = "feed|s=\(seed)|o=\(offset)|n=\(count)"
         }
         return "\(provider)/\(body)"
     }

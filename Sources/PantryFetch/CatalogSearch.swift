@@ -96,6 +96,12 @@ struct CatalogSearch: Sendable {
             return .suggestions(autocomplete(prefix: prefix, number: number))
         case .image:
             throw .rejected("the catalog has no images")
+        case .featured(let day):
+            guard !recipes.isEmpty else { throw .notFound }
+            return .recipe(recipes[Int(StableHash.of(day.utf8) % UInt64(recipes.count))])
+        case .feed(let seed, let offset, let count):
+            var shuffler = SplitMix64(seed: seed)
+            return .recipes(Array(recipes.shuffled(using: &shuffler).dropFirst(offset).prefix(count)))
         }
     }
 

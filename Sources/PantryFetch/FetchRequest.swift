@@ -12,9 +12,14 @@ public enum FetchRequest: Sendable, Equatable, Hashable {
     case random(count: Int)
     case autocomplete(prefix: String, number: Int)
     case image(url: String)
+    /// The day's featured recipe (`day` as YYYY-MM-DD, UTC): the same all day, from the catalog.
+    case featured(day: String)
+    /// One page of a browsing session that never shows a recipe twice: the catalog in the order
+    /// `seed` shuffles it, `count` recipes from `offset`.
+    case feed(seed: UInt64, offset: Int, count: Int)
 
     public enum Kind: String, Codable, Sendable, CaseIterable {
-        case byIngredients, search, detail, random, autocomplete, image
+        case byIngredients, search, detail, random, autocomplete, image, featured, feed
     }
 
     public var kind: Kind {
@@ -25,6 +30,8 @@ public enum FetchRequest: Sendable, Equatable, Hashable {
         case .random: .random
         case .autocomplete: .autocomplete
         case .image: .image
+        case .featured: .featured
+        case .feed: .feed
         }
     }
 
@@ -61,7 +68,7 @@ public enum FetchRequest: Sendable, Equatable, Hashable {
 
 extension FetchRequest: Codable {
     private enum CodingKeys: String, CodingKey {
-        case kind, ingredients, number, query, diet, maxReadyTime, offset, id, count, prefix, url
+        case kind, ingredients, number, query, diet, maxReadyTime, offset, id, count, prefix, url, day, seed
     }
 
     public init(from decoder: any Decoder) throws {
@@ -88,6 +95,13 @@ extension FetchRequest: Codable {
                 number: try c.decodeIfPresent(Int.self, forKey: .number) ?? 5)
         case .image:
             self = .image(url: try c.decode(String.self, forKey: .url))
+        case .featured:
+            self = .featured(day: try c.decode(String.self, forKey: .day))
+        case .feed:
+            self = .feed(
+                seed: try c.decode(UInt64.self, forKey: .seed),
+                offset: try c.decodeIfPresent(Int.self, forKey: .offset) ?? 0,
+                count: try c.decodeIfPresent(Int.self, forKey: .count) ?? 10)
         }
     }
 
@@ -113,6 +127,12 @@ extension FetchRequest: Codable {
             try c.encode(number, forKey: .number)
         case .image(let url):
             try c.encode(url, forKey: .url)
+        case .featured(let day):
+            try c.encode(day, forKey: .day)
+        case .feed(let seed, let offset, let count):
+            try c.encode(seed, forKey: .seed)
+            try c.encode(offset, forKey: .offset)
+            try c.encode(count, forKey: .count)
         }
     }
 }

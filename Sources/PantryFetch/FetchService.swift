@@ -124,6 +124,8 @@ public actor FetchService {
                 return .failure(.upstreamUnavailable(reason: "the provider of \(id) is not configured"))
             }
             return .success(.provider(provider))
+        case .featured, .feed:
+            return .success(.provider(catalog))
         default:
             guard let provider = providers[configuration.primary.rawValue] else {
                 return .failure(.upstreamUnavailable(reason: "provider \(configuration.primary.rawValue) is not configured"))

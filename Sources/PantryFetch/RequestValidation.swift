@@ -48,8 +48,25 @@ extension FetchRequest {
                   let host = components.host, !host.isEmpty
             else { throw .badRequest(message: "image url must be an absolute http(s) URL of at most 2048 bytes") }
             return .image(url: url)
+        case .featured(let day):
+            guard day.count == 10, let date = Self.utcDay.date(from: day), Self.utcDay.string(from: date) == day else {
+                throw .badRequest(message: "day must be a date as YYYY-MM-DD")
+            }
+            return .featured(day: day)
+        case .feed(let seed, let offset, let count):
+            return .feed(seed: seed, offset: try Self.range(offset, 0...100_000, field: "offset"),
+                         count: try Self.range(count, 1...100, field: "count"))
         }
     }
+
+    /// Days as the featured recipe names them: YYYY-MM-DD in UTC.
+    public static let utcDay: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter
+    }()
 
     /// Splits "spoonacular:716429" into provider and provider-local id.
     static func splitID(_ id: String) -> (provider: String, local: String)? {

@@ -39,6 +39,8 @@ struct SpoonacularProvider: RecipeProvider {
             return .suggestions(names.map(\.name))
         case .image:
             throw .rejected("images are not fetched through a recipe provider")
+        case .featured, .feed:
+            throw .rejected("the featured recipe and the browsing feed come from the catalog")
         }
     }
 

@@ -1,0 +1,73 @@
+"""What the app screens of the seeds render, over real HTTP against the real deployment: result
+cards with servings and minutes, ready-time sections (seed 002), a featured recipe and "load more"
+that never repeats (seed 004), and a favourite suggestion that comes with its recipes (seed 001)."""
+import pytest
+
+from pantry_processes import start_core_and_api
+
+
+@pytest.fixture
+def api(processes):
+    return start_core_and_api(processes)
+
+
+def ok(answer, status=200):
+    assert answer.status == status, answer
+    return answer.json
+
+
+def test_search_in_ready_time_sections(api):
+    plain = ok(api.get("/v1/recipes/search?query=soup&number=30"))
+    assert "sections" not in plain
+    found = ok(api.get("/v1/recipes/search?query=soup&number=30&sections=readyTime"))
+    results = found["payload"]["searchPage"]["results"]
+    assert results == plain["payload"]["searchPage"]["results"]
+    assert all(r["servings"] and r["readyInMinutes"] and r["image"] for r in results), "what a card shows"
+    sections = found["sections"]
+    assert [s["title"] for s in sections[:4]] == ["Under 15 minutes", "15 to 30 minutes", "30 minutes to an hour", "Over an hour"]
+    for section in sections:
+        for summary in section["results"]:
+            assert section.get("minMinutes", 0) <= summary["readyInMinutes"] <= section.get("maxMinutes", 10**6)
+    assert sorted(r["id"] for s in sections for r in s["results"]) == sorted(r["id"] for r in results)
+    assert api.get("/v1/recipes/search?query=soup&sections=calories").status == 422
+
+
+def test_featured_is_the_same_all_day(api):
+    today = ok(api.get("/v1/recipes/featured"))["payload"]["recipe"]
+    assert ok(api.get("/v1/recipes/featured"))["payload"]["recipe"]["id"] == today["id"]
+    days = {ok(api.get(f"/v1/recipes/featured?day=2026-12-{day:02d}"))["payload"]["recipe"]["id"] for day in range(1, 11)}
+    assert len(days) > 1, "another day, another recipe"
+    assert api.get("/v1/recipes/featured?day=2026-02-30").status == 422
+
+
+def test_load_more_never_repeats_a_recipe(api):
+    seen = []
+    cursor = None
+    for _ in range(10):
+        page = ok(api.get("/v1/recipes/feed?count=50" + (f"&cursor={cursor}" if cursor else "")))
+        seen += [r["id"] for r in page["payload"]["recipes"]]
+        cursor = page.get("cursor")
+        if cursor is None:
+            break
+    assert cursor is None, "the catalog ends"
+    assert len(seen) == len(set(seen)) == 135, "every recipe of the bundled catalog once"
+    other = ok(api.get("/v1/recipes/feed?count=50"))["payload"]["recipes"]
+    assert [r["id"] for r in other] != seen[:50], "another session, another order"
+    for bad in ("nonsense", "zz.zz.zz", "1.-1", "1." + "z" * 40):
+        assert api.get(f"/v1/recipes/feed?cursor={bad}").status == 422, bad
+
+
+def test_the_favourite_suggestion_comes_with_recipes(api):
+    _, token = api.register_and_log_in("suggested")
+    found = ok(api.get("/v1/recipes/search?query=soup&number=3"))["payload"]["searchPage"]["results"]
+    position = 0
+    for recipe in found[:2]:
+        position = ok(api.put(f"/v1/me/favourites/{recipe['id']}", token=token), 201)["position"]
+    suggestion = ok(api.get(f"/v1/me/favourite-suggestion?after={position}", token=token))["result"]
+    assert suggestion["keyword"] == "soup" and sorted(suggestion["basedOn"]) == sorted(r["id"] for r in found[:2])
+    assert suggestion["recipes"], suggestion
+    assert not set(r["id"] for r in suggestion["recipes"]) & set(suggestion["basedOn"]), "nothing already saved"
+    soups = {r["id"] for r in ok(api.get("/v1/recipes/search?query=soup&number=100"))["payload"]["searchPage"]["results"]}
+    assert {r["id"] for r in suggestion["recipes"]} <= soups
+    _, other = api.register_and_log_in("nothing-saved")
+    assert ok(api.get("/v1/me/favourite-suggestion", token=other))["result"] is None
