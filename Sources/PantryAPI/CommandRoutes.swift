@@ -59,6 +59,15 @@ struct CommandRoutes {
                 .adjustCart(AdjustCart(userId: user.userId, recipeId: body.recipeId, delta: body.delta, recipe: $0))
             }
         }
+        // Seed 002's "start recipe": the countdown runs for the minutes given, else the recipe's own.
+        routes.post("v1/me/cart/:recipeId/timer") { request, context in
+            let body = try await JSONBody.decode(CookingStart.self, from: request)
+            let user = try context.requireSession()
+            let recipeId = try PathParameter.value("recipeId", in: context)
+            let minutes = if let given = body.minutes { given } else { try await lookup.readyInMinutes(of: recipeId) }
+            return try await submitter.respond(to: request, session: user, status: .created, .startCooking(
+                StartCooking(userId: user.userId, recipeId: recipeId, minutes: minutes)))
+        }
         routes.post("v1/recipes/:recipeId/experiences") { request, context in
             let body = try await JSONBody.decode(Experience.self, from: request)
             let user = try context.requireSession()
@@ -108,6 +117,11 @@ struct CartAdjustment: RequestDocument {
     var recipeId: String
     var delta: Int
     enum CodingKeys: String, CodingKey, CaseIterable { case recipeId, delta }
+}
+
+struct CookingStart: RequestDocument {
+    var minutes: Int?
+    enum CodingKeys: String, CodingKey, CaseIterable { case minutes }
 }
 
 struct Experience: RequestDocument {

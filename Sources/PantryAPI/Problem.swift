@@ -67,13 +67,13 @@ extension Problem {
         // The API builds every command itself, so the core not knowing one is a bug here.
         case .unknownCommand:
             .internalServerError
-        case .unknownUser, .noSuchItem, .notSaved, .unknownRecipe:
+        case .unknownUser, .noSuchItem, .notSaved, .unknownRecipe, .notInCart:
             .notFound
         case .userExists, .usernameTaken, .emailTaken, .alreadySaved, .unchanged, .alreadyUsed, .cartOutOfRange:
             .conflict
         case .invalidField, .invalidCommandId, .invalidUserId, .invalidUsername, .invalidEmail, .invalidPasswordHash,
              .invalidRecipeId, .invalidTitle, .invalidImageURL, .invalidIngredient, .invalidAmount, .invalidUnit,
-             .invalidDelta, .invalidText, .notInRecipe, .commandIdReused:
+             .invalidDelta, .invalidText, .notInRecipe, .commandIdReused, .invalidMinutes:
             .unprocessableContent
         }
     }

@@ -7,6 +7,19 @@ struct RecipeFactsLookup {
     let recipes: RecipeSource
 
     func facts(of recipeId: RecipeID) async throws -> RecipeFacts {
+        Self.facts(of: try await recipe(recipeId))
+    }
+
+    /// How long the recipe says it takes, for a cooking timer started without minutes.
+    func readyInMinutes(of recipeId: RecipeID) async throws -> Int {
+        guard let minutes = try await recipe(recipeId).readyInMinutes else {
+            throw Problem(.unprocessableContent, code: "minutes_required",
+                          detail: "recipe \(recipeId) gives no time: send the timer's minutes")
+        }
+        return minutes
+    }
+
+    private func recipe(_ recipeId: RecipeID) async throws -> Recipe {
         let response: FetchResponse
         do {
             response = try await recipes.fetch(.detail(id: recipeId))
@@ -14,7 +27,7 @@ struct RecipeFactsLookup {
             throw Problem(Rejection(.unknownRecipe, "there is no recipe \(recipeId)"))
         }
         guard case .recipe(let recipe) = response.payload else { throw RecipeRoutes.wrongPayload }
-        return Self.facts(of: recipe)
+        return recipe
     }
 
     /// Upstream data is not bound by the core's field rules: what would fail them is trimmed or

@@ -90,6 +90,8 @@ public enum CommandCoding {
         case .adjustCart(let c):
             data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("delta", c.delta)
             if withFacts { field("recipe", c.recipe, in: &data) }
+        case .startCooking(let c):
+            data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("minutes", c.minutes)
         case .writeExperience(let c):
             data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("text", c.text)
         }
@@ -183,6 +185,11 @@ public enum CommandCoding {
             try refuseUnknownFields(json, of: AdjustCart.self)
             return .adjustCart(AdjustCart(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
                                           delta: try json.int("delta"), recipe: try recipeFacts(json)))
+        },
+        "StartCooking": { json in
+            try refuseUnknownFields(json, of: StartCooking.self)
+            return .startCooking(StartCooking(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+                                              minutes: try json.int("minutes")))
         },
         "ChangePassword": { json in
             try refuseUnknownFields(json, of: ChangePassword.self)

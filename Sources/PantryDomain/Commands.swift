@@ -8,6 +8,7 @@ public enum Command: Sendable, Equatable {
     case removeGrocery(RemoveGrocery)
     case useOwnedIngredient(UseOwnedIngredient)
     case adjustCart(AdjustCart)
+    case startCooking(StartCooking)
     case writeExperience(WriteExperience)
     case changePassword(ChangePassword)
     case deleteUser(DeleteUser)
@@ -23,6 +24,7 @@ public enum Command: Sendable, Equatable {
         case .removeGrocery: "RemoveGrocery"
         case .useOwnedIngredient: "UseOwnedIngredient"
         case .adjustCart: "AdjustCart"
+        case .startCooking: "StartCooking"
         case .writeExperience: "WriteExperience"
         case .changePassword: "ChangePassword"
         case .deleteUser: "DeleteUser"
@@ -40,6 +42,7 @@ public enum Command: Sendable, Equatable {
         case .removeGrocery(let c): c.userId
         case .useOwnedIngredient(let c): c.userId
         case .adjustCart(let c): c.userId
+        case .startCooking(let c): c.userId
         case .writeExperience(let c): c.userId
         case .changePassword(let c): c.userId
         case .deleteUser(let c): c.userId
@@ -137,6 +140,19 @@ public struct AdjustCart: Sendable, Equatable, CommandPayload {
     enum Fields: String, CaseIterable { case userId, recipeId, delta, recipe }
     public init(userId: UserID, recipeId: RecipeID, delta: Int, recipe: RecipeFacts? = nil) {
         self.userId = userId; self.recipeId = recipeId; self.delta = delta; self.recipe = recipe
+    }
+}
+
+/// Seed 002's "start recipe": a countdown of `minutes` (1-1440) for a recipe in the cart, from the
+/// moment the event is recorded. Starting again restarts it. The adapter fills `minutes` from the
+/// recipe's ready time when the user gives none.
+public struct StartCooking: Sendable, Equatable, CommandPayload {
+    public var userId: UserID
+    public var recipeId: RecipeID
+    public var minutes: Int
+    enum Fields: String, CaseIterable { case userId, recipeId, minutes }
+    public init(userId: UserID, recipeId: RecipeID, minutes: Int) {
+        self.userId = userId; self.recipeId = recipeId; self.minutes = minutes
     }
 }
 

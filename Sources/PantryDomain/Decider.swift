@@ -127,6 +127,17 @@ public enum Decider {
             return recorded + [.cartAdjusted(CartAdjusted(userId: userId, recipeId: recipeId, title: recipe.facts.title,
                                                           image: recipe.facts.image, delta: c.delta, count: count))]
 
+        case .startCooking(let c):
+            let userId = try existingUser(c.userId, state)
+            let recipeId = try Validate.recipeId(c.recipeId)
+            guard (1...1440).contains(c.minutes) else {
+                throw Rejection(.invalidMinutes, "minutes must be 1 to 1440 (a day), got \(c.minutes)")
+            }
+            guard (state.carts[userId]?[recipeId] ?? 0) > 0 else {
+                throw Rejection(.notInCart, "recipe \(recipeId) is not in the cart")
+            }
+            return [.cookingStarted(CookingStarted(userId: userId, recipeId: recipeId, minutes: c.minutes))]
+
         case .writeExperience(let c):
             let userId = try existingUser(c.userId, state)
             let recipeId = try Validate.recipeId(c.recipeId)

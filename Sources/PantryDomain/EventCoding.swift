@@ -51,6 +51,7 @@ public enum EventCoding {
         case .groceryRemoved: "GroceryRemoved"
         case .pointEarned: "PointEarned"
         case .cartAdjusted: "CartAdjusted"
+        case .cookingStarted: "CookingStarted"
         case .experienceWritten: "ExperienceWritten"
         case .recipeRecorded: "RecipeRecorded"
         case .passwordChanged: "PasswordChanged"
@@ -61,7 +62,7 @@ public enum EventCoding {
     public static let typeNames = [
         "UserRegistered", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded", "GroceryChecked",
         "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten", "RecipeRecorded", "PasswordChanged",
-        "UserDeleted",
+        "UserDeleted", "CookingStarted",
     ]
 
     /// The payload at the type's current version; personal fields go through `vault`.
@@ -102,6 +103,8 @@ public enum EventCoding {
         case .cartAdjusted(let e):
             w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("title", e.title); w.field("image", e.image)
             w.field("delta", e.delta); w.field("count", e.count)
+        case .cookingStarted(let e):
+            w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("minutes", e.minutes)
         case .experienceWritten(let e):
             w.field("experienceId", e.experienceId); w.field("userId", e.userId)
             w.field("recipeId", e.recipeId); w.field("text", e.text)
@@ -184,6 +187,9 @@ public enum EventCoding {
             return .cartAdjusted(CartAdjusted(
                 userId: try json.string("userId"), recipeId: try json.string("recipeId"), title: try json.string("title"),
                 image: try json.optionalString("image"), delta: try json.int("delta"), count: try json.int("count")))
+        case "CookingStarted":
+            return .cookingStarted(CookingStarted(
+                userId: try json.string("userId"), recipeId: try json.string("recipeId"), minutes: try json.int("minutes")))
         case "ExperienceWritten":
             return .experienceWritten(ExperienceWritten(
                 experienceId: try json.string("experienceId"), userId: try json.string("userId"),

@@ -9,6 +9,7 @@ public enum Event: Sendable, Equatable {
     case groceryRemoved(GroceryRemoved)
     case pointEarned(PointEarned)
     case cartAdjusted(CartAdjusted)
+    case cookingStarted(CookingStarted)
     case experienceWritten(ExperienceWritten)
     case recipeRecorded(RecipeRecorded)
     case passwordChanged(PasswordChanged)
@@ -24,6 +25,7 @@ public enum Event: Sendable, Equatable {
         case .groceryRemoved(let e): e.userId
         case .pointEarned(let e): e.userId
         case .cartAdjusted(let e): e.userId
+        case .cookingStarted(let e): e.userId
         case .experienceWritten(let e): e.userId
         case .recipeRecorded(let e): e.userId
         case .passwordChanged(let e): e.userId
@@ -147,6 +149,16 @@ public struct CartAdjusted: Sendable, Equatable {
     public init(userId: UserID, recipeId: RecipeID, title: String, image: String?, delta: Int, count: Int) {
         self.userId = userId; self.recipeId = recipeId; self.title = title; self.image = image
         self.delta = delta; self.count = count
+    }
+}
+
+/// A countdown started on a cart line; it ends `minutes` after the event's `recordedAt`.
+public struct CookingStarted: Sendable, Equatable {
+    public var userId: UserID
+    public var recipeId: RecipeID
+    public var minutes: Int
+    public init(userId: UserID, recipeId: RecipeID, minutes: Int) {
+        self.userId = userId; self.recipeId = recipeId; self.minutes = minutes
     }
 }
 

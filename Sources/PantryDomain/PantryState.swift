@@ -162,8 +162,8 @@ public struct PantryState: Sendable, Equatable {
             }
         case .cartAdjusted(let e):
             carts[e.userId, default: [:]][e.recipeId] = e.count == 0 ? nil : e.count
-        case .experienceWritten:
-            break // no rule depends on earlier experiences
+        case .experienceWritten, .cookingStarted:
+            break // no rule depends on earlier experiences or timers
         }
     }
 }

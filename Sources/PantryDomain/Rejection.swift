@@ -43,5 +43,7 @@ public struct Rejection: Error, Sendable, Equatable {
         case unknownRecipe = "unknown_recipe"
         case notInRecipe = "not_in_recipe"
         case commandIdReused = "command_id_reused"
+        case notInCart = "not_in_cart"
+        case invalidMinutes = "invalid_minutes"
     }
 }

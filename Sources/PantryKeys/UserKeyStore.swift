@@ -44,12 +44,16 @@ public final class UserKeyStore: PersonalDataVault, Sendable {
         return box.combined!.base64EncodedString()
     }
 
+    /// A new key, unless another thread made one for the user since the caller looked: both must
+    /// seal with the same key, or one of them seals what no key opens.
     private func newKey(for userId: UserID) -> SymmetricKey {
         precondition(!readOnly, "a read-only key store cannot make keys")
-        let key = SymmetricKey(size: .bits256)
-        let data = key.withUnsafeBytes { Data($0) }
-        pending.withLock { $0[userId] = SymmetricKey(data: data) }
-        return key
+        return pending.withLock { pending in
+            if let made = pending[userId] { return made }
+            let key = SymmetricKey(size: .bits256)
+            pending[userId] = key
+            return key
+        }
     }
 
     public func open(_ sealed: String, for userId: UserID) throws -> [UInt8]? {

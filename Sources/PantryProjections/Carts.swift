@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import PantryDomain
 import PantryEventStore
@@ -7,9 +8,27 @@ public struct CartLine: Sendable, Equatable, Codable {
     public var title: String
     public var image: String?
     public var count: Int
+    /// The countdown started on this line, if any.
+    public var timer: CookingTimer?
 
-    public init(recipeId: RecipeID, title: String, image: String?, count: Int) {
-        self.recipeId = recipeId; self.title = title; self.image = image; self.count = count
+    public init(recipeId: RecipeID, title: String, image: String?, count: Int, timer: CookingTimer? = nil) {
+        self.recipeId = recipeId; self.title = title; self.image = image; self.count = count; self.timer = timer
+    }
+}
+
+/// Seed 002's "start recipe" countdown. Times are milliseconds since 1970 (UTC), from the log's
+/// clock; `remainingSeconds` is counted when the cart is read (0 once the food is done).
+public struct CookingTimer: Sendable, Equatable, Codable {
+    public var startedAt: Int64
+    public var minutes: Int
+    public var endsAt: Int64
+    public var remainingSeconds: Int
+
+    public init(startedAt: Int64, minutes: Int, now: Int64) {
+        self.startedAt = startedAt
+        self.minutes = minutes
+        endsAt = startedAt + Int64(minutes) * 60_000
+        remainingSeconds = Int(max(0, (endsAt - now + 999) / 1000))
     }
 }
 
@@ -31,11 +50,14 @@ public struct Cart: Sendable, Equatable, Codable {
 
 /// Each user's cart. `CartAdjusted` carries the resulting count, which the line takes as is (a reader
 /// never redoes the arithmetic); a count of 0 removes the line. Title and image follow the latest
-/// adjustment; lines keep the order in which they entered the cart.
+/// adjustment; lines keep the order in which they entered the cart. `CookingStarted` (re)starts the
+/// line's countdown; it lasts while the line does.
 public struct CartsProjection: Projection {
     public init() {}
     public var name: String { "carts" }
-    public var eventTypes: Set<String> { ["CartAdjusted", "UserDeleted"] }
+    public var eventTypes: Set<String> { ["CartAdjusted", "CookingStarted", "UserDeleted"] }
+    /// 2: the cooking timer.
+    public var layoutVersion: Int { 2 }
 
     public func migrate(_ db: Database) throws {
         try db.execute(sql: """
@@ -46,6 +68,8 @@ public struct CartsProjection: Projection {
                 image TEXT,
                 count INTEGER NOT NULL CHECK (count > 0),
                 added_at_position INTEGER NOT NULL,
+                timer_started_at INTEGER,
+                timer_minutes INTEGER,
                 PRIMARY KEY (user_id, recipe_id)
             ) WITHOUT ROWID;
             CREATE INDEX cart_lines_by_user ON cart_lines (user_id, added_at_position);
@@ -55,6 +79,12 @@ public struct CartsProjection: Projection {
     public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
         if case .userDeleted(let e) = event {
             try db.cachedStatement(sql: "DELETE FROM cart_lines WHERE user_id = ?").execute(arguments: [e.userId])
+            return
+        }
+        if case .cookingStarted(let e) = event {
+            try db.cachedStatement(sql: """
+                UPDATE cart_lines SET timer_started_at = ?, timer_minutes = ? WHERE user_id = ? AND recipe_id = ?
+                """).execute(arguments: [recorded.metadata.recordedAt, e.minutes, e.userId, e.recipeId])
             return
         }
         guard case .cartAdjusted(let e) = event else { return }
@@ -73,20 +103,29 @@ public struct CartsProjection: Projection {
 
     public func checksum(_ db: Database) throws -> String {
         try ProjectionChecksum.sha256(db, queries: [
-            "SELECT user_id, recipe_id, title, image, count, added_at_position FROM cart_lines ORDER BY user_id, recipe_id",
+            """
+            SELECT user_id, recipe_id, title, image, count, added_at_position, timer_started_at, timer_minutes
+            FROM cart_lines ORDER BY user_id, recipe_id
+            """,
         ])
     }
 
     // MARK: Queries
 
-    /// The user's lines, in the order they entered the cart.
-    public static func lines(_ userId: UserID, in db: Database) throws -> [CartLine] {
+    /// The user's lines, in the order they entered the cart; timers counted at `now` (ms since 1970).
+    public static func lines(_ userId: UserID, in db: Database, now: Int64 = Self.now()) throws -> [CartLine] {
         try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT recipe_id, title, image, count FROM cart_lines WHERE user_id = ? ORDER BY added_at_position
-            """), arguments: [userId]).map {
-            CartLine(recipeId: $0["recipe_id"], title: $0["title"], image: $0["image"], count: $0["count"])
+            SELECT recipe_id, title, image, count, timer_started_at, timer_minutes FROM cart_lines WHERE user_id = ?
+            ORDER BY added_at_position
+            """), arguments: [userId]).map { row in
+            let startedAt: Int64? = row["timer_started_at"]
+            let minutes: Int? = row["timer_minutes"]
+            return CartLine(recipeId: row["recipe_id"], title: row["title"], image: row["image"], count: row["count"],
+                            timer: startedAt.flatMap { start in minutes.map { CookingTimer(startedAt: start, minutes: $0, now: now) } })
         }
     }
+
+    public static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     public static func totals(_ userId: UserID, in db: Database) throws -> CartTotals {
         let row = try Row.fetchOne(db.cachedStatement(sql: """
@@ -96,8 +135,8 @@ public struct CartsProjection: Projection {
     }
 
     /// Lines and totals from one snapshot.
-    public static func cart(_ userId: UserID, in db: Database) throws -> Cart {
-        let lines = try lines(userId, in: db)
+    public static func cart(_ userId: UserID, in db: Database, now: Int64 = Self.now()) throws -> Cart {
+        let lines = try lines(userId, in: db, now: now)
         return Cart(lines: lines, totals: CartTotals(lines: lines.count, items: lines.reduce(0) { $0 + $1.count }))
     }
 }

@@ -12,7 +12,7 @@ import Testing
         .invalidField: 422, .invalidCommandId: 422, .invalidUserId: 422, .invalidUsername: 422, .invalidEmail: 422,
         .invalidPasswordHash: 422, .invalidRecipeId: 422, .invalidTitle: 422, .invalidImageURL: 422,
         .invalidIngredient: 422, .invalidAmount: 422, .invalidUnit: 422, .invalidDelta: 422, .invalidText: 422,
-        .notInRecipe: 422, .commandIdReused: 422,
+        .notInRecipe: 422, .commandIdReused: 422, .notInCart: 404, .invalidMinutes: 422,
     ]
 
     @Test(arguments: Rejection.Code.allCases)

@@ -30,11 +30,12 @@ import Testing
         .recipeRecorded(RecipeRecorded(userId: "u1", recipeId: "r2", facts: RecipeFacts(title: "T", image: nil, ingredients: ["x"]))),
         .passwordChanged(PasswordChanged(userId: "u1", passwordHash: phcHash)),
         .userDeleted(UserDeleted(userId: "u1")),
+        .cookingStarted(CookingStarted(userId: "u1", recipeId: tricky, minutes: 1440)),
     ]
 
     @Test func samplesCoverEveryEventType() {
         #expect(Set(Self.samples.map(EventCoding.typeName(of:))) == Set(EventCoding.typeNames))
-        #expect(EventCoding.typeNames.count == 12)
+        #expect(EventCoding.typeNames.count == 13)
     }
 
     @Test(arguments: samples)

@@ -52,6 +52,10 @@ func cart(_ userId: UserID, _ recipeId: RecipeID, _ delta: Int, title: String = 
     .adjustCart(AdjustCart(userId: userId, recipeId: recipeId, delta: delta, recipe: facts(title: title, image: image)))
 }
 
+func cook(_ userId: UserID, _ recipeId: RecipeID, _ minutes: Int) -> Command {
+    .startCooking(StartCooking(userId: userId, recipeId: recipeId, minutes: minutes))
+}
+
 func experience(_ userId: UserID, _ recipeId: RecipeID, _ text: String) -> Command {
     .writeExperience(WriteExperience(userId: userId, recipeId: recipeId, text: text))
 }

@@ -88,6 +88,10 @@ let ruleCases: [RuleCase] = [
     RuleCase(.invalidDelta, "delta of Int.min", cart("u1", "r1", Int.min)),
     RuleCase(.invalidDelta, "delta of Int.max", cart("u1", "r1", Int.max)),
     RuleCase(.cartOutOfRange, "below zero", cart("u1", "r1", -1)),
+    RuleCase(.notInCart, "a timer for a recipe not in the cart", cook("u1", "r1", 30)),
+    RuleCase(.notInCart, "a timer once the line is gone", setup: [alice, cart("u1", "r1", 1), cart("u1", "r1", -1)], cook("u1", "r1", 30)),
+    RuleCase(.invalidMinutes, "a timer of 0 minutes", setup: [alice, cart("u1", "r1", 1)], cook("u1", "r1", 0)),
+    RuleCase(.invalidMinutes, "a timer longer than a day", setup: [alice, cart("u1", "r1", 1)], cook("u1", "r1", 1441)),
     RuleCase(.cartOutOfRange, "above 99", setup: [alice, cart("u1", "r1", 60)], cart("u1", "r1", 40)),
     RuleCase(.invalidText, "blank experience", experience("u1", "r1", " \t\n ")),
     RuleCase(.invalidText, "experience of 2001 characters", experience("u1", "r1", longText)),
@@ -117,7 +121,7 @@ let adapterOnlyCodes: Set<Rejection.Code> = [.malformedJSON, .invalidUTF8, .tooL
     }
 
     @Test func codesAreStableStrings() {
-        #expect(Rejection.Code.allCases.count == 31)
+        #expect(Rejection.Code.allCases.count == 33)
         #expect(Set(Rejection.Code.allCases.map(\.rawValue)).count == Rejection.Code.allCases.count)
         for code in Rejection.Code.allCases {
             #expect(code.rawValue.allSatisfy { $0.isLowercase || $0 == "_" || $0 == "8" }, "\(code.rawValue)")

@@ -18,6 +18,20 @@ import Testing
         #expect(throws: UserKeyStore.Failure.self) { try keys.open("not base64 at all", for: "u1") }
     }
 
+    /// Two threads sealing for a user who has no key yet used to make a key each, the second
+    /// replacing the first: what the first sealed then opened with no key.
+    @Test func threadsSealingForANewUserAtOnceShareOneKey() async throws {
+        let keys = try UserKeyStore(path: temporaryPath(), readOnly: false)
+        for round in 0..<400 {
+            let user = "u\(round)"
+            let sealed = try await withThrowingTaskGroup(of: String.self) { group in
+                for value in 0..<16 { group.addTask { try keys.seal([UInt8(value)], for: user) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            for box in sealed { #expect(try keys.open(box, for: user) != nil) }
+        }
+    }
+
     @Test func aKeyIsDurableOnlyOncePersistedAndAReaderSeesIt() throws {
         let path = temporaryPath()
         let writer = try UserKeyStore(path: path, readOnly: false)

@@ -54,7 +54,9 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
             var delta = Int.random(in: -3...3, using: &rng)
             if delta == 0 { delta = 1 }
             command = .adjustCart(AdjustCart(userId: user, recipeId: recipe, delta: delta, recipe: facts(recipe)))
-        case 92..<98:
+        case 92..<95:
+            command = .startCooking(StartCooking(userId: user, recipeId: recipe, minutes: Int.random(in: 1...120, using: &rng)))
+        case 95..<98:
             command = .writeExperience(WriteExperience(userId: user, recipeId: recipe, text: "tip \(Int.random(in: 0..<1000, using: &rng))"))
         case 98:
             command = .changePassword(ChangePassword(userId: user, passwordHash: "$scrypt$ln=15,r=8,p=1$bmV3c2FsdA$bmV3aGFzaGhhc2g"))

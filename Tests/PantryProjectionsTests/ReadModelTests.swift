@@ -96,6 +96,33 @@ import Testing
         try store.catchUp(from: h.log)
         #expect(try store.read { try CartsProjection.lines("u1", in: $0) }.map(\.recipeId) == ["r2", "r1"])
     }
+
+    @Test func aCookingTimerCountsDownFromWhenItWasRecordedAndLastsWhileTheLineDoes() throws {
+        let h = try History()
+        h.register("u1", "alice")
+        func adjust(_ delta: Int) {
+            h.run(.adjustCart(AdjustCart(userId: "u1", recipeId: "r1", delta: delta, recipe: History.facts("Recipe r1"))))
+        }
+        adjust(1)
+        h.run(.startCooking(StartCooking(userId: "u1", recipeId: "r1", minutes: 45)))
+        let started = Int64(h.clock.timeIntervalSince1970 * 1000)
+        let store = try h.caughtUp(CartsProjection())
+        func timer(at now: Int64) throws -> CookingTimer? {
+            try store.read { try CartsProjection.lines("u1", in: $0, now: now) }.first?.timer
+        }
+        #expect(try timer(at: started + 60_000) == CookingTimer(startedAt: started, minutes: 45, now: started + 60_000))
+        #expect(try timer(at: started + 60_000)?.remainingSeconds == 44 * 60)
+        #expect(try timer(at: started + 60_000)?.endsAt == started + 45 * 60_000)
+        #expect(try timer(at: started + 46 * 60_000)?.remainingSeconds == 0, "done")
+
+        adjust(2)       // more of the same recipe: the countdown goes on
+        try store.catchUp(from: h.log)
+        #expect(try timer(at: started)?.minutes == 45)
+        adjust(-3)      // the line is gone, and its timer with it
+        adjust(1)
+        try store.catchUp(from: h.log)
+        #expect(try timer(at: started) == nil)
+    }
 }
 
 @Suite struct GroceryTests {

@@ -71,3 +71,29 @@ def test_the_favourite_suggestion_comes_with_recipes(api):
     assert {r["id"] for r in suggestion["recipes"]} <= soups
     _, other = api.register_and_log_in("nothing-saved")
     assert ok(api.get("/v1/me/favourite-suggestion", token=other))["result"] is None
+
+
+def test_a_cooking_timer_on_a_cart_line(api):
+    _, token = api.register_and_log_in("cook-timer")
+    recipe = api.catalog_recipe("egg")
+    missing = api.post(f"/v1/me/cart/{recipe['id']}/timer", {}, token=token)
+    assert missing.status == 404 and missing.json["code"] == "not_in_cart", missing
+    ok(api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": 1}, token=token))
+    # Without minutes, the recipe's own time.
+    started = ok(api.post(f"/v1/me/cart/{recipe['id']}/timer", {}, token=token), 201)
+    line = ok(api.get(f"/v1/me/cart?after={started['position']}", token=token))["result"]["lines"][0]
+    timer = line["timer"]
+    assert timer["minutes"] == recipe["readyInMinutes"]
+    assert timer["endsAt"] - timer["startedAt"] == recipe["readyInMinutes"] * 60_000
+    assert recipe["readyInMinutes"] * 60 - 5 <= timer["remainingSeconds"] <= recipe["readyInMinutes"] * 60
+    # Started again with a time of one's own: the countdown restarts.
+    again = ok(api.post(f"/v1/me/cart/{recipe['id']}/timer", {"minutes": 1}, token=token), 201)
+    timer = ok(api.get(f"/v1/me/cart?after={again['position']}", token=token))["result"]["lines"][0]["timer"]
+    assert timer["minutes"] == 1 and 55 <= timer["remainingSeconds"] <= 60
+    for body, code in (({"minutes": 0}, "invalid_minutes"), ({"minutes": 1441}, "invalid_minutes"),
+                       ({"minutes": "soon"}, "invalid_field"), ({"seconds": 5}, "invalid_field")):
+        answer = api.post(f"/v1/me/cart/{recipe['id']}/timer", body, token=token)
+        assert answer.status == 422 and answer.json["code"] == code, (body, answer)
+    # The line gone, the timer goes with it.
+    gone = ok(api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": -1}, token=token))
+    assert ok(api.get(f"/v1/me/cart?after={gone['position']}", token=token))["result"]["lines"] == []
