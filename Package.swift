@@ -149,7 +149,9 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The web app and the contract it follows, served as files.
+            resources: [.copy("Web")]
         ),
         .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryDomain"]),
         .executableTarget(

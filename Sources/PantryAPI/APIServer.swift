@@ -40,6 +40,10 @@ public struct APIServer {
         public var maxConnections = 4_096
         /// Where the access log goes (one line per request); nil for none, only the summaries.
         public var accessLogPath: String?
+        /// Web origins allowed to call the API from a browser (CORS); none by default.
+        public var corsOrigins: Set<String> = []
+        /// Where the documentation renderer's script is (ops/setup puts it there).
+        public var docsAssets = ".cache/docs"
 
         public init(dataDirectory: DataDirectory, endpoints: BusEndpoints) {
             self.dataDirectory = dataDirectory
@@ -89,7 +93,13 @@ public struct APIServer {
         let router = Router(context: APIRequestContext.self)
         let accessLog = try AccessLog(path: configuration.accessLogPath, logger: logger)
         defer { accessLog.stop() }
+        if !configuration.corsOrigins.isEmpty { router.add(middleware: CrossOrigin(origins: configuration.corsOrigins)) }
         router.add(middleware: AccessLogMiddleware(accessLog: accessLog))
+        if let web = WebApp<APIRequestContext>.root {
+            router.add(middleware: WebApp(root: web, docsAssets: configuration.docsAssets, logger: logger))
+        } else {
+            logger.error("the web app's files are missing from the build; / answers 404")
+        }
         let authenticated = router.group().add(middleware: BearerAuthenticator(signer: signer, revocations: revocations,
                                                                                accounts: accounts))
         let submitter = CommandSubmitter(core: core)

@@ -81,6 +81,11 @@ struct API: AsyncParsableCommand {
             guard let count = Int(text), count > 0 else { throw ValidationError("PANTRY_MAX_CONNECTIONS must be a positive number") }
             configuration.maxConnections = count
         }
+        if let origins = environment["PANTRY_CORS_ORIGINS"] {
+            configuration.corsOrigins = Set(origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty })
+        }
+        if let assets = environment["PANTRY_DOCS_ASSETS"] { configuration.docsAssets = assets }
         switch accessLog ?? environment["PANTRY_ACCESS_LOG"] {
         case "off": configuration.accessLogPath = nil
         case let path?: configuration.accessLogPath = path

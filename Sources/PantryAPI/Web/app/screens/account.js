@@ -1,0 +1,70 @@
+// Register, log in, log out, and close the account for good.
+import { del, get, post, session } from "../api.js";
+import { announce, h, problem } from "../dom.js";
+
+function field(label, attributes) {
+  return h("label", {}, label, h("input", { required: true, ...attributes }));
+}
+
+export async function accountScreen(render) {
+  const current = session.current;
+  if (!current) {
+    const registerError = h("div", { "aria-live": "polite" });
+    const register = h("form", { "aria-labelledby": "register-title", onsubmit: async (event) => {
+      event.preventDefault();
+      const data = Object.fromEntries(new FormData(register));
+      try {
+        session.save(await post("/v1/accounts", data));
+        announce(`Welcome, ${data.username}`);
+        render();
+      } catch (error) { registerError.replaceChildren(problem(error)); }
+    } }, h("h2", { id: "register-title" }, "Register"),
+    field("Username", { name: "username", autocomplete: "username" }),
+    field("Email", { name: "email", type: "email", autocomplete: "email" }),
+    field("Password (at least 8 characters)", { name: "password", type: "password", minlength: 8, autocomplete: "new-password" }),
+    h("p", {}, h("button", { type: "submit" }, "Register")), registerError);
+
+    const logInError = h("div", { "aria-live": "polite" });
+    const logIn = h("form", { "aria-labelledby": "login-title", onsubmit: async (event) => {
+      event.preventDefault();
+      const data = Object.fromEntries(new FormData(logIn));
+      const body = data.name.includes("@") ? { email: data.name, password: data.password } : { username: data.name, password: data.password };
+      try {
+        session.save(await post("/v1/sessions", body));
+        announce("Logged in");
+        render();
+      } catch (error) { logInError.replaceChildren(problem(error)); }
+    } }, h("h2", { id: "login-title" }, "Log in"),
+    field("Username or email", { name: "name", autocomplete: "username" }),
+    field("Password", { name: "password", type: "password", autocomplete: "current-password" }),
+    h("p", {}, h("button", { type: "submit" }, "Log in")), logInError);
+    return [h("h1", {}, "Your account"), h("div", { class: "row" }, logIn, register)];
+  }
+
+  const standing = h("p", { id: "standing" });
+  try {
+    const me = await get("/v1/me");
+    standing.textContent = me.rank ? `${me.points} points, rank ${me.rank}.` : "No points yet.";
+  } catch (error) { standing.replaceChildren(problem(error)); }
+  const logOut = h("button", { type: "button", onclick: async () => {
+    try { await del("/v1/sessions/current"); } catch { /* the token is forgotten here either way */ }
+    session.clear();
+    announce("Logged out");
+    render();
+  } }, "Log out");
+  const deleteError = h("div", { "aria-live": "polite" });
+  const password = h("input", { type: "password", name: "password", required: true, autocomplete: "current-password" });
+  const remove = h("form", { "aria-labelledby": "delete-title", onsubmit: async (event) => {
+    event.preventDefault();
+    if (!confirm("Delete your account and everything in it, for good?")) return;
+    try {
+      await del("/v1/me", { password: password.value });
+      session.clear();
+      announce("Your account is deleted");
+      render();
+    } catch (error) { deleteError.replaceChildren(problem(error)); }
+  } }, h("h2", { id: "delete-title" }, "Delete the account"),
+  h("p", {}, "Your name disappears from the leaderboard and your lists are gone; this cannot be undone."),
+  h("label", {}, "Password", password), h("p", {}, h("button", { type: "submit", class: "danger" }, "Delete my account")), deleteError);
+  return [h("h1", {}, "Your account"), h("p", {}, `Logged in as ${current.username}.`), standing, h("p", {}, logOut), remove];
+}

@@ -1,0 +1,40 @@
+// Pantry offline: the app's own files and every recipe looked at (its details, picture and tips)
+// are kept, and served from here when the network cannot be reached. Personal data (/v1/me) is
+// never kept. The network always comes first, so nothing shown online is stale.
+const cacheName = "pantry-v1";
+const shell = ["/", "/app/app.js", "/app/api.js", "/app/dom.js", "/app/app.css", "/app/manifest.webmanifest",
+  "/app/screens/account.js", "/app/screens/browse.js", "/app/screens/cart.js", "/app/screens/favourites.js",
+  "/app/screens/groceries.js", "/app/screens/leaderboard.js", "/app/screens/recipe.js", "/app/screens/search.js"];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(cacheName).then((cache) => cache.addAll(shell)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(caches.keys()
+    .then((names) => Promise.all(names.filter((name) => name !== cacheName).map((name) => caches.delete(name))))
+    .then(() => self.clients.claim()));
+});
+
+function kept(url) {
+  if (url.origin !== self.location.origin) return false;
+  if (url.pathname.startsWith("/v1/me") || url.pathname.startsWith("/v1/sessions")) return false;
+  return shell.includes(url.pathname) || url.pathname.startsWith("/v1/recipes/") || url.pathname === "/v1/images";
+}
+
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== "GET" || !kept(url)) return;
+  event.respondWith((async () => {
+    const cache = await caches.open(cacheName);
+    try {
+      const response = await fetch(event.request);
+      if (response.ok) cache.put(event.request, response.clone());
+      return response;
+    } catch (error) {
+      const cached = await cache.match(event.request, { ignoreVary: true });
+      if (cached) return cached;
+      throw error;
+    }
+  })());
+});

@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The web app (`Sources/PantryAPI/Web`, shipped as this target's resources): its files where no API
+/// route matches (`/` is `index.html`), the contract at `/openapi.yaml`, and at `/docs` a page that
+/// renders it with ReDoc, whose script `ops/setup` puts in `.cache/docs` (PyPI
+/// `drf-spectacular-sidecar`; `PANTRY_DOCS_ASSETS` to change).
+struct WebApp<Context: RequestContext>: RouterMiddleware {
+    private let files: FileMiddleware<Context, LocalFileSystem>
+    private let root: String
+    private let docsAssets: String
+
+    static var root: String? { Bundle.module.resourceURL?.appendingPathComponent("Web").path }
+
+    init(root: String, docsAssets: String, logger: Logger) {
+        // Revalidated on every load, so a new release is seen at once (the service worker keeps copies offline).
+        files = FileMiddleware(root, cacheControl: CacheControl([(MediaType(type: .any), [.noCache])]),
+                               searchForIndexHtml: true, logger: logger)
+        self.root = root
+        self.docsAssets = docsAssets
+    }
+
+    /// What the app's own pages may do: load only from here, no inline script, no framing.
+    static var pagePolicy: String {
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
+            + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        switch request.uri.path {
+        case "/docs":
+            return try docs()
+        case "/docs/redoc.standalone.js":
+            let script = URL(fileURLWithPath: docsAssets).appendingPathComponent("redoc.standalone.js")
+            guard let data = FileManager.default.contents(atPath: script.path) else {
+                throw Problem(.notFound, code: "not_found", detail: "the documentation renderer is not installed: run ops/setup")
+            }
+            return Response(status: .ok, headers: [.contentType: "text/javascript", .cacheControl: "public, max-age=86400"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        default:
+            var response = try await files.handle(request, context: context, next: next)
+            if response.headers[.contentSecurityPolicy] == nil, response.headers[.contentType]?.hasPrefix("text/html") == true {
+                response.headers[.contentSecurityPolicy] = Self.pagePolicy
+            }
+            if request.uri.path.hasSuffix(".yaml") { response.headers[.contentType] = "application/yaml" }
+            response.headers[.init("X-Content-Type-Options")!] = "nosniff"
+            response.headers[.init("Referrer-Policy")!] = "same-origin"
+            return response
+        }
+    }
+
+    /// ReDoc styles itself inline and parses in a worker: the page's policy allows that, nothing more.
+    private func docs() throws -> Response {
+        guard let page = FileManager.default.contents(atPath: URL(fileURLWithPath: root).appendingPathComponent("docs.html").path) else {
+            throw Problem(.notFound, code: "not_found", detail: "the documentation page is missing from the build")
+        }
+        return Response(status: .ok, headers: [
+            .contentType: "text/html; charset=utf-8",
+            .contentSecurityPolicy: "default-src 'self'; style-src 'self' 'unsafe-inline'; worker-src blob:; img-src 'self' data:; "
+                + "font-src 'self' data:; frame-ancestors 'none'",
+        ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: page)))
+    }
+}

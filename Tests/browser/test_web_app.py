@@ -1,0 +1,212 @@
+"""The web app that `pantry api` serves, used as a person would in real headless Chromium (Debian's
+chromium and chromium-driver, driven by Selenium) against the real deployment, with an accessibility
+check (axe-core) on every screen. With PANTRY_SCREENSHOTS=DIR (ops/screens) each screen is also
+saved at 360 px and 1280 px wide."""
+import os
+import pathlib
+import shutil
+
+import pytest
+from axe_selenium_python import Axe
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as ready
+from selenium.webdriver.support.ui import WebDriverWait
+
+from pantry_processes import start_core_and_api, wait_for
+
+SCREENSHOTS = os.environ.get("PANTRY_SCREENSHOTS")
+
+
+@pytest.fixture
+def browser(tmp_path):
+    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900",
+                     f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.implicitly_wait(0)
+    yield driver
+    driver.quit()
+
+
+class App:
+    """The browser on one deployment, with the waits and checks every step needs."""
+
+    def __init__(self, driver, port):
+        self.driver = driver
+        self.base = f"http://127.0.0.1:{port}"
+        self.wait = WebDriverWait(driver, 20)
+        self.checked = []
+
+    def open(self, route=""):
+        self.driver.get(f"{self.base}/#{route}")
+        self.settled()
+
+    def go(self, route):
+        self.driver.execute_script("location.hash = arguments[0]", route)
+        self.settled()
+
+    def settled(self):
+        self.wait.until(lambda d: d.execute_script(
+            "const v = document.getElementById('view'); return v && !v.hasAttribute('aria-busy') && v.querySelector('h1')"))
+
+    def find(self, css):
+        return self.wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+    def button(self, text, within=None):
+        xpath = f".//button[normalize-space()='{text}']"
+        return self.wait.until(lambda d: (within or d).find_element(By.XPATH, xpath))
+
+    def fill(self, label, text, within=None):
+        field = (within or self.driver).find_element(By.XPATH, f".//label[contains(normalize-space(), '{label}')]//*[self::input or self::textarea or self::select]")
+        field.clear()
+        field.send_keys(text)
+        return field
+
+    def text_appears(self, css, text):
+        # Read in the page: a re-rendered list would make element handles stale mid-check.
+        self.wait.until(lambda d: d.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].some(e => e.innerText.includes(arguments[1]))", css, text))
+
+    def check_screen(self, name):
+        """No serious or critical accessibility violation, and the screenshots when asked for."""
+        axe = Axe(self.driver)
+        axe.inject()
+        results = axe.run()
+        bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+               for v in results["violations"] if v["impact"] in ("serious", "critical")]
+        assert not bad, f"{name}: {bad}"
+        self.checked.append(name)
+        if SCREENSHOTS:
+            folder = pathlib.Path(SCREENSHOTS)
+            folder.mkdir(parents=True, exist_ok=True)
+            self.driver.execute_script("document.getElementById('status').textContent = ''; scrollTo(0, 0)")
+            for width in (360, 1280):
+                # The whole page: the window as tall as the page at this width (at most 4000 px).
+                self.driver.set_window_size(width, 900)
+                height = self.driver.execute_script("return document.documentElement.scrollHeight")
+                self.driver.set_window_size(width, min(max(height + 140, 800), 4000))
+                self.driver.save_screenshot(str(folder / f"{name}-{width}.png"))
+            self.driver.set_window_size(1280, 900)
+
+
+def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser):
+    api = start_core_and_api(processes)
+    app = App(browser, api.port)
+    app.open("/account")
+    app.check_screen("account-logged-out")
+
+    # Register: the session starts at once.
+    register = app.find("form[aria-labelledby='register-title']")
+    app.fill("Username", "browser-cook", register)
+    app.fill("Email", "cook@example.org", register)
+    app.fill("Password", "correct horse battery", register)
+    app.button("Register", register).click()
+    app.text_appears("#view", "Logged in as browser-cook")
+    app.check_screen("account")
+    # The service worker is in charge before any recipe is looked at, so each is kept for offline.
+    app.wait.until(lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"))
+
+    # Search by what is at home.
+    app.go("/")
+    form = app.find("form[aria-label='Search by ingredients']")
+    app.fill("Ingredient 1", "egg", form)
+    app.fill("Ingredient 2", "tomato", form)
+    app.button("Find recipes", form).click()
+    first = app.find("ul[aria-label='Recipes using what you have'] li.card a")
+    assert "uses 2 of yours" in app.find("ul[aria-label='Recipes using what you have'] li.card").text
+    app.check_screen("search")
+    keyword = app.find("form[aria-label='Search by keyword']")
+    app.fill("Keyword", "soup", keyword)
+    app.button("Search", keyword).click()
+    app.text_appears("#view h2", "minutes")
+    app.check_screen("search-by-time")
+
+    # Open a recipe; "I have this" earns a point and the rank shows.
+    first = app.find("ul[aria-label='Recipes using what you have'] li.card a")
+    title = first.find_element(By.TAG_NAME, "h3").text
+    first.click()
+    app.settled()
+    assert app.find("h1").text == title
+    recipe_route = browser.execute_script("return location.hash").lstrip("#")
+    app.find("article img.hero")
+    app.button("I have this").click()
+    app.text_appears("#points", "rank 1")
+    assert "1 points" in app.find("#points").text
+    app.button("Save to favourites").click()
+    app.wait.until(lambda d: app.button("Saved").is_displayed())
+    app.button("Add all to groceries").click()
+    app.text_appears("#status", "added to the grocery list")
+    app.find("button[aria-label='One more in the cart']").click()
+    app.text_appears("#cart-count", "1")
+    app.find("button[aria-label='One more in the cart']").click()
+    app.text_appears("#cart-count", "2")
+    tip = app.find("form[aria-label='Write a tip']")
+    app.fill("Your tip", "Add a pinch of chilli.", tip)
+    app.button("Post tip", tip).click()
+    app.text_appears("ul[aria-label='Tips from cooks']", "browser-cook: Add a pinch of chilli.")
+    app.check_screen("recipe")
+
+    # Leaderboard: there, with the point.
+    app.go("/leaderboard")
+    app.text_appears("#my-rank", "Rank 1 with 1 points")
+    assert "browser-cook" in app.find("tr.me").text
+    app.check_screen("leaderboard")
+
+    # Favourites: saved, and found by a word of its title.
+    app.go("/favourites")
+    app.text_appears("ul[aria-label='Saved recipes']", title)
+    app.check_screen("favourites")
+
+    # Groceries: tick one, reload, still ticked.
+    app.go("/groceries")
+    box = app.find("#view li input[type=checkbox]")
+    name = box.find_element(By.XPATH, "..").find_element(By.CSS_SELECTOR, ".name").text
+    box.click()
+    app.text_appears("#view h2", "In the basket")
+    browser.refresh()
+    app.settled()
+    ticked = app.find("ul[aria-label='In the basket']")
+    assert name in ticked.text and ticked.find_element(By.CSS_SELECTOR, "input").is_selected()
+    app.check_screen("groceries")
+
+    # Cart: two, then one fewer; a cooking timer counts down.
+    app.go("/cart")
+    app.text_appears("#view", "2 items in 1 recipes")
+    app.find(f"button[aria-label='One fewer {title}']").click()
+    app.text_appears("#view", "1 items in 1 recipes")
+    app.button("Start cooking").click()
+    app.text_appears("#view [role=timer]", "left")
+    app.check_screen("cart")
+
+    app.go("/browse")
+    app.find("ul[aria-label='Featured today'] li.card")
+    before = len(browser.find_elements(By.CSS_SELECTOR, "ul[aria-label='More recipes'] li"))
+    app.button("Load more").click()
+    app.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "ul[aria-label='More recipes'] li")) == before + 10)
+    app.check_screen("browse")
+
+    # Offline: the API is gone, yet the recipe seen before opens.
+    api_process = processes.running[1]
+    api_process.terminate()
+    api_process.wait(timeout=10)
+    app.open(recipe_route)
+    assert app.find("h1").text == title
+    assert app.find("ul[aria-label='Ingredients'] li")
+    processes.start("api", "--port", str(api.port), "--password-cost", "10")
+    wait_for(api.ready, timeout=60, what="the API to be back")
+
+    # Delete the account: gone from the leaderboard, logged out.
+    app.open("/account")
+    remove = app.find("form[aria-labelledby='delete-title']")
+    app.fill("Password", "correct horse battery", remove)
+    app.button("Delete my account", remove).click()
+    app.wait.until(ready.alert_is_present()).accept()
+    app.find("form[aria-labelledby='register-title']")
+    assert api.get("/v1/leaderboard?limit=10").json["result"] == []
+    assert app.checked == ["account-logged-out", "account", "search", "search-by-time", "recipe", "leaderboard",
+                           "favourites", "groceries", "cart", "browse"]
