@@ -29,11 +29,20 @@ public struct QueryRequest: Encodable, Hashable, Sendable {
         self.radius = radius
     }
 
-    /// Reads a query as a worker receives it. Fields a query does not use are ignored, as they
-    /// always were, so an older worker keeps answering a newer client.
+    /// The fields a query may have; any other is refused, as a command's are, so a misspelt
+    /// `limt` is an error rather than a silently ignored default.
+    public static let fields: Set<String> = ["query", "after", "wait", "userId", "recipeId", "text", "limit", "radius"]
+
+    public struct UnknownField: Error, CustomStringConvertible {
+        public var name: String
+        public var description: String { "unknown field '\(name.prefix(64))'" }
+    }
+
+    /// Reads a query as a worker receives it.
     public init(json: Data) throws {
         self = try json.withUnsafeBytes { bytes in
             try JSONObjectReader.read(bytes) { json in
+                if let unknown = json.names.first(where: { !Self.fields.contains($0) }) { throw UnknownField(name: unknown) }
                 var request = QueryRequest(
                     query: try json.string("query"), after: try json.optionalInt("after").map(Int64.init),
                     userId: try json.optionalString("userId"), recipeId: try json.optionalString("recipeId"),

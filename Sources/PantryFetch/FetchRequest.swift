@@ -42,9 +42,25 @@ public enum FetchRequest: Sendable, Equatable, Hashable {
         return (try? JSONDecoder().decode(OnBehalf.self, from: json))?.client.map { String($0.prefix(128)) }
     }
 
+    /// The fields each kind may have besides `kind` and `client`; any other is refused, as a
+    /// command's and a query's are.
+    static let fields: [Kind: Set<String>] = [
+        .byIngredients: ["ingredients", "number"], .search: ["query", "diet", "maxReadyTime", "offset", "number"],
+        .detail: ["id"], .random: ["count"], .autocomplete: ["prefix", "number"], .image: ["url"],
+        .featured: ["day"], .feed: ["seed", "offset", "count"],
+    ]
+
     public static func decode(json: Data) throws(FetchError) -> FetchRequest {
         do {
-            return try JSONDecoder().decode(FetchRequest.self, from: json)
+            let request = try JSONDecoder().decode(FetchRequest.self, from: json)
+            let names = (try JSONSerialization.jsonObject(with: json) as? [String: Any])?.keys ?? [:].keys
+            let allowed = fields[request.kind, default: []].union(["kind", "client"])
+            if let unknown = names.first(where: { !allowed.contains($0) }) {
+                throw FetchError.badRequest(message: "unknown field '\(unknown.prefix(64))' for \(request.kind.rawValue)")
+            }
+            return request
+        } catch let error as FetchError {
+            throw error
         } catch let error as DecodingError {
             throw .badRequest(message: "invalid request: \(describe(error))")
         } catch {

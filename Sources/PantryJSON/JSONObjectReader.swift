@@ -237,8 +237,17 @@ public struct JSONObjectReader: ~Copyable {
         return text
     }
 
-    /// An integer without fraction or exponent that fits in `Int`.
+    /// A number whose value is an integer that fits in `Int`: digits alone, or, as JSON Schema's
+    /// `integer` allows, with a zero fraction or an exponent (`-1.0`, `1e2`) up to 2^53, where every
+    /// integer is exact in a double. The scanner has checked the number's syntax.
     private static func integer(_ digits: Slice<UnsafeRawBufferPointer>) -> Int? {
+        if let plain = plainInteger(digits) { return plain }
+        guard let value = Double(String(decoding: digits, as: UTF8.self)), value.rounded() == value,
+              abs(value) <= 9_007_199_254_740_992 else { return nil }
+        return Int(value)
+    }
+
+    private static func plainInteger(_ digits: Slice<UnsafeRawBufferPointer>) -> Int? {
         var index = digits.startIndex
         let negative = digits[index] == UInt8(ascii: "-")
         if negative { index += 1 }

@@ -2,21 +2,43 @@ import Foundation
 import Histogram
 
 /// The run as an SVG a person can read: latency by percentile for each kind of request (the
-/// percentile axis stretched towards the tail, as HdrHistogram's plots are), and answered
-/// requests per second over time below it.
+/// percentile axis stretched towards the tail, as HdrHistogram's plots are), then answered
+/// requests per second and their p50 and p99 latency over time below it.
 public enum LatencyPlot {
     static let width = 960.0
     static let colours: [OperationKind: String] = [
         .increment: "#1f77b4", .repeat: "#9467bd", .top10: "#2ca02c", .myRank: "#d62728",
     ]
 
-    public static func svg(latency: [OperationKind: Histogram<UInt64>], perSecond: [Int], title: String, subtitle: String) -> String {
-        var svg = Canvas(width: width, height: 780)
+    public static func svg(latency: [OperationKind: Histogram<UInt64>], perSecond: [Int], overTime: [LoadResult.SecondLatency],
+                           title: String, subtitle: String) -> String {
+        var svg = Canvas(width: width, height: 1020)
         svg.text(title, x: 20, y: 30, size: 18, weight: "bold")
         svg.text(subtitle, x: 20, y: 52, size: 12, colour: "#555")
         percentileChart(&svg, latency, frame: Frame(x: 80, y: 80, width: width - 280, height: 400))
         throughputChart(&svg, perSecond, frame: Frame(x: 80, y: 560, width: width - 280, height: 170))
+        latencyOverTimeChart(&svg, overTime, seconds: perSecond.count, frame: Frame(x: 80, y: 800, width: width - 280, height: 170))
         return svg.finish()
+    }
+
+    /// Each second's p50 and p99 (all kinds): where the latency broke, and when.
+    private static func latencyOverTimeChart(_ svg: inout Canvas, _ series: [LoadResult.SecondLatency], seconds: Int, frame: Frame) {
+        let shown = series.filter { $0.second < max(seconds - 1, 1) }   // the last second is cut short
+        let span = Double(max(seconds - 1, 1))
+        let top = niceCeiling(shown.map(\.p99Ms).max() ?? 1)
+        svg.axes(frame, xLabel: "second of the run", yLabel: "latency (ms)")
+        let step = niceCeiling(span / 10)
+        for s in stride(from: 0.0, through: span, by: step) {
+            svg.xTick(frame.x + frame.width * s / span, frame: frame, label: String(Int(s)))
+        }
+        svg.yTicks(frame: frame, top: top, unit: "")
+        for (name, colour, value) in [("p99", "#d62728", \LoadResult.SecondLatency.p99Ms), ("p50", "#1f77b4", \LoadResult.SecondLatency.p50Ms)] {
+            svg.polyline(shown.map { (frame.x + frame.width * (Double($0.second) + 0.5) / span, frame.y + frame.height * (1 - $0[keyPath: value] / top)) },
+                         colour: colour)
+            let y = frame.y + (name == "p99" ? 14 : 50)
+            svg.line(frame.x + frame.width + 20, y, frame.x + frame.width + 44, y, colour: colour, width: 3)
+            svg.text("\(name) per second", x: frame.x + frame.width + 50, y: y + 4, size: 13, weight: "bold")
+        }
     }
 
     /// Where a percentile lands on a log axis of "one in N": 90% is 1, 99% is 2, 99.9% is 3.

@@ -21,6 +21,20 @@ public struct LoadConfiguration: Sendable {
     public var warmUp: Double = 0
     /// Delete every test user after the check.
     public var cleanup = false
+    /// A ramp: fixed rates (requests/s) one after the other, `stepSeconds` each, to find where the
+    /// latency breaks; nil for one rate or none. The warm-up runs at the first step's rate.
+    public var ramp: [Double]?
+    public var stepSeconds: Double = 20
+
+    /// When each request is due; nil when every client sends as fast as it is answered.
+    public var schedule: Schedule? {
+        if let ramp {
+            let steps = [warmUp > 0 ? Schedule.Step(rate: ramp[0], seconds: warmUp) : nil].compactMap { $0 }
+                + ramp.map { Schedule.Step(rate: $0, seconds: stepSeconds) }
+            return Schedule(steps: steps, clients: clients)
+        }
+        return rate.map { Schedule(rate: $0, clients: clients) }
+    }
 
     public init(url: String, users: Int, clients: Int, duration: Double?, requests: Int?, rate: Double?,
                 mix: WorkloadMix, seed: UInt64, runPrefix: String, password: String, timeout: Double) {

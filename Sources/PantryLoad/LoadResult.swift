@@ -14,6 +14,9 @@ public struct LoadResult: Codable, Sendable {
         public var mix: WorkloadMix
         public var seed: UInt64
         public var runPrefix: String
+        /// A ramp's rates and how long each lasted; nil for a run at one rate.
+        public var ramp: [Double]?
+        public var stepSeconds: Double?
 
         public init(url: String, users: Int, clients: Int, durationSeconds: Double?, requests: Int?, rate: Double?,
                     mix: WorkloadMix, seed: UInt64, runPrefix: String) {
@@ -102,6 +105,34 @@ public struct LoadResult: Codable, Sendable {
         public var indefinite: Int
         /// Answered requests in each second of the run.
         public var perSecondSeries: [Int]
+        /// The latency of each second's answers (all kinds; buckets 26% wide, see `LatencyOverTime`).
+        public var latencySeries: [SecondLatency]
+    }
+
+    public struct SecondLatency: Codable, Sendable, Equatable {
+        public var second: Int
+        public var p50Ms: Double
+        public var p99Ms: Double
+
+        public init(second: Int, p50Ms: Double, p99Ms: Double) { self.second = second; self.p50Ms = p50Ms; self.p99Ms = p99Ms }
+    }
+
+    /// One step of a ramp: the rate asked for, what was answered, and how fast.
+    public struct Step: Codable, Sendable, Equatable {
+        public var rate: Double
+        public var answeredPerSecond: Double
+        public var p50Ms: Double?
+        public var p99Ms: Double?
+
+        static func figures(ramp: [Double], stepSeconds: Double, overTime: LatencyOverTime) -> [Step] {
+            ramp.enumerated().map { index, rate in
+                // Whole seconds inside the step: its first and last are shared with its neighbours.
+                let start = Int((Double(index) * stepSeconds).rounded(.up)), end = Int((Double(index + 1) * stepSeconds).rounded(.down))
+                let seconds = start..<max(start, end)
+                return Step(rate: rate, answeredPerSecond: Double(overTime.answers(seconds: seconds)) / Double(max(seconds.count, 1)),
+                            p50Ms: overTime.percentile(50, seconds: seconds), p99Ms: overTime.percentile(99, seconds: seconds))
+            }
+        }
     }
 
     /// How far the leaderboard trailed the log, in positions.
@@ -143,6 +174,8 @@ public struct LoadResult: Codable, Sendable {
     /// When the run began (ISO 8601, UTC) and which `pantry` ran it: runs compared later say so.
     public var startedAt: String?
     public var version: String?
+    /// A ramp's steps; nil for a run at one rate.
+    public var steps: [Step]?
     /// `--fail-on`'s terms and what was measured for each; nil without `--fail-on`.
     public var thresholds: [Thresholds.Verdict]?
     /// Users deleted by `--cleanup` after the check; nil without it.
@@ -167,7 +200,12 @@ public struct LoadResult: Codable, Sendable {
         drive = Drive(seconds: seconds, requests: requests, perSecond: Double(requests) / seconds,
                       acceptedIncrementsPerSecond: Double(increments) / seconds, kinds: kinds, errors: stats.errors,
                       retries: stats.retries, replayed: stats.replayed, doubled: stats.doubled,
-                      indefinite: stats.indefinite, perSecondSeries: stats.perSecond)
+                      indefinite: stats.indefinite, perSecondSeries: stats.perSecond,
+                      latencySeries: stats.overTime.seconds.indices.compactMap { second in
+                          guard let p50 = stats.overTime.percentile(50, seconds: second..<second + 1),
+                                let p99 = stats.overTime.percentile(99, seconds: second..<second + 1) else { return nil }
+                          return SecondLatency(second: second, p50Ms: p50, p99Ms: p99)
+                      })
         self.settings = settings
         self.machine = machine
         self.registration = registration
@@ -186,7 +224,8 @@ public struct LoadResult: Codable, Sendable {
     /// The human summary printed on stdout.
     public var summary: String {
         func f(_ value: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", value) }
-        let mode = settings.rate.map { "fixed rate \(f($0)) requests/s" } ?? "as fast as answered"
+        let mode = settings.ramp.map { "a ramp of \($0.map { f($0) }.joined(separator: ", ")) requests/s, \(f(settings.stepSeconds ?? 0)) s each" }
+            ?? settings.rate.map { "fixed rate \(f($0)) requests/s" } ?? "as fast as answered"
         var lines = [
             "registration  \(registration.users) users in \(f(registration.seconds, 1)) s (\(f(registration.usersPerSecond)) users/s, \(registration.retries) retries)",
             "drive         \(f(drive.seconds, 1)) s, \(settings.clients) clients, \(mode), seed \(settings.seed)",
@@ -200,6 +239,14 @@ public struct LoadResult: Codable, Sendable {
             lines.append("  " + kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
                 + String(k.requests).leftPadded(11) + cells[0].leftPadded(13)
                 + cells.dropFirst().map { $0.leftPadded(9) }.joined())
+        }
+        if let steps {
+            lines.append("  step     rate/s   answered/s   p50 ms   p99 ms")
+            for (index, step) in steps.enumerated() {
+                let latency = [step.p50Ms, step.p99Ms].map { $0.map { f($0, 2) } ?? "-" }
+                lines.append("  " + String(index + 1).leftPadded(4) + f(step.rate).leftPadded(11) + f(step.answeredPerSecond).leftPadded(13)
+                    + latency.map { $0.leftPadded(9) }.joined())
+            }
         }
         let errors = drive.errors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         lines.append("errors        \(errors.isEmpty ? "none" : errors.joined(separator: ", "))")

@@ -56,6 +56,11 @@ public struct LoadRunner: Sendable {
                                  lastAccepted: drive.lastAccepted, catchUpMilliseconds: catchUp)
         var result = LoadResult(settings: settings, machine: .current, registration: registration, seconds: drive.seconds,
                                 stats: drive.stats, lag: lag, check: check)
+        if let ramp = configuration.ramp {
+            result.settings.ramp = ramp
+            result.settings.stepSeconds = configuration.stepSeconds
+            result.steps = LoadResult.Step.figures(ramp: ramp, stepSeconds: configuration.stepSeconds, overTime: drive.stats.overTime)
+        }
         result.cleanedUp = cleanedUp
         return LoadRun(result: result, stats: drive.stats)
     }
@@ -198,7 +203,7 @@ public struct LoadRunner: Sendable {
         let started = now()
         let measuredFrom = started + UInt64(configuration.warmUp * 1e9)
         let deadline = configuration.duration.map { measuredFrom + UInt64($0 * 1e9) }
-        let schedule = configuration.rate.map { Schedule(rate: $0, clients: configuration.clients) }
+        let schedule = configuration.schedule
         // Every 200 ms: how far the leaderboard worker trails the head the API has heard of.
         let readyLag = ResultSlot<Histogram<UInt64>>()
         let samplerDone = DispatchSemaphore(value: 0)

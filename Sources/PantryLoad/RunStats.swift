@@ -22,6 +22,8 @@ public struct RunStats: Sendable {
     public private(set) var readLag = Self.histogram()
     /// Answered requests per second of the drive phase.
     public private(set) var perSecond: [Int] = []
+    /// Their latency, second by second.
+    public private(set) var overTime = LatencyOverTime()
 
     public init() {}
 
@@ -34,6 +36,7 @@ public struct RunStats: Sendable {
         completed[kind, default: 0] += 1
         if second >= perSecond.count { perSecond += Array(repeating: 0, count: second + 1 - perSecond.count) }
         perSecond[second] += 1
+        overTime.record(microseconds: microseconds, atSecond: second)
     }
 
     public mutating func error(_ kind: String) {
@@ -57,6 +60,7 @@ public struct RunStats: Sendable {
             perSecond += Array(repeating: 0, count: other.perSecond.count - perSecond.count)
         }
         for (second, count) in other.perSecond.enumerated() { perSecond[second] += count }
+        overTime.merge(other.overTime)
     }
 }
 

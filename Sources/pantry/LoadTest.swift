@@ -40,6 +40,14 @@ struct LoadTest: ParsableCommand {
     @Option(help: "Seconds of load before the measured drive (not counted in latencies and rates; its points are checked).")
     var warmUp = 0.0
     @Flag(help: "Delete every test user (DELETE /v1/me) after the check.") var cleanup = false
+    @Option(help: "A ramp of fixed rates, e.g. \"500,1000,2000,4000\" requests/s, --step-seconds each, with one summary per step: where does p99 break? (Not with --rate or --duration.)")
+    var ramp: String?
+    @Option(help: "Seconds of each ramp step.") var stepSeconds = 20.0
+
+    /// The ramp's rates, once checked.
+    private var rampRates: [Double]? {
+        ramp.map { $0.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+    }
 
     func validate() throws {
         guard users > 0 else { throw ValidationError("--users must be positive") }
@@ -57,6 +65,16 @@ struct LoadTest: ParsableCommand {
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         guard warmUp >= 0, warmUp <= 3600 else { throw ValidationError("--warm-up must be 0-3600 seconds") }
+        if let ramp {
+            guard let rates = rampRates, rates.count == ramp.split(separator: ",").count, !rates.isEmpty, rates.count <= 100,
+                  rates.allSatisfy({ $0 > 0 && $0.isFinite }) else {
+                throw ValidationError("--ramp must be 1-100 positive rates separated by commas, e.g. 500,1000,2000")
+            }
+            guard rate == nil, duration == nil, requests == nil else {
+                throw ValidationError("--ramp sets the rates and the length (--step-seconds each): not with --rate, --duration or --requests")
+            }
+            guard stepSeconds >= 1, stepSeconds <= 3600 else { throw ValidationError("--step-seconds must be 1-3600") }
+        }
         if let failOn {
             do { _ = try Thresholds(parsing: failOn) } catch { throw ValidationError("--fail-on: \(error)") }
         }
@@ -66,12 +84,15 @@ struct LoadTest: ParsableCommand {
         let seed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let prefix = runPrefix ?? LoadConfiguration.runPrefix(seed: seed, time: UInt64(Date().timeIntervalSince1970 * 1000))
         let configuration = LoadConfiguration(
-            url: url, users: users, clients: clients, duration: duration ?? (requests == nil ? 60 : nil), requests: requests,
+            url: url, users: users, clients: clients,
+            duration: rampRates.map { stepSeconds * Double($0.count) } ?? duration ?? (requests == nil ? 60 : nil), requests: requests,
             rate: rate, mix: WorkloadMix(readRatio: readRatio, top10Share: top10Share, repeatRatio: repeatRatio),
             seed: seed, runPrefix: prefix, password: password, timeout: timeout)
         var configured = configuration
         configured.warmUp = warmUp
         configured.cleanup = cleanup
+        configured.ramp = rampRates
+        configured.stepSeconds = stepSeconds
         let thresholds = try failOn.map { try Thresholds(parsing: $0) }
         let startedAt = ISO8601DateFormatter().string(from: Date())
         FileHandle.standardError.write(Data("loadtest: seed \(seed), run prefix \(prefix), \(users) users, \(clients) clients against \(url)\n".utf8))
@@ -93,7 +114,7 @@ struct LoadTest: ParsableCommand {
         run.result.thresholds = thresholds?.verdicts(for: run.result)
         print(run.result.summary)
         try run.result.json.write(to: URL(fileURLWithPath: output))
-        try Data(LatencyPlot.svg(latency: run.stats.latency, perSecond: run.stats.perSecond,
+        try Data(LatencyPlot.svg(latency: run.stats.latency, perSecond: run.stats.perSecond, overTime: run.result.drive.latencySeries,
                                  title: title(run.result), subtitle: subtitle(run.result)).utf8)
             .write(to: URL(fileURLWithPath: plot))
         print("wrote       \(output), \(plot)")
@@ -103,7 +124,8 @@ struct LoadTest: ParsableCommand {
 
     private func title(_ result: LoadResult) -> String {
         let s = result.settings
-        let mode = s.rate.map { String(format: "fixed rate %.0f requests/s", $0) } ?? "as fast as answered"
+        let mode = s.ramp.map { "ramp " + $0.map { String(format: "%.0f", $0) }.joined(separator: ", ") + " requests/s" }
+            ?? s.rate.map { String(format: "fixed rate %.0f requests/s", $0) } ?? "as fast as answered"
         return "pantry loadtest: \(s.users) users, \(s.clients) clients, \(mode), \(Int(result.drive.seconds)) s"
     }
 

@@ -51,6 +51,18 @@ import Testing
         #expect(throws: JSONReadError.duplicateField("a")) { try read(#"{"a": 1, "\u0061": 2}"#) { _ in } }
     }
 
+    /// JSON Schema's `integer` is any number with a zero fraction, so a client following the
+    /// schemas may send `-1.0`: it is the integer -1 here too. Beyond 2^53 a double is not exact.
+    @Test func integersMayBeWrittenWithAZeroFractionOrAnExponent() throws {
+        try read(#"{"a": -1.0, "b": 1e2, "c": 2.50E1, "d": 9007199254740992.0, "e": 9007199254740994.0, "f": 1.000001, "g": -0.0}"#) {
+            (r: borrowing JSONObjectReader) throws in
+            #expect(try r.int("a") == -1 && r.int("b") == 100 && r.int("c") == 25 && r.int("g") == 0)
+            #expect(try r.int("d") == 9_007_199_254_740_992)
+            #expect(throws: JSONReadError.wrongType(field: "e", expected: "an integer")) { try r.int("e") }
+            #expect(throws: JSONReadError.wrongType(field: "f", expected: "an integer")) { try r.int("f") }
+        }
+    }
+
     @Test func readsArraysOfIntegers() throws {
         try read(#"{"a": [1, -2 ,3], "e": [], "n": null, "f": [1.5], "s": ["1"], "o": {"x": 1}}"#) { (r: borrowing JSONObjectReader) throws in
             #expect(try r.optionalIntegers("a") == [1, -2, 3])
