@@ -205,7 +205,8 @@ let package = Package(
         .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON"]),
         .testTarget(
             name: "PantryEventStoreTests",
-            dependencies: ["PantryEventStore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["PantryEventStore", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "PantryCoreTests", dependencies: ["PantryDomain", "PantryEventStore", "PantryCore", "PantryKeys"]),
         .testTarget(

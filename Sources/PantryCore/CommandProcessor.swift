@@ -58,6 +58,7 @@ public final class CommandProcessor {
             accounts = snapshot.accountPositions
             position = snapshot.position
             lastSnapshot = snapshot.position
+            state.forgetEarnedPoints()
         }
         let fromSnapshot = position
         loadedFromSnapshot = position
@@ -76,6 +77,8 @@ public final class CommandProcessor {
                 position = recorded.position
             }
             position = last.position
+            // The points stay in the log (`EventStore.earnedPoints`), not in memory.
+            state.forgetEarnedPoints()
         }
         self.state = state
         self.streamVersions = versions
@@ -152,6 +155,22 @@ public final class CommandProcessor {
             known = try store.acceptedCommands(batch.map(\.commandId))
         } catch {
             logger.error("could not read the idempotency record", metadata: ["error": "\(error)"])
+            return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)") }, appended: [])
+        }
+        // The one-point rule decides from the points its commands ask for, read from the log now
+        // and forgotten after the batch: memory stays flat however many points were ever earned.
+        defer { state.forgetEarnedPoints() }
+        do {
+            let asked = batch.compactMap { envelope -> PointKey? in
+                guard known[envelope.commandId] == nil, case .useOwnedIngredient(let command) = envelope.command,
+                      let point = state.pointAsked(by: command) else { return nil }
+                return PointKey(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient)
+            }
+            for point in try store.earnedPoints(asked) {
+                Decider.evolve(&state, .pointEarned(PointEarned(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient)))
+            }
+        } catch {
+            logger.error("could not read the earned points", metadata: ["error": "\(error)"])
             return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)") }, appended: [])
         }
         var appended: [RecordedEvent] = []

@@ -46,6 +46,21 @@ public struct PantryState: Sendable, Equatable {
         return unrecordedPoints[userId]?.contains(UsedIngredient(recipeId: recipeId, ingredient: ingredient)) == true
     }
 
+    /// The point a `UseOwnedIngredient` asks for, when its recipe is recorded and the ingredient is
+    /// one of the recipe's: what the one-point rule must know about before deciding it. The writer
+    /// keeps the points of the log on disk and loads just these into the state before a batch.
+    public func pointAsked(by command: UseOwnedIngredient) -> PointEarned? {
+        guard let recipeId = try? Validate.recipeId(command.recipeId), let recipe = recipes[recipeId],
+              let asked = try? Validate.ingredient(command.ingredient), let ingredient = recipe.key(matching: asked) else { return nil }
+        return PointEarned(userId: command.userId, recipeId: recipeId, ingredient: ingredient)
+    }
+
+    /// Drops the earned points: the writer reads them from the log when a batch needs them.
+    public mutating func forgetEarnedPoints() {
+        earnedPoints = [:]
+        unrecordedPoints = [:]
+    }
+
     /// Every point earned, by name.
     public var usedIngredients: [UserID: Set<UsedIngredient>] {
         var all = unrecordedPoints

@@ -24,11 +24,27 @@ public protocol EventStore: AnyObject, Sendable {
     /// command ever accepted grew the core by 100 MB a million commands, and its start with them.
     func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand]
 
+    /// The one-point rule's record: which of `points` the log holds a `PointEarned` for. Asked of
+    /// the log, by index, like the idempotency record: one entry per point ever earned kept in
+    /// memory grew the core by 55 MB in a 10-minute soak (1.8 million points), without bound.
+    func earnedPoints(_ points: [PointKey]) throws -> Set<PointKey>
+
     /// The position of the newest event, 0 for an empty log.
     func headPosition() throws -> Int64
 
     /// How many events of each type the log holds.
     func countsByType() throws -> [String: Int]
+}
+
+/// A point as `PointEarned` names it: a user, a recipe, and the ingredient's key in that recipe.
+public struct PointKey: Hashable, Sendable {
+    public var userId: String
+    public var recipeId: String
+    public var ingredient: String
+
+    public init(userId: String, recipeId: String, ingredient: String) {
+        self.userId = userId; self.recipeId = recipeId; self.ingredient = ingredient
+    }
 }
 
 public enum EventStoreError: Error, Equatable, CustomStringConvertible {

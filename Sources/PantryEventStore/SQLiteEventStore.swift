@@ -68,6 +68,15 @@ public final class SQLiteEventStore: EventStore {
         migrator.registerMigration("v3: events by command") { db in
             try db.execute(sql: "CREATE INDEX events_by_command ON events (command_id)")
         }
+        // The one-point rule's record, asked of the log: every PointEarned by user, recipe and
+        // ingredient. Built once on an existing log (about 10 s for 5 million events).
+        migrator.registerMigration("v4: points by user, recipe and ingredient") { db in
+            try db.execute(sql: """
+                CREATE INDEX events_points ON events
+                (user_id, json_extract(data, '$.recipeId'), json_extract(data, '$.ingredient'))
+                WHERE type = 'PointEarned'
+                """)
+        }
         return migrator
     }
 
@@ -183,6 +192,20 @@ public final class SQLiteEventStore: EventStore {
                 }
             }
             return found
+        }
+    }
+
+    public func earnedPoints(_ points: [PointKey]) throws -> Set<PointKey> {
+        guard !points.isEmpty else { return [] }
+        return try pool.read { db in
+            // The same expressions as the index's, so SQLite searches the index.
+            let statement = try db.cachedStatement(sql: """
+                SELECT 1 FROM events WHERE type = 'PointEarned' AND user_id = ?
+                AND json_extract(data, '$.recipeId') = ? AND json_extract(data, '$.ingredient') = ? LIMIT 1
+                """)
+            return Set(try points.filter { point in
+                try Int.fetchOne(statement, arguments: [point.userId, point.recipeId, point.ingredient]) != nil
+            })
         }
     }
 

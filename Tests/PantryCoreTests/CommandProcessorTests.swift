@@ -117,7 +117,7 @@ import Testing
             #expect(outcomes.map(\.code) == ["command_id_reused", "command_id_reused", nil])
             #expect(outcomes[2] == .accepted("c2", 2...3, duplicate: true))
             #expect(try reopened.store.headPosition() == 3)
-            #expect(reopened.state.usedIngredients["u1"]?.map(\.ingredient) == ["olive oil"])
+            #expect(reopened.process([envelope("c3", use("u1", "r1", "Olive Oil"))]).map(\.code) == ["already_used"])
         }
     }
 
@@ -127,6 +127,33 @@ import Testing
             #expect(processor.process([envelope("c1", save("u1", "r1"))]).first?.code == "unknown_user")
             _ = processor.process([envelope("c0", register("u1"))])
             #expect(processor.process([envelope("c1", save("u1", "r1"))]) == [.accepted("c1", 2...3)])
+        }
+    }
+
+    /// The points ever earned are asked of the log, not kept: after any batch the writer holds
+    /// none, and the rule still holds across batches, spellings and a restart.
+    @Test func theOnePointRuleReadsThePointsFromTheLogAndKeepsNone() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let processor = try openProcessor(path)
+            _ = processor.process([envelope("c1", register("u1")), envelope("c2", register("u2"))])
+            #expect(processor.process([envelope("c3", use("u1", "r1", "Olive Oil"))]).map(\.status) == [.accepted])
+            #expect(processor.state.earnedPoints.isEmpty && processor.state.unrecordedPoints.isEmpty)
+            let outcomes = processor.process([
+                envelope("c4", use("u1", "r1", "olive oil")),    // earned in the batch before
+                envelope("c5", use("u2", "r1", "olive oil")),    // another user's is theirs
+                envelope("c6", use("u1", "r1", "Flour")), envelope("c7", use("u1", "r1", "flour")),
+            ])
+            #expect(outcomes.map(\.code) == ["already_used", nil, nil, "already_used"])
+            #expect(processor.state.earnedPoints.isEmpty)
+            #expect(try processor.store.earnedPoints([
+                PointKey(userId: "u1", recipeId: "r1", ingredient: "olive oil"), PointKey(userId: "u1", recipeId: "r1", ingredient: "salt"),
+                PointKey(userId: "u2", recipeId: "r1", ingredient: "olive oil"),
+            ]) == [PointKey(userId: "u1", recipeId: "r1", ingredient: "olive oil"), PointKey(userId: "u2", recipeId: "r1", ingredient: "olive oil")])
+            let reopened = try openProcessor(path)
+            #expect(reopened.state.earnedPoints.isEmpty)
+            #expect(reopened.process([envelope("c8", use("u2", "r1", "OLIVE OIL")), envelope("c9", use("u2", "r1", "salt"))])
+                .map(\.code) == ["already_used", nil])
         }
     }
 

@@ -59,10 +59,13 @@ func addGrocery(_ userId: UserID, _ ingredient: String) -> Command {
     .addGrocery(AddGrocery(userId: userId, ingredient: ingredient))
 }
 
-/// The state the log holds, folded afresh from the file.
+/// The state the log holds, folded afresh from the file, as the writer keeps it: without the
+/// earned points, which it asks of the log (`EventStore.earnedPoints`) when a batch needs them.
 func foldedState(_ store: any EventStore, keys: UserKeyStore) throws -> PantryState {
-    try store.read(after: 0, limit: 1_000_000).reduce(into: PantryState()) { state, recorded in
+    var state = try store.read(after: 0, limit: 1_000_000).reduce(into: PantryState()) { state, recorded in
         Decider.evolve(&state, try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
                                                       data: recorded.data, vault: keys))
     }
+    state.forgetEarnedPoints()
+    return state
 }

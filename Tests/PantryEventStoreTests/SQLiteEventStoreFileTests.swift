@@ -1,9 +1,33 @@
 import Foundation
+import GRDB
 import Logging
 import PantryEventStore
 import Testing
 
 @Suite struct SQLiteEventStoreFileTests {
+    /// The one-point rule asks the log for points by index: a scan per command would grow with
+    /// every point ever earned.
+    @Test func earnedPointsAreFoundByIndex() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let store = try SQLiteEventStore(path: path)
+            _ = try store.append([append("user-u1", expecting: 0,
+                                         event("PointEarned", #"{"userId":"u1","recipeId":"r1","ingredient":"olive oil"}"#),
+                                         event("RecipeSaved", #"{"userId":"u1","recipeId":"r1","ingredient":"salt"}"#))])
+            #expect(try store.earnedPoints([PointKey(userId: "u1", recipeId: "r1", ingredient: "olive oil"),
+                                            PointKey(userId: "u1", recipeId: "r1", ingredient: "salt"),
+                                            PointKey(userId: "u2", recipeId: "r1", ingredient: "olive oil")])
+                    == [PointKey(userId: "u1", recipeId: "r1", ingredient: "olive oil")])
+            let plan = try DatabaseQueue(path: path).read { db in
+                try Row.fetchAll(db, sql: """
+                    EXPLAIN QUERY PLAN SELECT 1 FROM events WHERE type = 'PointEarned' AND user_id = ?
+                    AND json_extract(data, '$.recipeId') = ? AND json_extract(data, '$.ingredient') = ? LIMIT 1
+                    """, arguments: ["u1", "r1", "olive oil"]).map { $0["detail"] as String }.joined(separator: "; ")
+            }
+            #expect(plan.contains("USING INDEX events_points"), "\(plan)")
+        }
+    }
+
     @Test func reopeningKeepsEverything() throws {
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("events.sqlite").path
