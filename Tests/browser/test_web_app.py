@@ -9,6 +9,7 @@ import shutil
 import pytest
 from axe_selenium_python import Axe
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ready
@@ -39,7 +40,8 @@ class App:
     def __init__(self, driver, port):
         self.driver = driver
         self.base = f"http://127.0.0.1:{port}"
-        self.wait = WebDriverWait(driver, 20)
+        # A screen redrawn mid-check leaves stale handles: the wait asks again.
+        self.wait = WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,))
         self.checked = []
 
     def open(self, route=""):
@@ -210,3 +212,42 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     assert api.get("/v1/leaderboard?limit=10").json["result"] == []
     assert app.checked == ["account-logged-out", "account", "search", "search-by-time", "recipe", "leaderboard",
                            "favourites", "groceries", "cart", "browse"]
+
+
+def test_the_app_works_with_the_keyboard_alone(processes, browser):
+    from selenium.webdriver.common.keys import Keys
+
+    api = start_core_and_api(processes)
+    app = App(browser, api.port)
+    app.open("/")
+
+    def tab_to(matches, limit=60):
+        for _ in range(limit):
+            try:
+                active = browser.switch_to.active_element
+                if matches(active):
+                    return active
+                active.send_keys(Keys.TAB)
+            except StaleElementReferenceException:
+                continue  # the screen was redrawn under the focus: ask again
+        raise AssertionError("never reached by Tab")
+
+    # The skip link comes first and takes the focus to the content.
+    first = tab_to(lambda e: e.tag_name == "a")
+    assert first.text == "Skip to content"
+    # Type two ingredients and press Enter.
+    field = tab_to(lambda e: e.get_attribute("name") == "ingredient")
+    field.send_keys("egg")
+    field.send_keys(Keys.TAB)
+    browser.switch_to.active_element.send_keys("tomato", Keys.ENTER)
+    app.find("ul[aria-label='Recipes using what you have'] li.card a")
+    card = tab_to(lambda e: e.tag_name == "a" and e.find_elements(By.TAG_NAME, "h3"))
+    title = card.find_element(By.TAG_NAME, "h3").text
+    card.send_keys(Keys.ENTER)
+    app.wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == title)
+    # The main navigation by keyboard too.
+    browser.execute_script("document.querySelector('.brand').focus()")
+    link = tab_to(lambda e: e.text == "Leaderboard")
+    link.send_keys(Keys.ENTER)
+    app.wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "Leaderboard")
+    assert browser.switch_to.active_element.get_attribute("id") == "view", "the new screen takes the focus"

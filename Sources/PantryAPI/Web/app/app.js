@@ -24,6 +24,7 @@ const routes = [
 
 const view = document.getElementById("view");
 let rendering = 0;
+let rendered = false;
 
 async function render() {
   const path = location.hash.replace(/^#/, "") || "/";
@@ -47,7 +48,10 @@ async function render() {
     if (current) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
   }
   document.getElementById("account-link").textContent = session.current ? "Account" : "Log in";
-  view.focus({ preventScroll: true });
+  // A new screen takes the focus, so a keyboard or screen-reader user starts at its content; the
+  // first page load leaves it at the top, where the skip link is.
+  if (rendered) view.focus({ preventScroll: true });
+  rendered = true;
 }
 
 window.addEventListener("hashchange", render);
