@@ -28,6 +28,11 @@ struct EndToEndBench: ParsableCommand {
 
         let setup = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(60))
         var registrations: [CommandEnvelope] = []
+        // Someone outside the measured users records the recipes, so none of theirs is spent.
+        let recorder = "b\(run)recorder"
+        registrations.append(CommandEnvelope(commandId: "bench-\(run)-register-recorder", command: .registerUser(RegisterUser(
+            userId: recorder, username: "b\(run % 100_000)rec", email: "b\(run)recorder@example.org",
+            passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo"))))
         for n in 0..<users {
             registrations.append(CommandEnvelope(commandId: "bench-\(run)-register-\(n)", command: .registerUser(RegisterUser(
                 userId: "b\(run)u\(n)", username: "b\(run % 100_000)u\(n)", email: "b\(run)u\(n)@example.org",
@@ -38,10 +43,10 @@ struct EndToEndBench: ParsableCommand {
             guard outcomes.allSatisfy({ $0.status == .accepted }) else { throw ValidationError("registration failed: \(outcomes.first { $0.status != .accepted }!)") }
         }
         // Points are earned only for a recipe's own ingredients: record the recipes once, so the
-        // measured commands need not carry their facts (the first point of user 0 each time).
-        let recordings = (0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: "b\(run)u0", commandId: "bench-\(run)-record-\($0)") }
+        // measured commands need not carry their facts.
+        let recordings = (0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: recorder, commandId: "bench-\(run)-record-\($0)") }
             + (0..<2).map { phase in CommandEnvelope(commandId: "bench-\(run)-record-latency-\(phase)", command: .useOwnedIngredient(
-                UseOwnedIngredient(userId: "b\(run)u0", recipeId: Self.latencyRecipe(phase), ingredient: "ingredient 0",
+                UseOwnedIngredient(userId: recorder, recipeId: Self.latencyRecipe(phase), ingredient: "ingredient 0",
                                    recipe: BenchRecipes.facts(0)))) }
         guard try setup.submit(recordings).allSatisfy({ $0.status == .accepted }) else { throw ValidationError("recording the recipes failed") }
 
@@ -123,8 +128,8 @@ struct EndToEndBench: ParsableCommand {
         var n = 0
         while clock.now < until {
             let user = "b\(run)u\(n % users)"
-            // Each phase on a recipe of its own; user 0 already has ingredient 0 (the recording).
-            let ingredient = "ingredient \((n + users) / users % RecipeFacts.maxIngredients)"
+            // Each phase on a recipe of its own: every user's next ingredient of it.
+            let ingredient = "ingredient \(n / users % RecipeFacts.maxIngredients)"
             let outcome = try client.submit(CommandEnvelope(commandId: "bench-\(run)-\(phase)-latency-\(n)", command: .useOwnedIngredient(
                 UseOwnedIngredient(userId: user, recipeId: Self.latencyRecipe(phase), ingredient: ingredient))))
             let acceptedAt = clock.now
