@@ -202,6 +202,15 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     processes.start("api", "--port", str(api.port), "--password-cost", "10")
     wait_for(api.ready, timeout=60, what="the API to be back")
 
+    # Log out, and back in by email.
+    app.open("/account")
+    app.button("Log out").click()
+    login = app.find("form[aria-labelledby='login-title']")
+    app.fill("Username or email", "cook@example.org", login)
+    app.fill("Password", "correct horse battery", login)
+    app.button("Log in", login).click()
+    app.text_appears("#view", "Logged in as browser-cook")
+
     # Delete the account: gone from the leaderboard, logged out.
     app.open("/account")
     remove = app.find("form[aria-labelledby='delete-title']")
