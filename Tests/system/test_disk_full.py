@@ -120,3 +120,60 @@ def test_a_worker_whose_disk_is_full_stays_up_and_catches_up_once_there_is_space
         assert worker.poll() is None
     finally:
         processes.stop_all()
+
+
+def test_the_fetch_worker_on_a_full_disk_answers_and_caches_again_once_there_is_space(pantry_bin, small_disk):
+    """The fetch worker's data directory (cache and quota) on the full disk: a call the quota cannot
+    record is not made (it could overspend the quota), so new questions are answered from the
+    catalog (`fallback`), cached answers still are, the worker stays up, and once there is space
+    it calls the upstream and caches again."""
+    import pathlib
+    import sys
+    import zmq
+
+    fake = pathlib.Path(__file__).resolve().parents[1] / "Fixtures" / "fake_upstream.py"
+    upstream = subprocess.Popen([sys.executable, str(fake), "0"], stdout=subprocess.PIPE, text=True)
+    data = small_disk / "fetch"
+    data.mkdir()
+    processes = Processes(pantry_bin, data)
+    try:
+        base = f"http://127.0.0.1:{upstream.stdout.readline().split()[1]}"
+        worker = processes.start("fetch", env={"PANTRY_SPOONACULAR_URL": base, "PANTRY_SPOONACULAR_KEY": "k",
+                                               "PANTRY_SPOONACULAR_RATE": "1000", "PANTRY_SPOONACULAR_BURST": "1000",
+                                               "PANTRY_SPOONACULAR_DAILY_QUOTA": "100000"})
+        wait_for(lambda: (data / "fetch.sock").exists(), what="the fetch worker's socket")
+        socket = zmq.Context.instance().socket(zmq.DEALER)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.setsockopt(zmq.RCVTIMEO, 30_000)
+        socket.connect(f"ipc://{data / 'fetch.sock'}")
+
+        def ask(request):
+            socket.send(json.dumps(request).encode())
+            return json.loads(socket.recv())
+
+        assert ask({"kind": "detail", "id": "spoonacular:1001"})["ok"]
+        filler = small_disk / "filler"
+        with open(filler, "wb") as out:
+            try:
+                while True:
+                    out.write(b"\0" * 65536)
+                    out.flush()
+            except OSError:
+                pass
+        answers = [ask({"kind": "search", "query": f"full {n}", "number": 100}) for n in range(30)]
+        assert all(a["ok"] and a["response"]["origin"] == "fallback" for a in answers), answers[:3]
+        assert ask({"kind": "detail", "id": "spoonacular:1001"})["response"]["origin"] == "cache", "what was cached stays served"
+        assert worker.poll() is None, "the fetch worker stays up on a full disk"
+        log = next(data.glob("fetch-*.log")).read_bytes()
+        assert b"database or disk is full" in log and b"quota store failed" in log, log.decode()[-3000:]
+
+        filler.unlink()
+        first = ask({"kind": "detail", "id": "spoonacular:2002"})
+        assert first["ok"] and first["response"]["origin"] == "upstream", first
+        assert ask({"kind": "detail", "id": "spoonacular:2002"})["response"]["origin"] == "cache", "cached again"
+        assert worker.poll() is None
+        socket.close()
+    finally:
+        processes.stop_all()
+        upstream.terminate()
+        upstream.wait(timeout=10)
