@@ -32,6 +32,9 @@ public struct FetchConfiguration: Sendable {
     public var catalogSeed: UInt64
     public var connectTimeout: Double
     public var requestTimeout: Double
+    /// How long a caller whose cached answer has expired waits for the upstream before it gets the
+    /// expired answer (stale-while-revalidate, RFC 5861); the call goes on and refreshes the cache.
+    public var staleAfter: Double = 1.5
     public var cacheLifetimes: CacheLifetimes
     /// Upstream calls one client may cause: 5 at once, then one every 2 minutes
     /// (PANTRY_FETCH_CLIENT_BURST, PANTRY_FETCH_CLIENT_PER_HOUR).
@@ -96,6 +99,7 @@ public struct FetchConfiguration: Sendable {
             config.upstreamCallsPerClient.perSecond = perHour / 3600
         }
         if let timeout: Double = try number("PANTRY_FETCH_TIMEOUT", 0.1...300) { config.requestTimeout = timeout }
+        if let seconds: Double = try number("PANTRY_FETCH_STALE_AFTER", 0...60) { config.staleAfter = seconds }
         if let seed: UInt64 = try number("PANTRY_CATALOG_SEED", 0...UInt64.max) { config.catalogSeed = seed }
         config.catalogFile = value("PANTRY_CATALOG")
 

@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import Logging
+import Synchronization
 
 /// Answers `FetchRequest`s from the cache, the embedded catalog or a rate-limited upstream.
 ///
@@ -79,17 +80,46 @@ public actor FetchService {
         }
 
         let key = CanonicalKey.of(request, provider: source.name)
-        if let fresh = await freshCached(key, kind: request.kind, provider: source.name) {
-            return .success(fresh)
+        let cached: FetchStore.CachedEntry?
+        do {
+            cached = try await store.cached(key)
+        } catch {
+            logger.error("cache read failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            cached = nil
         }
-        if let running = inFlight[key] {
-            return await running.value
+        if let cached, Double(Self.age(cached)) < configuration.cacheLifetimes.seconds(for: request.kind) {
+            return .success(FetchResponse(payload: cached.payload, origin: .cache, ageSeconds: Self.age(cached), provider: source.name))
         }
-        let task = Task { await self.load(request, key: key, source: source, client: client) }
-        inFlight[key] = task
-        let result = await task.value
-        inFlight[key] = nil
-        return result
+        let task = inFlight[key] ?? {
+            let task = Task {
+                let result = await self.load(request, key: key, source: source, client: client)
+                self.inFlight[key] = nil
+                return result
+            }
+            inFlight[key] = task
+            return task
+        }()
+        guard let cached else { return await task.value }
+        // An expired answer is there: the caller waits for the upstream only `staleAfter`, then
+        // gets that answer while the call goes on and refreshes the cache for the next one.
+        if let fresh = await Self.result(of: task, within: configuration.staleAfter) { return fresh }
+        logger.notice("serving stale cache while the upstream answers", metadata: ["key": "\(key)"])
+        return .success(FetchResponse(payload: cached.payload, origin: .staleCache, ageSeconds: Self.age(cached), provider: source.name))
+    }
+
+    /// The task's result if it comes within `seconds`, else nil at once; the task goes on either
+    /// way (a task group would wait for it, and awaiting a task's value is not cancellable).
+    private static func result(of task: Task<FetchResult, Never>, within seconds: Double) async -> FetchResult? {
+        let answer = Mutex<CheckedContinuation<FetchResult?, Never>?>(nil)
+        return await withCheckedContinuation { continuation in
+            answer.withLock { $0 = continuation }
+            let resume: @Sendable (FetchResult?) -> Void = { result in answer.withLock { $0?.resume(returning: result); $0 = nil } }
+            Task { resume(await task.value) }
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                resume(nil)
+            }
+        }
     }
 
     /// Quota points used today by `provider` ("spoonacular", "mealdb"), as persisted.

@@ -173,6 +173,25 @@ import Testing
         #expect(seconds > 0)
     }
 
+    /// An expired answer is served once the upstream is late (RFC 5861's stale-while-revalidate),
+    /// and the call it started goes on to refresh the cache.
+    @Test func anExpiredAnswerIsServedWhileTheUpstreamIsLateAndTheCallRefreshesIt() async throws {
+        let service = try service { $0.cacheLifetimes.search = 1; $0.requestTimeout = 10; $0.staleAfter = 0.3 }
+        let request = FetchRequest.search(query: "stew", diet: nil, maxReadyTime: nil, offset: 0, number: 5)
+        let first = try await service.handle(request).get()
+        try await Task.sleep(for: .seconds(1.2))
+        try await upstream.mode("slow", "&delay=3")
+        let clock = ContinuousClock()
+        let asked = clock.now
+        let stale = try await service.handle(request).get()
+        #expect(stale.origin == .staleCache && stale.payload == first.payload)
+        #expect(clock.now - asked < .seconds(2.5), "answered before the upstream did (it takes 3 s)")
+        try await upstream.mode("normal")
+        try await Task.sleep(for: .seconds(3.5))
+        let refreshed = try await service.handle(request).get()
+        #expect(refreshed.origin == .cache && refreshed.ageSeconds <= 1, "the late call refreshed the cache")
+    }
+
     @Test func anOutageFallsBackWithoutARetryTime() async throws {
         let service = try service()
         upstream.stop()
