@@ -7,7 +7,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # The system and security suites share the helpers that start real processes.
 sys.path.insert(0, str(ROOT / "Tests" / "system"))
-from pantry_processes import Processes  # noqa: E402
+from pantry_processes import Processes, start_core_and_api  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -25,3 +25,10 @@ def processes(pantry_bin, tmp_path):
     procs = Processes(pantry_bin, data)
     yield procs
     procs.stop_all()
+
+
+@pytest.fixture
+def api(processes):
+    """The whole deployment (core, every worker, fetch, api) and an HTTP client of it. A test
+    file that needs other settings defines its own `api`."""
+    return start_core_and_api(processes)

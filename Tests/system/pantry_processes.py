@@ -182,3 +182,9 @@ def start_core_and_api(processes, env=None, api_args=(), fetch_env=None):
     client = APIClient(port)
     wait_for(client.ready, timeout=60, what="the API to be ready")
     return client
+
+
+def ok(answer, status=200):
+    """The JSON of an answer that must have `status`."""
+    assert answer.status == status, answer
+    return answer.json

@@ -22,6 +22,19 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
+def fill(disk):
+    """Writes a file until the disk is full; removing it frees the space again."""
+    filler = disk / "filler"
+    with open(filler, "wb") as out:
+        try:
+            while True:
+                out.write(b"\0" * 65536)
+                out.flush()
+        except OSError:
+            pass
+    return filler
+
+
 def use(tag, user, n):
     return {"commandId": f"{tag}-{n}-{user}", "type": "UseOwnedIngredient", "data": {
         "userId": f"u{user}", "recipeId": f"{tag}-r{n // 200}", "ingredient": f"ingredient {n % 200}", "recipe": FACTS}}
@@ -98,14 +111,7 @@ def test_a_worker_whose_disk_is_full_stays_up_and_catches_up_once_there_is_space
             "userId": f"u{u}", "username": f"user{u}", "email": f"u{u}@example.org", "passwordHash": HASH}}
             for u in range(USERS)]))
         wait_for(lambda: position() == USERS, what="the worker at the head")
-        filler = small_disk / "filler"
-        with open(filler, "wb") as out:
-            try:
-                while True:
-                    out.write(b"\0" * 65536)
-                    out.flush()
-            except OSError:
-                pass
+        filler = fill(small_disk)
         for n in range(40):
             assert all(o["status"] == "accepted" for o in submit([use("full", u, n) for u in range(USERS)]))
         head = json.loads(processes.run("stats", "--json").stdout)["head"]
@@ -152,14 +158,7 @@ def test_the_fetch_worker_on_a_full_disk_answers_and_caches_again_once_there_is_
             return json.loads(socket.recv())
 
         assert ask({"kind": "detail", "id": "spoonacular:1001"})["ok"]
-        filler = small_disk / "filler"
-        with open(filler, "wb") as out:
-            try:
-                while True:
-                    out.write(b"\0" * 65536)
-                    out.flush()
-            except OSError:
-                pass
+        filler = fill(small_disk)
         answers = [ask({"kind": "search", "query": f"full {n}", "number": 100}) for n in range(30)]
         assert all(a["ok"] and a["response"]["origin"] == "fallback" for a in answers), answers[:3]
         assert ask({"kind": "detail", "id": "spoonacular:1001"})["response"]["origin"] == "cache", "what was cached stays served"

@@ -7,15 +7,8 @@ import random
 import pint
 import pytest
 
-from pantry_processes import start_core_and_api
-
 UNITS = pint.UnitRegistry()
 SPELLINGS = ["g", "grams", "kg", "oz", "lb", "ml", "l", "tsp", "tablespoons", "tbsp", "cup", "cups", None]
-
-
-@pytest.fixture
-def api(processes):
-    return start_core_and_api(processes)
 
 
 def accepted(answer, status=201):

@@ -2,19 +2,7 @@
 fetch with its embedded catalog, api): register, log in, find recipes with what is at home, save,
 make a grocery list, earn points, fill the cart, write a tip, and see the leaderboard. Every read
 uses `?after=` with the position its command answered, so nothing here sleeps or polls."""
-import pytest
-
-from pantry_processes import start_core_and_api
-
-
-@pytest.fixture
-def api(processes):
-    return start_core_and_api(processes)
-
-
-def ok(answer, status=200):
-    assert answer.status == status, answer
-    return answer.json
+from pantry_processes import ok
 
 
 def test_the_whole_journey(api):

@@ -34,7 +34,30 @@ def test_a_short_load_test_finds_every_point_it_earned(processes, tmp_path):
 
     svg = ElementTree.parse(plot).getroot()
     assert svg.tag == "{http://www.w3.org/2000/svg}svg"
-    assert len(svg.findall("{http://www.w3.org/2000/svg}polyline")) == 5  # four kinds and the throughput
+    # Four kinds, the throughput, and each second's p50 and p99.
+    assert len(svg.findall("{http://www.w3.org/2000/svg}polyline")) == 7
+    series = drive["latencySeries"]
+    assert series and all(0 < s["p50Ms"] <= s["p99Ms"] for s in series)
+
+
+def test_a_ramp_reports_each_step(processes, tmp_path):
+    api = start_core_and_api(processes)
+    output = tmp_path / "ramp.json"
+    run = subprocess.run([processes.bin, "loadtest", "--url", api.url, "--users", "20", "--clients", "4",
+                          "--ramp", "40,120", "--step-seconds", "3", "--seed", "5", "--output", str(output),
+                          "--plot", str(tmp_path / "ramp.svg")], capture_output=True, timeout=90)
+    assert run.returncode == 0, run.stdout.decode() + run.stderr.decode()
+    result = json.loads(output.read_text())
+    assert result["settings"]["ramp"] == [40, 120] and result["settings"]["stepSeconds"] == 3
+    steps = result["steps"]
+    assert [s["rate"] for s in steps] == [40, 120]
+    # Each step answered about its rate (whole seconds inside it), and says how fast.
+    assert 30 <= steps[0]["answeredPerSecond"] <= 50 and 90 <= steps[1]["answeredPerSecond"] <= 140, steps
+    assert all(s["p50Ms"] and s["p50Ms"] <= s["p99Ms"] for s in steps)
+    assert b"  step     rate/s   answered/s" in run.stdout
+    for bad in (["--ramp", "40,x"], ["--ramp", "40", "--rate", "10"], ["--ramp", "0,10"]):
+        refused = subprocess.run([processes.bin, "loadtest", "--url", api.url, *bad], capture_output=True, timeout=30)
+        assert refused.returncode != 0 and b"--ramp" in refused.stderr, bad
 
 
 def loadtest(processes, api, tmp_path, name, *extra):

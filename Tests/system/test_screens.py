@@ -1,19 +1,7 @@
 """What the app screens of the seeds render, over real HTTP against the real deployment: result
 cards with servings and minutes, ready-time sections (seed 002), a featured recipe and "load more"
 that never repeats (seed 004), and a favourite suggestion that comes with its recipes (seed 001)."""
-import pytest
-
-from pantry_processes import start_core_and_api
-
-
-@pytest.fixture
-def api(processes):
-    return start_core_and_api(processes)
-
-
-def ok(answer, status=200):
-    assert answer.status == status, answer
-    return answer.json
+from pantry_processes import ok
 
 
 def test_search_in_ready_time_sections(api):
