@@ -3,19 +3,24 @@ import Foundation
 
 /// An async HTTP client over `CurlEasy`.
 ///
-/// Transfers block, so they run on a dedicated concurrent dispatch queue rather than
-/// on Swift's cooperative pool. Each worker thread lazily creates its own `CurlEasy`
-/// and keeps it in its thread dictionary, so a handle is never shared between threads
-/// and a thread's later requests reuse its open connections.
-public final class HTTPClient: Sendable {
+/// Transfers block, so they run on a pool of their own, at most `maxTransfers` at once (more
+/// wait in its queue without holding a thread), never on Swift's cooperative pool or the pool
+/// the cache's reads use: a slow upstream can hold only these. Each thread lazily creates its
+/// own `CurlEasy` and keeps it in its thread dictionary, so a handle is never shared between
+/// threads and a thread's later requests reuse its open connections.
+public final class HTTPClient: @unchecked Sendable {
     private static let handleKey = "org.pantry.curl.easy"
-    private let queue = DispatchQueue(label: "org.pantry.curl", attributes: .concurrent)
+    // OperationQueue is thread-safe; it is configured once, here.
+    private let transfers = OperationQueue()
 
-    public init() {}
+    public init(maxTransfers: Int = 10) {
+        transfers.name = "org.pantry.curl"
+        transfers.maxConcurrentOperationCount = maxTransfers
+    }
 
     public func send(_ request: HTTPRequest) async throws(CurlError) -> HTTPResponse {
         let result: Result<HTTPResponse, CurlError> = await withCheckedContinuation { continuation in
-            queue.async {
+            transfers.addOperation {
                 let easy = Self.threadHandle()
                 continuation.resume(returning: Result { () throws(CurlError) in try easy.perform(request) })
             }

@@ -9,22 +9,29 @@ import ZeroMQ
 /// first, so a bad one costs no round trip; the worker checks them again.
 final class RecipeSource: Sendable {
     private let connection: RequestConnection
+    /// What the worker is told it has: this process's own wait, less a second for the way back,
+    /// so that a slow upstream is reported as such rather than as a silent worker.
+    private let deadlineMs: Int
 
     init(context: ZMQContext, endpoint: String, timeout: Duration, logger: Logger) throws {
         connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, logger: logger)
+        deadlineMs = max(100, Int(timeout / .milliseconds(1)) - 1_000)
     }
 
-    /// A request on behalf of `client` (the caller's address), whose upstream calls are limited.
+    /// A request on behalf of `client` (the caller's address), whose upstream calls are limited,
+    /// and how long the answer is waited for.
     struct OnBehalf: Encodable {
         var request: FetchRequest
         var client: String?
+        var deadlineMs: Int
 
-        private enum CodingKeys: String, CodingKey { case client }
+        private enum CodingKeys: String, CodingKey { case client, deadlineMs }
 
         func encode(to encoder: any Encoder) throws {
             try request.encode(to: encoder)
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encodeIfPresent(client, forKey: .client)
+            try c.encode(deadlineMs, forKey: .deadlineMs)
         }
     }
 
@@ -37,7 +44,7 @@ final class RecipeSource: Sendable {
         }
         let reply: Data
         do {
-            reply = try await connection.send(try JSONEncoder().encode(OnBehalf(request: checked, client: client)))
+            reply = try await connection.send(try JSONEncoder().encode(OnBehalf(request: checked, client: client, deadlineMs: deadlineMs)))
         } catch {
             throw Problem(.serviceUnavailable, code: "fetch_unavailable",
                           detail: "the fetch worker did not answer in time", headers: [.retryAfter: "1"])

@@ -50,11 +50,17 @@ public enum FetchRequest: Sendable, Equatable, Hashable {
         .featured: ["day"], .feed: ["seed", "offset", "count"],
     ]
 
+    /// How many seconds the caller waits for the answer (`deadlineMs`), when it says.
+    public static func deadline(in json: Data) -> Double? {
+        struct Deadline: Decodable { var deadlineMs: Int? }
+        return (try? JSONDecoder().decode(Deadline.self, from: json))?.deadlineMs.flatMap { (1...600_000).contains($0) ? Double($0) / 1000 : nil }
+    }
+
     public static func decode(json: Data) throws(FetchError) -> FetchRequest {
         do {
             let request = try JSONDecoder().decode(FetchRequest.self, from: json)
             let names = (try JSONSerialization.jsonObject(with: json) as? [String: Any])?.keys ?? [:].keys
-            let allowed = fields[request.kind, default: []].union(["kind", "client"])
+            let allowed = fields[request.kind, default: []].union(["kind", "client", "deadlineMs"])
             if let unknown = names.first(where: { !allowed.contains($0) }) {
                 throw FetchError.badRequest(message: "unknown field '\(unknown.prefix(64))' for \(request.kind.rawValue)")
             }

@@ -59,7 +59,10 @@ public actor FetchService {
 
     /// `client` names who asks (the API passes the caller's address): the upstream calls it may
     /// cause are limited; nil for trusted callers (benchmarks, tests of the worker alone).
-    public func handle(_ raw: FetchRequest, client: String? = nil) async -> FetchResult {
+    /// `deadline` is how many seconds the caller waits: an upstream call made for this request
+    /// gets no more (the API passes its own limit down, so a late answer is said to be late by
+    /// the part that was slow).
+    public func handle(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil) async -> FetchResult {
         let request: FetchRequest
         do {
             request = try raw.validated()
@@ -91,8 +94,11 @@ public actor FetchService {
             return .success(FetchResponse(payload: cached.payload, origin: .cache, ageSeconds: Self.age(cached), provider: source.name))
         }
         let task = inFlight[key] ?? {
+            let until = deadline.map { ContinuousClock.now + .seconds($0) }
             let task = Task {
-                let result = await self.load(request, key: key, source: source, client: client)
+                let result = await UpstreamGate.$deadline.withValue(until) {
+                    await self.load(request, key: key, source: source, client: client)
+                }
                 self.inFlight[key] = nil
                 return result
             }

@@ -10,6 +10,10 @@ import Synchronization
 /// The quota is never inflated by calls still waiting (500 distinct requests once left `used` at
 /// 481 of 150 and blocked the rest of the day), nor spent by a crash before a call left.
 final class UpstreamGate: Sendable {
+    /// When the caller stops waiting (the API's own deadline, passed down with the request): a
+    /// call still waiting for its turn then is not made, and a transfer gets only what is left.
+    @TaskLocal static var deadline: ContinuousClock.Instant?
+
     let provider: String
     let policy: LimiterPolicy
     private let http: HTTPClient
@@ -45,11 +49,21 @@ final class UpstreamGate: Sendable {
         try await reserve(cost: cost)
         await slots.acquire()
         defer { slots.release() }
+        // Waited past the caller's deadline for its turn: not made, and said so (our own pacing,
+        // not the upstream, was slow), so nothing is spent on an answer nobody waits for.
+        let left = Self.deadline.map { Self.seconds(from: .now, to: $0) }
+        if let left, left < 0.1 {
+            points.withLock { $0.waiting -= cost }
+            await update { [policy] in $0.refundToken(policy: policy) }
+            logger.notice("call not made: it waited for its turn past the caller's deadline", metadata: ["provider": "\(provider)"])
+            throw .rateLimited(retryAfter: 1)
+        }
         try await charge(cost: cost)
         let started = ContinuousClock.now
+        let timeout = min(timeout, left ?? timeout)
         let response: HTTPResponse
         do {
-            response = try await http.send(HTTPRequest(url: url, connectTimeout: connectTimeout, timeout: timeout))
+            response = try await http.send(HTTPRequest(url: url, connectTimeout: min(connectTimeout, timeout), timeout: timeout))
         } catch {
             logger.warning("upstream call failed", metadata: ["provider": "\(provider)", "path": "\(logPath)", "error": "\(error)"])
             switch error.kind {
@@ -60,7 +74,7 @@ final class UpstreamGate: Sendable {
                 throw .unavailable("cannot connect to \(provider)")
             case .timeout:
                 points.withLock { $0.sent -= cost; $0.lost = true }
-                throw .unavailable("\(provider) did not answer within \(Int(timeout)) s")
+                throw .unavailable("\(provider) did not answer within \(String(format: "%.1f", timeout)) s")
             case .other:
                 points.withLock { $0.sent -= cost; $0.lost = true }
                 throw .unavailable("the transfer from \(provider) failed")
@@ -75,6 +89,11 @@ final class UpstreamGate: Sendable {
         ])
         try await observe(response, charged: cost)
         return response
+    }
+
+    private static func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Double {
+        let duration = start.duration(to: end)
+        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     private func reserve(cost: Double) async throws(ProviderError) {

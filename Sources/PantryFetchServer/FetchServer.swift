@@ -64,7 +64,8 @@ public final class FetchServer {
             Task {
                 let result: FetchResult
                 do throws(FetchError) {
-                    result = await service.handle(try FetchRequest.decode(json: body), client: FetchRequest.client(in: body))
+                    result = await service.handle(try FetchRequest.decode(json: body), client: FetchRequest.client(in: body),
+                                                  deadline: FetchRequest.deadline(in: body))
                 } catch {
                     result = .failure(error)
                 }

@@ -192,6 +192,19 @@ import Testing
         #expect(refreshed.origin == .cache && refreshed.ageSeconds <= 1, "the late call refreshed the cache")
     }
 
+    /// The caller's deadline goes down to the transfer: a hanging upstream is reported as the
+    /// upstream's lateness within the caller's time, not left to the caller's own timeout.
+    @Test func theCallersDeadlineLimitsTheTransferAndSaysWhoWasLate() async throws {
+        let service = try service { $0.requestTimeout = 10 }
+        try await upstream.mode("slow", "&delay=4")
+        let clock = ContinuousClock()
+        let asked = clock.now
+        let result = await service.handle(.detail(id: "spoonacular:31"), deadline: 0.8)
+        guard case .upstreamUnavailable(let reason)? = result.error else { Issue.record("\(result)"); return }
+        #expect(reason.contains("did not answer within 0.8 s"), "\(reason)")
+        #expect(clock.now - asked < .seconds(3), "not the 10 s of the transfer's own limit")
+    }
+
     @Test func anOutageFallsBackWithoutARetryTime() async throws {
         let service = try service()
         upstream.stop()

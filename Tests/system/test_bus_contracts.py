@@ -116,7 +116,7 @@ def test_every_fetch_request_kind_is_answered_as_the_schema_says(deployment):
     socket = dealer(processes.data / "fetch.sock")
     good = [
         {"kind": "byIngredients", "ingredients": ["egg", "tomato"], "number": 3},
-        {"kind": "search", "query": "soup", "diet": "vegetarian", "maxReadyTime": 60, "offset": 0, "number": 3},
+        {"kind": "search", "query": "soup", "diet": "vegetarian", "maxReadyTime": 60, "offset": 0, "number": 3, "deadlineMs": 5000},
         {"kind": "detail", "id": recipe["id"]},
         {"kind": "random", "count": 2},
         {"kind": "autocomplete", "prefix": "tom", "number": 5},
