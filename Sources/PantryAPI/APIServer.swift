@@ -94,7 +94,8 @@ public struct APIServer {
         let accessLog = try AccessLog(path: configuration.accessLogPath, logger: logger)
         defer { accessLog.stop() }
         if !configuration.corsOrigins.isEmpty { router.add(middleware: CrossOrigin(origins: configuration.corsOrigins)) }
-        router.add(middleware: AccessLogMiddleware(accessLog: accessLog))
+        let routeMethods = RouteMethods()
+        router.add(middleware: AccessLogMiddleware(accessLog: accessLog, routes: routeMethods))
         if let web = WebApp<APIRequestContext>.root {
             router.add(middleware: WebApp(root: web, docsAssets: configuration.docsAssets, logger: logger))
         } else {
@@ -112,13 +113,14 @@ public struct APIServer {
         // Browsing needs no account: recipes, the leaderboard and experiences are public.
         ReadRoutes(queries: queries, recipes: recipes).register(public: router.group(), authenticated: authenticated)
         RecipeRoutes(recipes: recipes).register(on: router.group())
+        routeMethods.learn(router.routes)
 
         let logger = logger
         let connections = ConnectionGuard.OpenConnections()
         let limits = ConnectionGuard.Limits(headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
                                             maxConnections: configuration.maxConnections)
         let app = Application(
-            router: router,
+            responder: HeadAsGet(inner: router.buildResponder()),
             server: .http1(configuration: .init(
                 additionalChannelHandlers: [ConnectionGuard(limits: limits, open: connections)],
                 idleTimeout: configuration.idleTimeout)),

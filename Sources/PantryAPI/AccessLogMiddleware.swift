@@ -8,6 +8,7 @@ struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
     let accessLog: AccessLog
+    let routes: RouteMethods
     private static let servedMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete]
     private static let allow = "GET, HEAD, POST, PUT, PATCH, DELETE"
 
@@ -17,12 +18,17 @@ struct AccessLogMiddleware: RouterMiddleware {
         do {
             guard Self.servedMethods.contains(request.method) else {
                 // TRACE would echo a request's headers (tokens included) back to a script.
-                throw Problem(.methodNotAllowed, code: "method_not_allowed",
-                              detail: "\(request.method.rawValue) is not served here", headers: [.allow: Self.allow])
+                throw Problem(.methodNotAllowed, code: "method_not_allowed", detail: "\(request.method.rawValue) is not served here",
+                              headers: [.allow: routes.allowed(on: request.uri.path) ?? Self.allow])
             }
             response = try await next(request, context)
         } catch {
-            let problem = Problem.from(error)
+            var problem = Problem.from(error)
+            // No route for this method, but the path has others: the method is what is wrong.
+            if let unmatched = error as? HTTPError, unmatched.status == .notFound, let allowed = routes.allowed(on: request.uri.path) {
+                problem = Problem(.methodNotAllowed, code: "method_not_allowed",
+                                  detail: "\(request.method.rawValue) is not served on this path", headers: [.allow: allowed])
+            }
             if problem.status == .internalServerError {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             }
