@@ -25,12 +25,13 @@ struct RecipeRoutes {
             guard sections == nil || sections == "readyTime" else {
                 throw Problem(.unprocessableContent, code: "invalid_query", detail: "'sections' can only be readyTime")
             }
-            let response = try await recipes.fetch(.search(
+            let search = FetchRequest.search(
                 query: query, diet: try QueryParameter.string("diet", in: request, maxLength: 64),
                 maxReadyTime: try QueryParameter.int("maxReadyTime", in: request, range: 1...1440),
                 offset: try QueryParameter.int("offset", in: request, range: 0...900) ?? 0,
-                number: try QueryParameter.int("number", in: request, range: 1...100) ?? 10), client: context.clientAddress)
-            guard sections != nil else { return JSONResponse.make(response) }
+                number: try QueryParameter.int("number", in: request, range: 1...100) ?? 10)
+            guard sections != nil else { return try await answer(search, context) }
+            let response = try await recipes.fetch(search, client: context.clientAddress)
             guard case .searchPage(let page) = response.payload else { throw Self.wrongPayload }
             return JSONResponse.make(Extended(response, sections: ReadyTimeSection.group(page.results)))
         }
@@ -94,11 +95,11 @@ struct RecipeRoutes {
     static let wrongPayload = Problem(.internalServerError, code: "internal_error",
                                       detail: "the fetch worker answered with a payload of another kind")
 
-    /// The caller's address goes with the request: the upstream calls one client may cause are limited.
+    /// The caller's address goes with the request: the upstream calls one client may cause are
+    /// limited. The worker's answer is passed on as it wrote it.
     private func answer(_ request: FetchRequest, _ context: APIRequestContext) async throws -> Response {
-        let response = try await recipes.fetch(request, client: context.clientAddress)
-        if case .image = response.payload { throw Self.wrongPayload }
-        return JSONResponse.make(response)
+        let body = try await recipes.fetchAsIs(request, client: context.clientAddress)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }
 
