@@ -35,36 +35,39 @@ public enum FetchRequest: Sendable, Equatable, Hashable {
         }
     }
 
-    /// Decodes a request from JSON, turning any decoding problem into `.badRequest`.
-    /// Who a request is made for (`"client"`, the API's caller), when it says.
-    public static func client(in json: Data) -> String? {
-        struct OnBehalf: Decodable { var client: String? }
-        return (try? JSONDecoder().decode(OnBehalf.self, from: json))?.client.map { String($0.prefix(128)) }
-    }
-
-    /// The fields each kind may have besides `kind` and `client`; any other is refused, as a
-    /// command's and a query's are.
+    /// The fields each kind may have besides `kind`, `client` and `deadlineMs`; any other is
+    /// refused, as a command's and a query's are.
     static let fields: [Kind: Set<String>] = [
         .byIngredients: ["ingredients", "number"], .search: ["query", "diet", "maxReadyTime", "offset", "number"],
         .detail: ["id"], .random: ["count"], .autocomplete: ["prefix", "number"], .image: ["url"],
         .featured: ["day"], .feed: ["seed", "offset", "count"],
     ]
 
-    /// How many seconds the caller waits for the answer (`deadlineMs`), when it says.
-    public static func deadline(in json: Data) -> Double? {
-        struct Deadline: Decodable { var deadlineMs: Int? }
-        return (try? JSONDecoder().decode(Deadline.self, from: json))?.deadlineMs.flatMap { (1...600_000).contains($0) ? Double($0) / 1000 : nil }
+    /// A request as the fetch worker receives it: what is asked, who asks (`client`, the API's
+    /// caller) and how many seconds they wait (`deadlineMs`), when they say.
+    public struct Received: Sendable {
+        public var request: FetchRequest
+        public var client: String?
+        public var deadline: Double?
     }
 
+    /// Decodes a request from JSON, turning any decoding problem into `.badRequest`.
     public static func decode(json: Data) throws(FetchError) -> FetchRequest {
+        try received(json: json).request
+    }
+
+    /// The request and what comes with it, from one reading of the fields and one typed decoding.
+    public static func received(json: Data) throws(FetchError) -> Received {
         do {
             let request = try JSONDecoder().decode(FetchRequest.self, from: json)
-            let names = (try JSONSerialization.jsonObject(with: json) as? [String: Any])?.keys ?? [:].keys
+            let object = try JSONSerialization.jsonObject(with: json) as? [String: Any] ?? [:]
             let allowed = fields[request.kind, default: []].union(["kind", "client", "deadlineMs"])
-            if let unknown = names.first(where: { !allowed.contains($0) }) {
+            if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
                 throw FetchError.badRequest(message: "unknown field '\(unknown.prefix(64))' for \(request.kind.rawValue)")
             }
-            return request
+            let deadline = (object["deadlineMs"] as? Int).flatMap { (1...600_000).contains($0) ? Double($0) / 1000 : nil }
+            return Received(request: request, client: (object["client"] as? String).map { String($0.prefix(128)) },
+                            deadline: deadline)
         } catch let error as FetchError {
             throw error
         } catch let error as DecodingError {

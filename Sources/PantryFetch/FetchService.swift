@@ -83,16 +83,8 @@ public actor FetchService {
         }
 
         let key = CanonicalKey.of(request, provider: source.name)
-        let cached: FetchStore.CachedEntry?
-        do {
-            cached = try await store.cached(key)
-        } catch {
-            logger.error("cache read failed", metadata: ["key": "\(key)", "error": "\(error)"])
-            cached = nil
-        }
-        if let cached, Double(Self.age(cached)) < configuration.cacheLifetimes.seconds(for: request.kind) {
-            return .success(FetchResponse(payload: cached.payload, origin: .cache, ageSeconds: Self.age(cached), provider: source.name))
-        }
+        let cached = await cachedEntry(key)
+        if let fresh = fresh(cached, kind: request.kind, provider: source.name) { return .success(fresh) }
         let task = inFlight[key] ?? {
             let until = deadline.map { ContinuousClock.now + .seconds($0) }
             let task = Task {
@@ -213,7 +205,7 @@ public actor FetchService {
     /// the catalog and every recipe already fetched; nil for images and for a recipe neither holds.
     private func answerWithoutUpstream(_ request: FetchRequest, key: String, source: Source, retryAfter: Int?,
                                        reason: String) async -> FetchResponse? {
-        if let entry = try? await store.cached(key) {
+        if let entry = await cachedEntry(key) {
             logger.notice("serving stale cache", metadata: ["key": "\(key)", "reason": "\(reason)"])
             return FetchResponse(payload: entry.payload, origin: .staleCache, ageSeconds: Self.age(entry),
                                  provider: source.name, upstreamRetryAfterSeconds: retryAfter)
@@ -255,13 +247,21 @@ public actor FetchService {
     }
 
     private func freshCached(_ key: String, kind: FetchRequest.Kind, provider: String) async -> FetchResponse? {
-        let entry: FetchStore.CachedEntry?
+        fresh(await cachedEntry(key), kind: kind, provider: provider)
+    }
+
+    /// The cached answer for `key` at any age; a read that fails is logged and counts as absent.
+    private func cachedEntry(_ key: String) async -> FetchStore.CachedEntry? {
         do {
-            entry = try await store.cached(key)
+            return try await store.cached(key)
         } catch {
             logger.error("cache read failed", metadata: ["key": "\(key)", "error": "\(error)"])
             return nil
         }
+    }
+
+    /// `entry` as an answer, if it is within its kind's lifetime.
+    private func fresh(_ entry: FetchStore.CachedEntry?, kind: FetchRequest.Kind, provider: String) -> FetchResponse? {
         guard let entry, Double(Self.age(entry)) < configuration.cacheLifetimes.seconds(for: kind) else { return nil }
         return FetchResponse(payload: entry.payload, origin: .cache, ageSeconds: Self.age(entry), provider: provider)
     }

@@ -64,8 +64,8 @@ public final class FetchServer {
             Task {
                 let result: FetchResult
                 do throws(FetchError) {
-                    result = await service.handle(try FetchRequest.decode(json: body), client: FetchRequest.client(in: body),
-                                                  deadline: FetchRequest.deadline(in: body))
+                    let received = try FetchRequest.received(json: body)
+                    result = await service.handle(received.request, client: received.client, deadline: received.deadline)
                 } catch {
                     result = .failure(error)
                 }
