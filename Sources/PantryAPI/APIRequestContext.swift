@@ -5,8 +5,9 @@ public struct APIRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by `BearerAuthenticator` on the routes that need a user; the user of every command.
     public var session: SessionClaims?
-    /// The peer's IP address: rate limits and log-in throttling are per client.
-    public let clientAddress: String
+    /// The client's IP address (the peer's, or for a trusted proxy the one it forwards): rate
+    /// limits and log-in throttling are per client.
+    public internal(set) var clientAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -42,6 +42,8 @@ public struct APIServer {
         public var accessLogPath: String?
         /// Web origins allowed to call the API from a browser (CORS); none by default.
         public var corsOrigins: Set<String> = []
+        /// Load balancers whose `X-Forwarded-For` names the client (`PANTRY_TRUSTED_PROXIES`).
+        public var trustedProxies: Set<String> = []
         /// Where the documentation renderer's script is (ops/setup puts it there).
         public var docsAssets = ".cache/docs"
 
@@ -91,6 +93,7 @@ public struct APIServer {
         }
 
         let router = Router(context: APIRequestContext.self)
+        if !configuration.trustedProxies.isEmpty { router.add(middleware: ForwardedClient(trustedProxies: configuration.trustedProxies)) }
         let accessLog = try AccessLog(path: configuration.accessLogPath, logger: logger)
         defer { accessLog.stop() }
         if !configuration.corsOrigins.isEmpty { router.add(middleware: CrossOrigin(origins: configuration.corsOrigins)) }

@@ -133,6 +133,10 @@ public struct LoadRunner: Sendable {
         return (.init(users: users, seconds: seconds, usersPerSecond: Double(users) / seconds, retries: retries), tokens)
     }
 
+    /// 503: the core or a worker was busy or not caught up; 502 and 504: a load balancer lost the API
+    /// process mid-request. Either way the outcome is unknown and asking again (with the same key) is safe.
+    static func worthRetrying(_ status: Int) -> Bool { status == 502 || status == 503 || status == 504 }
+
     /// Registers one user and logs them in; retried across transport failures and 503s. A retried
     /// registration that finds its username taken is the first attempt having gone through.
     private func registerAndLogIn(_ user: Int, client: PantryClient, retries: inout Int) throws(LoadError) -> String {
@@ -148,7 +152,7 @@ public struct LoadRunner: Sendable {
                 || (attempt > 0 && response.status == 409 && client.problemCode(response) == "username_taken") {
                 return try logIn(user, client: client, retries: &retries)
             }
-            guard response.status == 503 else {
+            guard Self.worthRetrying(response.status) else {
                 throw LoadError(description: "registering \(username) failed: HTTP \(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))")
             }
         }
@@ -164,8 +168,8 @@ public struct LoadRunner: Sendable {
             }
             guard let response = try? client.logIn(username: username, password: configuration.password) else { continue }
             if response.status == 201, let session = client.decode(Reply.Session.self, response) { return session.token }
-            // 503: the core is busy; 429: slowed down (a login cannot fail otherwise for our own password).
-            guard response.status == 503 || response.status == 429 else {
+            // 429: slowed down (a login cannot fail otherwise for our own password).
+            guard Self.worthRetrying(response.status) || response.status == 429 else {
                 throw LoadError(description: "logging in \(username) failed: HTTP \(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))")
             }
         }
@@ -328,9 +332,9 @@ public struct LoadRunner: Sendable {
                 ledger.earn(user: operation.user)
                 workload.accepted(operation)
                 return true
-            case 503:
-                // The core did not answer in time, or could not write: the same key makes the retry safe.
-                stats.error(ErrorKind.http(503, code: client.problemCode(response)))
+            case let status where Self.worthRetrying(status):
+                // The outcome is unknown: the same key makes the retry safe.
+                stats.error(ErrorKind.http(status, code: client.problemCode(response)))
                 continue
             default:
                 let code = client.problemCode(response)
@@ -370,7 +374,7 @@ public struct LoadRunner: Sendable {
                 if response.status == 200, let seen = PantryClient.position(in: response.body), seen >= position {
                     return elapsed(since: started) * 1000
                 }
-                guard response.status == 503 || response.status == 200 else { return nil }
+                guard Self.worthRetrying(response.status) || response.status == 200 else { return nil }
             }
             Thread.sleep(forTimeInterval: 0.001)
         }
@@ -385,8 +389,7 @@ public struct LoadRunner: Sendable {
                 if attempt > 0 { Thread.sleep(forTimeInterval: 0.2) }
                 guard let response = try? client.me(token: tokens[user], after: after) else { continue }
                 if response.status == 200, let entry = client.decode(Reply.Me.self, response) { return entry.result.points }
-                // Only a 503 (the worker busy or not caught up yet) is worth asking again.
-                if response.status != 503 { break }
+                if !Self.worthRetrying(response.status) { break }
             }
             return nil
         }) { actual[user] = points }

@@ -85,6 +85,12 @@ struct API: AsyncParsableCommand {
             configuration.corsOrigins = Set(origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty })
         }
+        if let proxies = environment["PANTRY_TRUSTED_PROXIES"] {
+            guard let addresses = APIServer.Configuration.proxyAddresses(proxies) else {
+                throw ValidationError("PANTRY_TRUSTED_PROXIES must list IP addresses")
+            }
+            configuration.trustedProxies = addresses
+        }
         if let assets = environment["PANTRY_DOCS_ASSETS"] { configuration.docsAssets = assets }
         switch accessLog ?? environment["PANTRY_ACCESS_LOG"] {
         case "off": configuration.accessLogPath = nil

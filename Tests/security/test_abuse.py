@@ -14,10 +14,11 @@ from pantry_processes import APIClient, free_port, start_core_and_api, wait_for
 PASSWORD = "correct horse battery"
 
 
-def post_from(address, port, path, body):
+def post_from(address, port, path, body, forwarded_for=None):
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(address, 0))
+    headers = {"Content-Type": "application/json", **({"X-Forwarded-For": forwarded_for} if forwarded_for else {})}
     try:
-        connection.request("POST", path, body=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+        connection.request("POST", path, body=json.dumps(body).encode(), headers=headers)
         response = connection.getresponse()
         return response.status, {k.lower(): v for k, v in response.getheaders()}, json.loads(response.read() or b"{}")
     finally:
@@ -52,6 +53,24 @@ def test_log_ins_and_registrations_are_rate_limited_per_client_before_any_hashin
     # Another client is not affected.
     status, _, _ = post_from("127.0.0.4", api.port, "/v1/sessions", {"username": "nobody", "password": "x" * 8})
     assert status == 401
+
+
+def test_behind_a_trusted_proxy_limits_are_per_forwarded_client_and_nobody_else_can_forge_it(processes):
+    api = start_core_and_api(processes, env={"PANTRY_LOGIN_RATE_PER_CLIENT": "1", "PANTRY_LOGIN_RATE_OVERALL": "1000",
+                                             "PANTRY_TRUSTED_PROXIES": "127.0.0.5"})
+
+    def limited(source, forwarded_for):
+        answers = [post_from(source, api.port, "/v1/sessions", {"username": f"nobody{n}", "password": "x" * 8}, forwarded_for)
+                   for n in range(15)]
+        return sum(1 for a in answers if a[2].get("code") == "rate_limited")
+
+    # A fresh client's burst is 10: of 15 attempts about 5 are refused. The proxy's clients each
+    # have their own budget: the second starts fresh although the first spent theirs.
+    assert 3 <= limited("127.0.0.5", "203.0.113.7") <= 6
+    assert 3 <= limited("127.0.0.5", "198.51.100.1, 203.0.113.8") <= 6
+    # A client that is not the proxy names another address in vain: its own budget is spent.
+    assert 3 <= limited("127.0.0.6", "203.0.113.9") <= 6
+    assert limited("127.0.0.6", "203.0.113.10") >= 13
 
 
 def test_a_log_in_flood_answers_busy_at_once_and_reads_keep_flowing(processes):
