@@ -139,16 +139,76 @@ end
 """
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def process_tree(root_pids):
+    """Every live process under `root_pids` (these included), by a short name from its command line."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, pending = {}, list(root_pids)
+    while pending:
+        pid = pending.pop()
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+        except OSError:
+            continue
+        if not argv:
+            continue
+        program = os.path.basename(argv[0])
+        if program == "pantry" and len(argv) > 1:
+            name = argv[2] if argv[1] == "worker" and len(argv) > 2 else argv[1]
+        elif "honcho" in " ".join(argv[:2]):
+            name = "honcho"
+        else:
+            name = program
+        found[pid] = name
+        pending += children.get(pid, [])
+    return found
+
+
+def cpu_seconds(pids):
+    """user + system CPU seconds of each process so far."""
+    seconds = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            seconds[pid] = (int(fields[11]) + int(fields[12])) / TICK
+        except (OSError, IndexError, ValueError):
+            pass
+    return seconds
+
+
+def cpu_per_request(tree, before, after, requests):
+    """Microseconds of CPU per request, per process name, the busiest first."""
+    by_name = {}
+    for pid, name in tree.items():
+        if pid in before and pid in after:
+            by_name[name] = by_name.get(name, 0) + after[pid] - before[pid]
+    used = sorted(((seconds * 1e6 / max(requests, 1), name) for name, seconds in by_name.items()), reverse=True)
+    return ", ".join(f"{name} {micro:.0f}" for micro, name in used if micro >= 0.5)
+
+
 def wrk(url, seconds, connections, script=None):
     args = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency"]
     if script:
         args += ["-s", script]
     output = subprocess.run(args + [url], capture_output=True, text=True, timeout=seconds + 60).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    requests = int(re.search(r"(\d+) requests in", output).group(1))
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     p99 = re.search(r"\s99%\s+([\d.]+)(us|ms|s)", output)
     scale = {"us": 0.001, "ms": 1, "s": 1000}
-    return rate, (float(p99.group(1)) * scale[p99.group(2)] if p99 else None), int(non2xx.group(1)) if non2xx else 0
+    return rate, (float(p99.group(1)) * scale[p99.group(2)] if p99 else None), int(non2xx.group(1)) if non2xx else 0, requests
 
 
 def read_your_writes(port, token, samples):
@@ -207,12 +267,21 @@ def main():
                 print(f"== Pantry {mode}; wrk -t2 -c{args.connections} -d{args.seconds}s, bare route measured before each")
                 print(f"{'route':24} {'bare /s':>10} {'Pantry /s':>10} {'ratio':>7} {'target':>7} {'p99 ms':>8} {'non-2xx':>8}")
                 request(deployment.port, "GET", "/v1/recipes/search?query=soup")  # into the fetch cache
+                cpu_lines = []
                 for name, url, script, target in routes:
-                    bare_rate, _, _ = wrk(f"http://127.0.0.1:{bare_port}/bare", args.seconds, args.connections)
-                    rate, p99, errors = wrk(url, args.seconds, args.connections, script)
+                    bare_before = cpu_seconds([bare.pid])
+                    bare_rate, _, _, bare_requests = wrk(f"http://127.0.0.1:{bare_port}/bare", args.seconds, args.connections)
+                    bare_cpu = (cpu_seconds([bare.pid])[bare.pid] - bare_before[bare.pid]) * 1e6 / bare_requests
+                    tree = process_tree([p.pid for p in deployment.processes])
+                    before = cpu_seconds(tree)
+                    rate, p99, errors, requests = wrk(url, args.seconds, args.connections, script)
+                    after = cpu_seconds(tree)
                     ratio = rate / bare_rate
                     print(f"{name:24} {bare_rate:10.0f} {rate:10.0f} {ratio:7.2f} {'>=' + str(target):>7} "
                           f"{p99 if p99 is not None else float('nan'):8.2f} {errors:8d}{'' if ratio >= target else '  (missed)'}")
+                    cpu_lines.append(f"  {name:22} bare {bare_cpu:.0f}; {cpu_per_request(tree, before, after, requests)}")
+                print("CPU per request, microseconds (user + system, from /proc), by process:")
+                print("\n".join(cpu_lines))
                 medians = read_your_writes(deployment.port, tokens[-1], 200)
                 print(f"read-your-writes: leaderboard/me right after an increment: p50 {medians['with after']:.2f} ms with "
                       f"?after=, {medians['without after']:.2f} ms without; ratio "

@@ -1,0 +1,113 @@
+"""Separate hosts on one machine for tests: each a network namespace with its own address, joined
+to the others by a veth pair on one bridge, and its own data directory. A host's processes run in
+a mount namespace where every other host's directory is covered by an empty tmpfs, so nothing
+can pass between hosts but the network."""
+import os
+import pathlib
+import shlex
+import signal
+import subprocess
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def ip(*args):
+    subprocess.run(["ip", *args], check=True, capture_output=True)
+
+
+class Host:
+    def __init__(self, lan, name, address, directory):
+        self.lan = lan
+        self.name = name
+        self.address = address
+        self.namespace = f"{lan.prefix}-{name}"
+        self.data = directory / name / "data"
+        self.data.mkdir(parents=True)
+        self.log = directory / name / "processes.log"
+        self.runs = 0
+
+    def start(self, procfile, env):
+        """Runs `ops/hosts/<procfile>` under honcho on this host, in the background."""
+        hidden = [str(other.data.parent) for other in self.lan.hosts if other is not self]
+        cover = "".join(f"mount -t tmpfs -o size=1m tmpfs {shlex.quote(path)}; " for path in hidden)
+        environment = {**os.environ, "PANTRY_DATA": str(self.data), **env}
+        self.runs += 1
+        with open(self.log, "ab") as log:
+            log.write(f"==== start {self.runs}\n".encode())
+            log.flush()
+            subprocess.Popen(["ip", "netns", "exec", self.namespace, "sh", "-c", cover + 'exec "$@"', "host",
+                              str(ROOT / ".venv" / "bin" / "honcho"), "-d", str(ROOT),
+                              "-f", str(ROOT / "ops" / "hosts" / procfile), "start", "--no-colour"],
+                             stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=ROOT,
+                             start_new_session=True)
+
+    def run(self, *args, env=None, timeout=120):
+        """A command on this host (it sees only its own directory), to its end."""
+        hidden = [str(other.data.parent) for other in self.lan.hosts if other is not self]
+        cover = "".join(f"mount -t tmpfs -o size=1m tmpfs {shlex.quote(path)}; " for path in hidden)
+        return subprocess.run(["ip", "netns", "exec", self.namespace, "sh", "-c", cover + 'exec "$@"', "host", *args],
+                              capture_output=True, timeout=timeout, env={**os.environ, **(env or {})})
+
+    def pids(self):
+        listed = subprocess.run(["ip", "netns", "pids", self.namespace], capture_output=True, text=True)
+        return [int(p) for p in listed.stdout.split()]
+
+    def kill(self):
+        """The host loses power: every process in it gets SIGKILL, nothing is flushed."""
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + 10
+        while self.pids() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def stop(self):
+        """A clean stop: SIGTERM to every process, SIGKILL to what is left after 15 s."""
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + 15
+        while self.pids() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.kill()
+
+
+class Lan:
+    """A bridge in this namespace with an address of its own, so the test reaches every host."""
+
+    def __init__(self, directory):
+        tag = os.getpid() % 10000
+        self.prefix = f"pt{tag}"
+        self.subnet = f"10.{100 + tag % 100}.{tag // 100}"
+        self.bridge = f"{self.prefix}br"
+        self.directory = directory
+        self.hosts = []
+        ip("link", "add", self.bridge, "type", "bridge")
+        ip("addr", "add", f"{self.subnet}.254/24", "dev", self.bridge)
+        ip("link", "set", self.bridge, "up")
+
+    def host(self, name):
+        number = len(self.hosts) + 1
+        host = Host(self, name, f"{self.subnet}.{number}", self.directory)
+        veth = f"{self.prefix}v{number}"
+        ip("netns", "add", host.namespace)
+        ip("link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", host.namespace)
+        ip("link", "set", veth, "master", self.bridge)
+        ip("link", "set", veth, "up")
+        ip("-n", host.namespace, "addr", "add", f"{host.address}/24", "dev", "eth0")
+        ip("-n", host.namespace, "link", "set", "eth0", "up")
+        ip("-n", host.namespace, "link", "set", "lo", "up")
+        self.hosts.append(host)
+        return host
+
+    def close(self):
+        for host in self.hosts:
+            host.stop()
+        for host in self.hosts:
+            subprocess.run(["ip", "netns", "del", host.namespace], capture_output=True)
+        subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
