@@ -66,16 +66,20 @@ struct CatalogSearch: Sendable {
     /// Recipes whose title has more of the query's words come first (the rest matched ingredients).
     func search(query: String, diet: String?, maxReadyTime: Int?, offset: Int, number: Int) -> SearchPage {
         let queryWords = IngredientName.words(query)
-        let hits = zip(recipes, indexed).compactMap { recipe, index -> (recipe: Recipe, inTitle: Int)? in
+        // Positions, not recipes: copying every matching recipe to sort it was most of a search's cost.
+        let hits = indexed.indices.compactMap { position -> (position: Int, inTitle: Int)? in
+            let index = indexed[position]
             guard queryWords.allSatisfy(index.text.contains) else { return nil }
-            if let diet, !recipe.diets.contains(diet) { return nil }
+            if let diet, !recipes[position].diets.contains(diet) { return nil }
             if let maxReadyTime {
-                guard let minutes = recipe.readyInMinutes, minutes <= maxReadyTime else { return nil }
+                guard let minutes = recipes[position].readyInMinutes, minutes <= maxReadyTime else { return nil }
             }
-            return (recipe, queryWords.filter(index.title.contains).count)
-        }.sorted { (-$0.inTitle, $0.recipe.title) < (-$1.inTitle, $1.recipe.title) }.map(\.recipe)
-        let page = hits.dropFirst(offset).prefix(number).map {
-            RecipeSummary(id: $0.id, title: $0.title, image: $0.image, readyInMinutes: $0.readyInMinutes, servings: $0.servings)
+            return (position, queryWords.filter(index.title.contains).count)
+        }.sorted { (-$0.inTitle, recipes[$0.position].title) < (-$1.inTitle, recipes[$1.position].title) }
+        let page = hits.dropFirst(offset).prefix(number).map { hit in
+            let recipe = recipes[hit.position]
+            return RecipeSummary(id: recipe.id, title: recipe.title, image: recipe.image,
+                                 readyInMinutes: recipe.readyInMinutes, servings: recipe.servings)
         }
         return SearchPage(offset: offset, totalResults: hits.count, results: page)
     }
