@@ -6,7 +6,6 @@ import Metrics
 import PantryBus
 import PantryFetch
 import PantryCore
-import PantryKeys
 import Prometheus
 import ServiceLifecycle
 import ZeroMQ
@@ -69,14 +68,14 @@ public struct APIServer {
         let directoryURL = configuration.dataDirectory.url
         let signer = TokenSigner(key: try TokenSigner.loadKey(dataDirectory: directoryURL, environment: environment),
                                  lifetimeSeconds: configuration.tokenLifetimeSeconds)
-        let revocations = try RevocationList(path: directoryURL.appendingPathComponent(RevocationList.fileName).path)
+        let revocations = RevocationList()
         let hasher = PasswordHasher(logN: configuration.passwordLogN)
         let decoyHash = try await hasher.hash(RandomIdentifier.make())
 
         let context = try ZMQContext()
-        let keys = try UserKeyStore(path: configuration.dataDirectory.userKeys, readOnly: true)
-        let accounts = AccountDirectory(keys: keys, logger: logger)
-        accounts.start(context: context, feed: configuration.endpoints.events, logPath: configuration.dataDirectory.eventLog)
+        let accounts = AccountDirectory(revocations: revocations, logger: logger)
+        accounts.start(context: context, feed: configuration.endpoints.events,
+                       log: RemoteEventStore(context: context, endpoint: configuration.endpoints.log, logger: logger))
         let core = CoreConnection(context: context, endpoint: configuration.endpoints.commands,
                                   timeout: configuration.coreTimeout, logger: logger)
         core.start()

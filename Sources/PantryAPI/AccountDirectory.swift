@@ -3,13 +3,13 @@ import Logging
 import PantryBus
 import PantryDomain
 import PantryEventStore
-import PantryKeys
 import Synchronization
 import ZeroMQ
 
 /// The accounts (id, name, email, password hash), the one read model the API keeps itself because
-/// log-in needs it. Fed by `UserRegistered`, `PasswordChanged` and `UserDeleted` events, whose
-/// personal fields it opens with the users' keys: caught up from the log at start, then kept
+/// log-in needs it, and the revoked tokens. Fed by `UserRegistered`, `PasswordChanged`,
+/// `UserDeleted` and `SessionRevoked` events, whose
+/// personal fields the core's log service opens: caught up from the log at start, then kept
 /// current from the event feed (gaps repaired from the log) by a thread of its own.
 public final class AccountDirectory: Sendable {
     public struct Account: Sendable, Equatable {
@@ -46,11 +46,11 @@ public final class AccountDirectory: Sendable {
 
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
-    private let keys: UserKeyStore
+    private let revocations: RevocationList
     private let logger: Logger
 
-    public init(keys: UserKeyStore, logger: Logger) {
-        self.keys = keys
+    public init(revocations: RevocationList, logger: Logger) {
+        self.revocations = revocations
         self.logger = logger
     }
 
@@ -77,11 +77,12 @@ public final class AccountDirectory: Sendable {
         return true
     }
 
-    /// Follows the log on a new thread until `stop()` and the context's shutdown.
-    public func start(context: ZMQContext, feed: String, logPath: String) {
+    /// Follows the log (read from the core's log service) on a new thread until `stop()` and the
+    /// context's shutdown.
+    public func start(context: ZMQContext, feed: String, log: any EventStore) {
         let thread = Thread { [self] in
             do {
-                try follow(context: context, feed: feed, logPath: logPath)
+                try follow(context: context, feed: feed, log: log)
             } catch let error as ZMQError where error.isTerminated {
                 logger.debug("account directory stopped")
             } catch {
@@ -96,15 +97,7 @@ public final class AccountDirectory: Sendable {
         stopping.store(true, ordering: .relaxed)
     }
 
-    private func follow(context: ZMQContext, feed: String, logPath: String) throws {
-        // The API may start before the core has created the log.
-        var opened = try SQLiteEventStore.openForReading(path: logPath)
-        while opened == nil {
-            if stopping.load(ordering: .relaxed) { return }
-            Thread.sleep(forTimeInterval: 0.2)
-            opened = try SQLiteEventStore.openForReading(path: logPath)
-        }
-        guard let log = opened else { return }
+    private func follow(context: ZMQContext, feed: String, log: any EventStore) throws {
         let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: 0,
                                              types: Self.eventTypes, logger: logger)
         let head = try log.headPosition()
@@ -122,7 +115,7 @@ public final class AccountDirectory: Sendable {
         }
     }
 
-    private static let eventTypes: Set<String> = ["UserRegistered", "PasswordChanged", "UserDeleted"]
+    private static let eventTypes: Set<String> = ["UserRegistered", "PasswordChanged", "UserDeleted", "SessionRevoked"]
 
     private func apply(_ deliveries: [EventFeedFollower.Delivery], follower: EventFeedFollower,
                        fedAt: ContinuousClock.Instant?) throws {
@@ -130,7 +123,7 @@ public final class AccountDirectory: Sendable {
         for delivery in deliveries where Self.eventTypes.contains(delivery.recorded.type) {
             let recorded = delivery.recorded
             events.append(try delivery.event ?? EventCoding.decode(
-                type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keys))
+                type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: nil))
         }
         state.withLock { state in
             for event in events {
@@ -147,6 +140,8 @@ public final class AccountDirectory: Sendable {
                     state.byUserId[e.userId]?.credentialsGeneration += 1
                 case .userDeleted(let e):
                     state.forget(e.userId)
+                case .sessionRevoked(let e):
+                    revocations.revoke(e.tokenId, expiresAt: e.expiresAt)
                 default:
                     break
                 }

@@ -4,7 +4,6 @@ import Logging
 import PantryBus
 import PantryCore
 import PantryEventStore
-import PantryKeys
 import PantryProjections
 import PantryWorkers
 import ZeroMQ
@@ -32,29 +31,20 @@ struct Worker: ParsableCommand {
         try FileManager.default.createDirectory(at: directory.projections, withIntermediateDirectories: true)
         let lock = try WriterLock(path: directory.workerLock(name))
         defer { withExtendedLifetime(lock) {} }
-        let log = try openLogForReading(directory, logger: logger)
-        let store = try ProjectionStore.open(name: name, directory: directory.projections,
-                                             keys: try UserKeyStore(path: directory.userKeys, readOnly: true),
+        let context = try ZMQContext()
+        let endpoints = BusEndpoints(dataDirectory: directory.url)
+        // The log is read from the core's log service, here as on any other host: the worker
+        // needs only its own directory, and the service opens sealed fields, so no key file either.
+        let log = RemoteEventStore(context: context, endpoint: endpoints.log, logger: logger)
+        let store = try ProjectionStore.open(name: name, directory: directory.projections, keys: nil,
                                              checkpointsInBackground: true, logger: logger)
         let checkpointer = try BackgroundCheckpointer(path: store.path, logger: logger)
         defer { checkpointer.stop() }
-        let context = try ZMQContext()
         let worker = try ProjectionWorker(
-            store: store, log: log, context: context, feed: BusEndpoints(dataDirectory: directory.url).events,
+            store: store, log: log, context: context, feed: endpoints.events,
             queryEndpoint: BusEndpoints.queries(of: name, dataDirectory: directory.url), logger: logger)
         let signals = stopOnSignals { context.shutdown() }
         defer { withExtendedLifetime(signals) {} }
         try worker.run()
-    }
-}
-
-/// Workers may start before the core has created the log: they wait for it rather than fail.
-func openLogForReading(_ directory: DataDirectory, logger: Logger) throws -> SQLiteEventStore {
-    var announced = false
-    while true {
-        if let log = try SQLiteEventStore.openForReading(path: directory.eventLog) { return log }
-        if !announced { logger.info("waiting for the event log", metadata: ["path": "\(directory.eventLog)"]) }
-        announced = true
-        Thread.sleep(forTimeInterval: 0.2)
     }
 }
