@@ -13,6 +13,9 @@ public enum LogRead: Equatable, Sendable {
     /// Only the head position (every answer carries it).
     case head
 
+    /// Positions one `positions` read may name: a reader asks for more in several reads.
+    public static let maxPositions = 10_000
+
     public struct Invalid: Error, CustomStringConvertible {
         public var description: String
     }

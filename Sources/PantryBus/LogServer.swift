@@ -14,7 +14,7 @@ import ZeroMQ
 /// clear (ZeroMQ CURVE on this socket would close that).
 public final class LogServer {
     public struct Limits: Sendable {
-        /// Events in one answer, and positions one read may name.
+        /// Events in one answer.
         public var maxEvents = 10_000
         /// Bytes of event documents in one answer (one event always goes, whatever its size).
         public var maxBytes = 4 << 20
@@ -105,8 +105,8 @@ public final class LogServer {
                 reach = min(through, head, after + Int64(limits.maxEvents))
                 events = try log.read(after: after, through: reach, types: types)
             case .positions(let positions):
-                guard positions.count <= limits.maxEvents else {
-                    return [LogAnswer.refusal("at most \(limits.maxEvents) positions in one read, not \(positions.count)")]
+                guard positions.count <= LogRead.maxPositions else {
+                    return [LogAnswer.refusal("at most \(LogRead.maxPositions) positions in one read, not \(positions.count)")]
                 }
                 events = try log.read(positions: positions)
                 reach = positions.max() ?? 0
@@ -118,7 +118,7 @@ public final class LogServer {
                 opened.data = try EventCoding.opened(type: event.type, data: event.data, vault: vault)
                 let document = EventDocument.encode(opened)
                 bytes += document.count
-                if bytes > limits.maxBytes, !documents.isEmpty {
+                if bytes > limits.maxBytes || documents.count == limits.maxEvents, !documents.isEmpty {
                     // Cut short: the answer reaches the last event it holds.
                     return [LogAnswer(head: head, through: events[documents.count - 1].position, events: documents.count).json]
                         + documents

@@ -85,7 +85,7 @@ public final class RemoteEventStore: EventStore {
         var events: [RecordedEvent] = []
         var left = positions.sorted()
         while !left.isEmpty {
-            let (answer, batch) = try ask(.positions(Array(left.prefix(10_000))))
+            let (answer, batch) = try ask(.positions(Array(left.prefix(LogRead.maxPositions))))
             events += batch
             left.removeAll { $0 <= answer.through }
         }
