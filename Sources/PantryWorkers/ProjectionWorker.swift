@@ -57,10 +57,12 @@ public final class ProjectionWorker {
     public func run() throws {
         // Start from the log up to its head, without waiting for the first heartbeat: batches of
         // 10,000 positions, between which queries are answered, with progress every 10 s.
+        let started = clock.now
         follower.learnHead(try log.headPosition())
         logger.info("worker serving", metadata: ["projection": "\(store.projection.name)", "checkpoint": "\(follower.position)",
                                                  "head": "\(follower.announcedHead)"])
         try write(follower.readLog())
+        var catchingUp = follower.isBehind
         var poller = ZMQPoller()
         poller.register(follower.socket)
         poller.register(queries)
@@ -86,7 +88,12 @@ public final class ProjectionWorker {
                 }
                 if ready[1].contains(.readable) || queriesPending { try receiveQueries() }
                 answerParked()
-                if clock.now - lastReport > .seconds(10) {
+                if catchingUp, !follower.isBehind {
+                    catchingUp = false
+                    logger.info("caught up", metadata: ["checkpoint": "\(follower.position)", "seconds": "\((clock.now - started) / .seconds(1))"])
+                }
+                // Every second while catching up at start (a fresh file on a long log), else every 10 s.
+                if clock.now - lastReport > (catchingUp ? .seconds(1) : .seconds(10)) {
                     lastReport = clock.now
                     logger.info("progress", metadata: [
                         "checkpoint": "\(follower.position)", "head": "\(follower.announcedHead)",

@@ -136,15 +136,15 @@ def test_api_processes_on_separate_directories_share_logouts_reads_and_the_log(h
     assert api3.get("/v1/me", token=token).status == 401
 
     # More history, then a worker on an empty directory catches up over the network.
-    commands = [register(n) for n in range(50)] + [mixed_command(n, 50) for n in range(3_000)]
+    commands = [register(n) for n in range(50)] + [mixed_command(n, 50) for n in range(30_000)]
     submitted = subprocess.run([core.bin, "submit", "--data", str(core.data)], env={**os.environ, **env},
                                input="\n".join(json.dumps(c) for c in commands).encode(), capture_output=True, timeout=300)
     assert submitted.returncode == 0, submitted.stderr.decode()[-2000:]
     head = head_of_log(env["PANTRY_CORE_LOG"])
-    fresh = host("fresh-leaderboard")
+    fresh = host("fresh-carts")
     endpoint = f"tcp://127.0.0.1:{free_port()}"
     started = time.monotonic()
-    worker = fresh.start("worker", "leaderboard", env={**env, "PANTRY_LEADERBOARD_QUERIES": endpoint})
+    worker = fresh.start("worker", "carts", env={**env, "PANTRY_CARTS_QUERIES": endpoint})
     wait_for(lambda: worker_position(endpoint) >= head, timeout=120, interval=0.2, what="the fresh worker to catch up")
     print(f"fresh worker caught up to {head} positions over tcp in {time.monotonic() - started:.2f} s")
     worker.terminate()
@@ -152,8 +152,9 @@ def test_api_processes_on_separate_directories_share_logouts_reads_and_the_log(h
     # The checksum of its file equals a replay of the core's log.
     projections = core.data / "projections"
     projections.mkdir(exist_ok=True)
-    for file in (fresh.data / "projections").glob("leaderboard.sqlite*"):
+    for file in (fresh.data / "projections").glob("carts.sqlite*"):
         shutil.copy(file, projections / file.name)
-    result = core.run("replay", "--verify", "leaderboard")
+    result = core.run("replay", "--verify", "carts")
     assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
     assert ": same at position" in result.stdout.decode(), result.stdout.decode()
+    print(result.stdout.decode())
