@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import PantryEventStore
 import Synchronization
 import ZeroMQ
@@ -8,50 +7,48 @@ import ZeroMQ
 /// the API read instead of the log's file, so they need only their own data directory. Read-only:
 /// the core is the single writer, and the idempotency and one-point records are its own.
 ///
-/// Reads never fail for want of the core: a request that gets no answer is sent again (on a new
-/// socket, so a late answer to the old one cannot be taken for the new one's) until the core
-/// answers or the context is shut down, as a worker used to wait for the log's file to appear.
+/// A read that gets no answer within `timeout` throws `Unavailable` (the core is down or
+/// restarting); the caller keeps what it has and asks again later. The next read goes out on a
+/// new socket, so a late answer to the old one cannot be taken for its own.
 public final class RemoteEventStore: EventStore {
     public struct ReadOnly: Error, CustomStringConvertible {
         public var operation: String
         public var description: String { "\(operation) is not served by the log service: only the core writes and asks that of the log" }
     }
 
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var endpoint: String
+        public var description: String { "the core's log service at \(endpoint) did not answer" }
+    }
+
     private let context: ZMQContext
     private let endpoint: String
     private let timeout: Duration
-    private let logger: Logger
     private let client: Mutex<RequestClient?> = Mutex(nil)
 
-    public init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(5), logger: Logger) {
+    public init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(3)) {
         self.context = context
         self.endpoint = endpoint
         self.timeout = timeout
-        self.logger = logger
     }
 
-    /// One read, sent until answered: the header and the events.
+    /// One read: the header and the events.
     private func ask(_ read: LogRead) throws -> (answer: LogAnswer, events: [RecordedEvent]) {
         try client.withLock { client in
-            var announced = false
-            while true {
-                let connection = try client ?? RequestClient(context: context, endpoint: endpoint, timeout: timeout)
-                client = connection
-                let frames: [Data]
-                do {
-                    frames = try connection.exchange(read.json)
-                } catch RequestClient.Failure.timeout {
-                    client = nil
-                    if !announced { logger.info("waiting for the core's log service", metadata: ["endpoint": "\(endpoint)"]) }
-                    announced = true
-                    continue
-                }
-                let answer = try LogAnswer.decode(frames[0])
-                guard frames.count == answer.events + 1 else {
-                    throw EventStoreError.corrupt("the log service announced \(answer.events) events and sent \(frames.count - 1)")
-                }
-                return (answer, try frames.dropFirst().map(FeedMessage.recordedEvent(document:)))
+            let connection = try client ?? RequestClient(context: context, endpoint: endpoint, timeout: timeout)
+            client = connection
+            let frames: [Data]
+            do {
+                frames = try connection.exchange(read.json)
+            } catch RequestClient.Failure.timeout {
+                client = nil
+                throw Unavailable(endpoint: endpoint)
             }
+            let answer = try LogAnswer.decode(frames[0])
+            guard frames.count == answer.events + 1 else {
+                throw EventStoreError.corrupt("the log service announced \(answer.events) events and sent \(frames.count - 1)")
+            }
+            return (answer, try frames.dropFirst().map(FeedMessage.recordedEvent(document:)))
         }
     }
 

@@ -58,6 +58,7 @@ struct API: AsyncParsableCommand {
         configuration.port = chosenPort
         configuration.coreTimeout = .milliseconds(Int64(coreTimeout * 1000))
         configuration.tokenLifetimeSeconds = tokenLifetime
+        configuration.readsLogFile = environment["PANTRY_CORE_LOG"] == nil
         if let cost = passwordCost ?? environment["PANTRY_PASSWORD_COST"].flatMap(Int.init) {
             guard PasswordHasher.logNRange.contains(cost) else { throw ValidationError("PANTRY_PASSWORD_COST must be 10-20") }
             configuration.passwordLogN = cost

@@ -4,6 +4,7 @@ import Logging
 import PantryBus
 import PantryCore
 import PantryEventStore
+import PantryKeys
 import PantryProjections
 import PantryWorkers
 import ZeroMQ
@@ -33,10 +34,14 @@ struct Worker: ParsableCommand {
         defer { withExtendedLifetime(lock) {} }
         let context = try ZMQContext()
         let endpoints = BusEndpoints(dataDirectory: directory.url)
-        // The log is read from the core's log service, here as on any other host: the worker
-        // needs only its own directory, and the service opens sealed fields, so no key file either.
-        let log = RemoteEventStore(context: context, endpoint: endpoints.log, logger: logger)
-        let store = try ProjectionStore.open(name: name, directory: directory.projections, keys: nil,
+        // With PANTRY_CORE_LOG set (another host) the core's log service answers, with sealed
+        // fields opened: the worker needs only its own directory. Without it the log is on this
+        // host, and its file is read directly, so gaps are repaired even while the core restarts.
+        let file = ProcessInfo.processInfo.environment["PANTRY_CORE_LOG"] == nil
+            ? try openLogForReading(directory, logger: logger) : nil
+        let log: any EventStore = file ?? RemoteEventStore(context: context, endpoint: endpoints.log)
+        let store = try ProjectionStore.open(name: name, directory: directory.projections,
+                                             keys: try file.map { _ in try UserKeyStore(path: directory.userKeys, readOnly: true) },
                                              checkpointsInBackground: true, logger: logger)
         let checkpointer = try BackgroundCheckpointer(path: store.path, logger: logger)
         defer { checkpointer.stop() }
@@ -46,5 +51,16 @@ struct Worker: ParsableCommand {
         let signals = stopOnSignals { context.shutdown() }
         defer { withExtendedLifetime(signals) {} }
         try worker.run()
+    }
+}
+
+/// Workers may start before the core has created the log: they wait for it rather than fail.
+func openLogForReading(_ directory: DataDirectory, logger: Logger) throws -> SQLiteEventStore {
+    var announced = false
+    while true {
+        if let log = try SQLiteEventStore.openForReading(path: directory.eventLog) { return log }
+        if !announced { logger.info("waiting for the event log", metadata: ["path": "\(directory.eventLog)"]) }
+        announced = true
+        Thread.sleep(forTimeInterval: 0.2)
     }
 }

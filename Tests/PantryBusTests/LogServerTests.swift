@@ -29,7 +29,7 @@ import ZeroMQ
             context = try ZMQContext()
             let endpoint = "ipc://\(directory.appendingPathComponent("log.sock").path)"
             try LogServer.start(log: store, vault: keys, context: context, endpoint: endpoint, limits: limits, logger: quiet)
-            remote = RemoteEventStore(context: context, endpoint: endpoint, logger: quiet)
+            remote = RemoteEventStore(context: context, endpoint: endpoint)
         }
 
         deinit {
