@@ -129,6 +129,7 @@ def test_api_processes_on_separate_directories_share_logouts_reads_and_the_log(h
     wait_for(lambda: apis[1].get("/v1/me", token=token).status == 401, timeout=1.0, interval=0.02,
              what="API 2 to refuse the logged-out token")
     print(f"logout honoured by API 2 after {time.monotonic() - started:.3f} s")
+    second_token = front.post("/v1/sessions", {"username": "hosted", "password": "correct horse battery"}).json["token"]
     # A restarted API learns it from the log.
     api3 = APIClient(free_port())
     host("api-3").start("api", "--port", str(api3.port), "--password-cost", "10", env=env)
@@ -147,6 +148,19 @@ def test_api_processes_on_separate_directories_share_logouts_reads_and_the_log(h
     worker = fresh.start("worker", "carts", env={**env, "PANTRY_CARTS_QUERIES": endpoint})
     wait_for(lambda: worker_position(endpoint) >= head, timeout=120, interval=0.2, what="the fresh worker to catch up")
     print(f"fresh worker caught up to {head} positions over tcp in {time.monotonic() - started:.2f} s")
+
+    # The core dies and comes back: the other hosts' processes read the log again by themselves.
+    core.running[0].kill()
+    core.running[0].wait(timeout=10)
+    time.sleep(4)  # longer than a log read's timeout: the followers find the log service gone
+    core.start("core", env=env)
+    cart = apis[1].post("/v1/me/cart", {"recipeId": recipe["id"], "delta": 2}, token=second_token)
+    assert cart.status in (200, 201), cart
+    lines = wait_for(lambda: (answer := apis[0].get(f"/v1/me/cart?after={cart.json['position']}", token=second_token))
+                     .status == 200 and answer, timeout=10, what="API 1 to read the cart after the restart")
+    assert lines.json["result"]["lines"][0]["count"] == 2
+    head = head_of_log(env["PANTRY_CORE_LOG"])
+    wait_for(lambda: worker_position(endpoint) >= head, timeout=30, interval=0.2, what="the fresh worker to follow the restarted core")
     worker.terminate()
     assert worker.wait(timeout=10) == 0
     # The checksum of its file equals a replay of the core's log.
