@@ -55,13 +55,12 @@ public final class ProjectionWorker {
 
     /// Serves until the context is shut down.
     public func run() throws {
+        logger.info("worker serving", metadata: ["projection": "\(store.projection.name)", "checkpoint": "\(follower.position)"])
         // Start from the log up to its head, without waiting for the first heartbeat: batches of
-        // 10,000 positions, between which queries are answered, with progress every 10 s.
+        // 10,000 positions, between which queries are answered.
         let started = clock.now
         try readingLog {
             follower.learnHead(try log.headPosition())
-            logger.info("worker serving", metadata: ["projection": "\(store.projection.name)", "checkpoint": "\(follower.position)",
-                                                     "head": "\(follower.announcedHead)"])
             try write(follower.readLog())
         }
         var catchingUp = follower.isBehind
