@@ -85,10 +85,58 @@ import ZeroMQ
         #expect(throws: RemoteEventStore.ReadOnly.self) { try served.remote.append([]) }
     }
 
-    /// The figure behind reading the log over the network for every worker and the API (one path):
-    /// `swift test --filter LogServerTests` prints both rates.
+    /// The whole delivery path without a key file: the core publishes, a follower reading the log
+    /// through the log service hands back every event in order, the sealed ones (which it never
+    /// takes off the feed) opened by the service.
     @Test(.timeLimit(.minutes(2)))
-    func catchUpOverTheNetworkCostsLittleMoreThanReadingTheFile() throws {
+    func aFollowerWithoutKeysGetsEveryEventWithAccountsOpened() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-feed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        let store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path)
+        let keys = try UserKeyStore(path: directory.appendingPathComponent("keys.sqlite").path, readOnly: false)
+        let processor = try CommandProcessor(store: store, keys: keys, logger: quiet)
+        let context = try ZMQContext()
+        let endpoints = BusEndpoints(dataDirectory: directory, environment: [:])
+        try LogServer.start(log: store, vault: keys, context: context, endpoint: endpoints.log, logger: quiet)
+        nonisolated(unsafe) let server = try CoreServer(processor: processor, context: context,
+                                                        configuration: .init(endpoints: endpoints), logger: quiet)
+        let serving = Thread { try? server.run() }
+        serving.start()
+        defer {
+            context.shutdown()
+            while !serving.isFinished { usleep(1_000) }
+        }
+        let follower = try EventFeedFollower(context: context, endpoint: endpoints.events,
+                                             log: RemoteEventStore(context: context, endpoint: endpoints.log), after: 0,
+                                             types: ["UserRegistered", "PasswordChanged", "CartAdjusted"], logger: quiet)
+        usleep(200_000) // the subscription reaches the core before the events do
+        let client = try CommandClient(context: context, endpoint: endpoints.commands)
+        let script = (0..<3).flatMap { CoreServerTests.script(for: $0).map(\.0) }
+            + [CommandEnvelope(commandId: "pw", command: .changePassword(ChangePassword(userId: "u1", passwordHash: CoreServerTests.hash)))]
+        _ = try client.submit(script)
+        let head = try store.headPosition()
+        var delivered: [EventFeedFollower.Delivery] = []
+        let deadline = ContinuousClock.now + .seconds(20)
+        while follower.position < head, ContinuousClock.now < deadline {
+            delivered += try follower.drain()
+            usleep(1_000)
+        }
+        let expected = try store.read(after: 0, through: head, types: ["UserRegistered", "PasswordChanged", "CartAdjusted"])
+        #expect(delivered.map(\.recorded.position) == expected.map(\.position))
+        let events = try delivered.map { try $0.event ?? EventCoding.decode(
+            type: $0.recorded.type, schemaVersion: $0.recorded.schemaVersion, data: $0.recorded.data, vault: nil) }
+        #expect(events.contains(.userRegistered(UserRegistered(userId: "u2", username: "user_u2", email: "u2@example.org",
+                                                               passwordHash: CoreServerTests.hash))))
+        #expect(events.last == .passwordChanged(PasswordChanged(userId: "u1", passwordHash: CoreServerTests.hash)))
+    }
+
+    /// Reading alone, through the log service against the file: `swift test --filter LogServerTests`
+    /// prints both rates (README, "The processes", has them beside a whole worker's catch-up).
+    @Test(.timeLimit(.minutes(2)))
+    func readingThroughTheLogServiceIsTimedBesideTheFile() throws {
         let count = 50_000
         let served = try Served(limits: LogServer.Limits()) { store, _ in
             let metadata = EventMetadata(commandId: "c", correlationId: nil, causationId: nil, userId: "u1", recordedAt: 0)
