@@ -6,6 +6,7 @@ import Metrics
 import PantryBus
 import PantryFetch
 import PantryCore
+import PantryEventStore
 import PantryKeys
 import Prometheus
 import ServiceLifecycle
@@ -25,6 +26,9 @@ public struct APIServer {
         /// How long recipe requests may wait for the fetch worker, which may be calling an upstream.
         public var fetchTimeout: Duration = .seconds(20)
         public var fetchEndpoint: String
+        /// Read the log's file when this host has it (the core's); false when the log service is
+        /// asked for by name (`PANTRY_CORE_LOG`).
+        public var readsLogFile = true
         public var tokenLifetimeSeconds: Int64 = 24 * 3600
         /// scrypt's cost as log2 N. 15 (32 MiB, ~90 ms) protects real accounts; a load test that
         /// registers thousands of throwaway users may lower it to 10.
@@ -71,14 +75,25 @@ public struct APIServer {
         let directoryURL = configuration.dataDirectory.url
         let signer = TokenSigner(key: try TokenSigner.loadKey(dataDirectory: directoryURL, environment: environment),
                                  lifetimeSeconds: configuration.tokenLifetimeSeconds)
-        let revocations = try RevocationList(path: directoryURL.appendingPathComponent(RevocationList.fileName).path)
+        let revocations = RevocationList()
         let hasher = PasswordHasher(logN: configuration.passwordLogN)
         let decoyHash = try await hasher.hash(RandomIdentifier.make())
 
         let context = try ZMQContext()
-        let keys = try UserKeyStore(path: configuration.dataDirectory.userKeys, readOnly: true)
-        let accounts = AccountDirectory(keys: keys, logger: logger)
-        accounts.start(context: context, feed: configuration.endpoints.events, logPath: configuration.dataDirectory.eventLog)
+        // On the core's host the log's file is read directly (once the core has made it), so gaps
+        // are repaired even while the core restarts; elsewhere the core's log service answers,
+        // with sealed fields opened, and no key file is needed.
+        let accounts: AccountDirectory
+        if configuration.readsLogFile {
+            let path = configuration.dataDirectory.eventLog
+            accounts = AccountDirectory(revocations: revocations, logger: logger,
+                                        keys: try UserKeyStore(path: configuration.dataDirectory.userKeys, readOnly: true))
+            accounts.start(context: context, feed: configuration.endpoints.events) { try SQLiteEventStore.openForReading(path: path) }
+        } else {
+            let remote = RemoteEventStore(context: context, endpoint: configuration.endpoints.log)
+            accounts = AccountDirectory(revocations: revocations, logger: logger, keys: nil)
+            accounts.start(context: context, feed: configuration.endpoints.events) { remote }
+        }
         let core = CoreConnection(context: context, endpoint: configuration.endpoints.commands,
                                   timeout: configuration.coreTimeout, logger: logger)
         core.start()

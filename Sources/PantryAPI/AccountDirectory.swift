@@ -3,13 +3,13 @@ import Logging
 import PantryBus
 import PantryDomain
 import PantryEventStore
-import PantryKeys
 import Synchronization
 import ZeroMQ
 
 /// The accounts (id, name, email, password hash), the one read model the API keeps itself because
-/// log-in needs it. Fed by `UserRegistered`, `PasswordChanged` and `UserDeleted` events, whose
-/// personal fields it opens with the users' keys: caught up from the log at start, then kept
+/// log-in needs it, and the revoked tokens. Fed by `UserRegistered`, `PasswordChanged`,
+/// `UserDeleted` and `SessionRevoked` events, whose
+/// personal fields the core's log service opens (or `keys`, reading the file): caught up from the log at start, then kept
 /// current from the event feed (gaps repaired from the log) by a thread of its own.
 public final class AccountDirectory: Sendable {
     public struct Account: Sendable, Equatable {
@@ -46,10 +46,13 @@ public final class AccountDirectory: Sendable {
 
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
-    private let keys: UserKeyStore
+    private let revocations: RevocationList
+    /// Opens sealed fields read from the log's file; nil when the log service opens them.
+    private let keys: (any PersonalDataVault & Sendable)?
     private let logger: Logger
 
-    public init(keys: UserKeyStore, logger: Logger) {
+    public init(revocations: RevocationList, logger: Logger, keys: (any PersonalDataVault & Sendable)?) {
+        self.revocations = revocations
         self.keys = keys
         self.logger = logger
     }
@@ -77,11 +80,12 @@ public final class AccountDirectory: Sendable {
         return true
     }
 
-    /// Follows the log on a new thread until `stop()` and the context's shutdown.
-    public func start(context: ZMQContext, feed: String, logPath: String) {
+    /// Follows the log on a new thread until `stop()` and the context's shutdown. `open` gives the
+    /// log, or nil while it does not exist yet (the API may start before the core).
+    public func start(context: ZMQContext, feed: String, log open: @escaping @Sendable () throws -> (any EventStore)?) {
         let thread = Thread { [self] in
             do {
-                try follow(context: context, feed: feed, logPath: logPath)
+                try follow(context: context, feed: feed, open: open)
             } catch let error as ZMQError where error.isTerminated {
                 logger.debug("account directory stopped")
             } catch {
@@ -96,20 +100,20 @@ public final class AccountDirectory: Sendable {
         stopping.store(true, ordering: .relaxed)
     }
 
-    private func follow(context: ZMQContext, feed: String, logPath: String) throws {
-        // The API may start before the core has created the log.
-        var opened = try SQLiteEventStore.openForReading(path: logPath)
+    private func follow(context: ZMQContext, feed: String, open: () throws -> (any EventStore)?) throws {
+        var opened = try open()
         while opened == nil {
             if stopping.load(ordering: .relaxed) { return }
             Thread.sleep(forTimeInterval: 0.2)
-            opened = try SQLiteEventStore.openForReading(path: logPath)
+            opened = try open()
         }
         guard let log = opened else { return }
         let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: 0,
                                              types: Self.eventTypes, logger: logger)
-        let head = try log.headPosition()
+        guard let head = try untilLogAnswers({ try log.headPosition() }) else { return }
         while follower.position < head {
-            try apply(follower.readLog(), follower: follower, fedAt: nil)
+            guard let batch = try untilLogAnswers({ try follower.readLog() }) else { return }
+            try apply(batch, follower: follower, fedAt: nil)
         }
         state.withLock { $0.progress.loaded = true }
         logger.info("accounts loaded", metadata: ["position": "\(follower.position)", "accounts": "\(state.withLock { $0.byUserId.count })"])
@@ -118,11 +122,27 @@ public final class AccountDirectory: Sendable {
         while !stopping.load(ordering: .relaxed) {
             let readable = try poller.poll(timeoutMilliseconds: follower.isBehind ? 0 : 100).first?.contains(.readable) == true
             guard readable || follower.isBehind else { continue }
-            try apply(follower.drain(), follower: follower, fedAt: readable ? ContinuousClock.now : nil)
+            guard let batch = try untilLogAnswers({ try follower.drain() }) else { return }
+            try apply(batch, follower: follower, fedAt: readable ? ContinuousClock.now : nil)
         }
     }
 
-    private static let eventTypes: Set<String> = ["UserRegistered", "PasswordChanged", "UserDeleted"]
+    /// Runs `body`, which reads the log, until the log answers (nil once stopping): while the core
+    /// is down or restarting, the directory keeps what it has. Each try waits the log's timeout.
+    private func untilLogAnswers<T>(_ body: () throws -> T) throws -> T? {
+        var warned = false
+        while !stopping.load(ordering: .relaxed) {
+            do {
+                return try body()
+            } catch let error as RemoteEventStore.Unavailable {
+                if !warned { logger.warning("could not read the log; retrying", metadata: ["error": "\(error)"]) }
+                warned = true
+            }
+        }
+        return nil
+    }
+
+    private static let eventTypes: Set<String> = ["UserRegistered", "PasswordChanged", "UserDeleted", "SessionRevoked"]
 
     private func apply(_ deliveries: [EventFeedFollower.Delivery], follower: EventFeedFollower,
                        fedAt: ContinuousClock.Instant?) throws {
@@ -147,6 +167,8 @@ public final class AccountDirectory: Sendable {
                     state.byUserId[e.userId]?.credentialsGeneration += 1
                 case .userDeleted(let e):
                     state.forget(e.userId)
+                case .sessionRevoked(let e):
+                    revocations.revoke(e.tokenId, expiresAt: e.expiresAt)
                 default:
                     break
                 }

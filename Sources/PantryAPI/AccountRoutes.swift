@@ -35,8 +35,7 @@ struct AccountRoutes {
             return try await logIn(request, client: context.clientAddress)
         }
         authenticated.delete("v1/sessions/current") { _, context in
-            try revocations.revoke(try context.requireSession())
-            return Response(status: .noContent)
+            try await logOut(try context.requireSession())
         }
         authenticated.put("v1/me/password") { request, context in
             try await changePassword(request, session: try context.requireSession())
@@ -47,6 +46,16 @@ struct AccountRoutes {
         authenticated.get("v1/me") { request, context in
             try await me(request, session: try context.requireSession())
         }
+    }
+
+    /// A logout is a command: its `SessionRevoked` reaches every API process through the feed.
+    /// This one refuses the token at once; its id makes a retried logout harmless.
+    private func logOut(_ session: SessionClaims) async throws -> Response {
+        _ = try await submitter.submit(CommandEnvelope(
+            commandId: "logout-\(session.tokenId)",
+            command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
+        revocations.revoke(session.tokenId, expiresAt: session.expiresAt)
+        return Response(status: .noContent)
     }
 
     /// Before any hashing: a flood from one client, or from everywhere, is refused at once.

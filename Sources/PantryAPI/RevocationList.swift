@@ -1,44 +1,34 @@
 import Foundation
-import GRDB
 import Synchronization
 
-/// Token ids revoked by logout, kept in a small SQLite file in the data directory so a restart
-/// does not bring a logged-out token back. Rows outlive their token only until the next start.
+/// Token ids revoked by logout, with when each token expires. Every API process learns them from
+/// the log (`SessionRevoked`, followed by `AccountDirectory`), so a logout on one is honoured by
+/// all; a restart reads them back from the log. A token that has expired is refused by its
+/// signature check anyway, so its id is forgotten: the list holds only live tokens' ids.
 public final class RevocationList: Sendable {
-    public static let fileName = "api-sessions.sqlite"
-
-    private let database: DatabaseQueue
-    private let revoked: Mutex<Set<String>>
-
-    public init(path: String, now: Date = Date()) throws {
-        database = try DatabaseQueue(path: path)
-        let ids = try database.write { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS revoked_tokens (token_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)
-                """)
-            try db.execute(sql: "DELETE FROM revoked_tokens WHERE expires_at <= ?", arguments: [Int64(now.timeIntervalSince1970)])
-            return try String.fetchSet(db, sql: "SELECT token_id FROM revoked_tokens")
-        }
-        revoked = Mutex(ids)
+    private struct State {
+        var expiries: [String: Int64] = [:]
+        /// The size at which expired ids are next swept out: doubling keeps the sweeps' cost per
+        /// logout constant.
+        var sweepAt = 1_024
     }
 
-    /// The token stops working here at once, whatever the disk says; when the file cannot be
-    /// written (a full disk) the logout is answered 503, to be retried so that a restart does not
-    /// bring the token back (it answered 500 and left the token valid).
-    public func revoke(_ claims: SessionClaims) throws {
-        revoked.withLock { _ = $0.insert(claims.tokenId) }
-        do {
-            try database.write { db in
-                try db.execute(sql: "INSERT OR IGNORE INTO revoked_tokens (token_id, expires_at) VALUES (?, ?)",
-                               arguments: [claims.tokenId, claims.expiresAt])
-            }
-        } catch {
-            throw Problem(.serviceUnavailable, code: "storage_error",
-                          detail: "logged out here, but not yet on disk; retry the logout", headers: [.retryAfter: "1"])
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// `now` and `expiresAt` in seconds since 1970.
+    public func revoke(_ tokenId: String, expiresAt: Int64, now: Int64 = Int64(Date().timeIntervalSince1970)) {
+        guard expiresAt > now else { return }
+        state.withLock { state in
+            state.expiries[tokenId] = expiresAt
+            guard state.expiries.count >= state.sweepAt else { return }
+            state.expiries = state.expiries.filter { $0.value > now }
+            state.sweepAt = max(1_024, state.expiries.count * 2)
         }
     }
 
     public func isRevoked(_ tokenId: String) -> Bool {
-        revoked.withLock { $0.contains(tokenId) }
+        state.withLock { $0.expiries[tokenId] != nil }
     }
 }

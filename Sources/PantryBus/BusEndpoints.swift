@@ -1,20 +1,24 @@
 import Foundation
 
 /// Where the processes meet. By default `ipc://` sockets in the data directory; each can be set to
-/// `tcp://127.0.0.1:PORT` through the environment (`PANTRY_CORE_COMMANDS`, `PANTRY_CORE_EVENTS`,
-/// `PANTRY_<NAME>_QUERIES`) or flags.
+/// `tcp://HOST:PORT` through the environment (`PANTRY_CORE_COMMANDS`, `PANTRY_CORE_EVENTS`,
+/// `PANTRY_CORE_LOG`, `PANTRY_<NAME>_QUERIES`) or flags.
 public struct BusEndpoints: Sendable, Equatable {
     public var commands: String
     public var events: String
+    /// The log service's range reads (`LogServer`): what a worker or the API reads instead of the log's file.
+    public var log: String
 
-    public init(commands: String, events: String) {
+    public init(commands: String, events: String, log: String) {
         self.commands = commands
         self.events = events
+        self.log = log
     }
 
     public init(dataDirectory: URL, environment: [String: String] = ProcessInfo.processInfo.environment) {
         commands = environment["PANTRY_CORE_COMMANDS"] ?? "ipc://\(dataDirectory.appendingPathComponent("core-commands.sock").path)"
         events = environment["PANTRY_CORE_EVENTS"] ?? "ipc://\(dataDirectory.appendingPathComponent("core-events.sock").path)"
+        log = environment["PANTRY_CORE_LOG"] ?? "ipc://\(dataDirectory.appendingPathComponent("core-log.sock").path)"
     }
 
     /// Messages the feed buffers per subscriber, on each side, before ZeroMQ drops them and the

@@ -5,7 +5,7 @@ import PantryEventStore
 import ZeroMQ
 
 /// Follows the event feed and hands back events in log order, each exactly once, starting after a
-/// checkpoint. ZeroMQ is the fast path; the log is the truth: at start, on a gap in positions and
+/// checkpoint. ZeroMQ is the fast path; the log (over the network, `RemoteEventStore`) is the truth: at start, on a gap in positions and
 /// on a heartbeat ahead of what was seen, the missing events are read from the log.
 ///
 /// A follower given `types` subscribes to those topics (and the heartbeat) only, so the core's
@@ -108,8 +108,10 @@ public final class EventFeedFollower {
                 announcedHead = max(announcedHead, recorded.position)
                 let last = received.last?.recorded.position ?? position
                 // Topics are prefixes: a type whose name extends one of ours comes through too. A
-                // payload with sealed fields comes undecoded, for the consumer's key vault.
-                guard recorded.position > last, types?.contains(recorded.type) ?? true else { continue }
+                // payload with sealed fields is left out, like a lost message, and read from the
+                // log, whose service opens it: no consumer holds the key vault.
+                guard recorded.position > last, types?.contains(recorded.type) ?? true,
+                      !EventCoding.sealedTypes.contains(recorded.type) else { continue }
                 jumped = jumped || recorded.position > last + 1
                 received.append((recorded, event))
             }
@@ -128,7 +130,7 @@ public final class EventFeedFollower {
     private func fillFromLog(_ received: [Delivery]) throws -> [Delivery] {
         let wire = Dictionary(uniqueKeysWithValues: received.map { ($0.recorded.position, $0) })
         let logged = try logEvents(through: received[received.count - 1].recorded.position)
-        let lost = logged.count { wire[$0.position] == nil }
+        let lost = logged.count { wire[$0.position] == nil && !EventCoding.sealedTypes.contains($0.type) }
         if lost > 0 {
             gapsHealed += 1
             eventsReadFromLog += lost

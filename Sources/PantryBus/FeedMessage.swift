@@ -52,7 +52,7 @@ public enum FeedMessage: Sendable, Equatable {
         }
         let decoded: (recorded: RecordedEvent, event: Event?)
         do {
-            decoded = try frames[2].withUnsafeBytes { bytes in try JSONObjectReader.read(bytes, readDocument) }
+            decoded = try frames[2].withUnsafeBytes { bytes in try JSONObjectReader.read(bytes) { try readDocument($0) } }
         } catch {
             throw .badDocument("\(error)")
         }
@@ -62,15 +62,20 @@ public enum FeedMessage: Sendable, Equatable {
         return .event(decoded.recorded, decoded.event)
     }
 
+    /// An event document as the log service sends it, its payload left undecoded for the consumer.
+    static func recordedEvent(document: Data) throws -> RecordedEvent {
+        try document.withUnsafeBytes { bytes in try JSONObjectReader.read(bytes) { try readDocument($0, decoding: false) } }.recorded
+    }
+
     /// The recorded-event document (`EventDocument`), payload included. The payload's bytes are
     /// kept as they came, which is what the log holds.
-    /// Payloads with sealed personal fields are left for the reader to open with its key vault.
-    private static func readDocument(_ json: borrowing JSONObjectReader) throws -> (recorded: RecordedEvent, event: Event?) {
+    /// Payloads with sealed personal fields are left for the reader: the follower reads them from the log service, which opens them.
+    private static func readDocument(_ json: borrowing JSONObjectReader, decoding: Bool = true) throws -> (recorded: RecordedEvent, event: Event?) {
         let type = try json.string("type")
         let schemaVersion = try json.int("schemaVersion")
         try EventCoding.checkVersion(type: type, schemaVersion)
         let payload = try json.object("data")
-        let event = EventCoding.sealedTypes.contains(type) ? nil : try JSONObjectReader.read(payload) {
+        let event = !decoding || EventCoding.sealedTypes.contains(type) ? nil : try JSONObjectReader.read(payload) {
             try EventCoding.decode(type: type, schemaVersion: schemaVersion, $0, vault: nil)
         }
         let metadata = try JSONObjectReader.read(try json.object("metadata")) { m in

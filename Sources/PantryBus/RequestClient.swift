@@ -28,9 +28,16 @@ public final class RequestClient {
 
     /// Sends one request document and returns the reply document as it came.
     public func send(_ request: Data) throws -> Data {
-        try socket.send([request])
-        guard let frames = try socket.receive(), let reply = frames.last else { throw Failure.timeout(endpoint: endpoint) }
+        guard let reply = try exchange(request).last else { throw Failure.timeout(endpoint: endpoint) }
         return reply
+    }
+
+    /// Sends one request document and returns every frame of the reply (the log service's
+    /// answers are a header and one frame per event).
+    public func exchange(_ request: Data) throws -> [Data] {
+        try socket.send([request])
+        guard let frames = try socket.receive() else { throw Failure.timeout(endpoint: endpoint) }
+        return frames
     }
 
     /// A query by name with its parameters; waits until the worker has applied `after`. Returns the

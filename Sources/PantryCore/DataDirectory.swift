@@ -1,6 +1,7 @@
 import Foundation
 
-/// Where a deployment keeps its files. Every process is pointed at the same directory.
+/// Where a process keeps its files: the core's holds the log and the keys; a worker's or an API
+/// process's holds only its own (one directory may serve them all on one machine).
 ///
 /// The files hold accounts, keys and tokens' revocations: only the owner may read them, whatever
 /// the umask the process started with (022 left the log 0644). Opening a data directory sets the

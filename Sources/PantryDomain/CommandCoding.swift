@@ -72,6 +72,8 @@ public enum CommandCoding {
             data.field("userId", c.userId); data.field("passwordHash", c.passwordHash)
         case .deleteUser(let c):
             data.field("userId", c.userId)
+        case .revokeSession(let c):
+            data.field("userId", c.userId); data.field("tokenId", c.tokenId); data.field("expiresAt", c.expiresAt)
         case .saveRecipe(let c):
             data.field("userId", c.userId); data.field("recipeId", c.recipeId)
             if withFacts { field("recipe", c.recipe, in: &data) }
@@ -198,6 +200,11 @@ public enum CommandCoding {
         "DeleteUser": { json in
             try refuseUnknownFields(json, of: DeleteUser.self)
             return .deleteUser(DeleteUser(userId: try json.string("userId")))
+        },
+        "RevokeSession": { json in
+            try refuseUnknownFields(json, of: RevokeSession.self)
+            return .revokeSession(RevokeSession(userId: try json.string("userId"), tokenId: try json.string("tokenId"),
+                                                expiresAt: try json.int64("expiresAt")))
         },
         "WriteExperience": { json in
             try refuseUnknownFields(json, of: WriteExperience.self)

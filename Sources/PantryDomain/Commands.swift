@@ -12,6 +12,7 @@ public enum Command: Sendable, Equatable {
     case writeExperience(WriteExperience)
     case changePassword(ChangePassword)
     case deleteUser(DeleteUser)
+    case revokeSession(RevokeSession)
 
     /// The wire name, also the name of the command's JSON Schema file.
     public var typeName: String {
@@ -28,6 +29,7 @@ public enum Command: Sendable, Equatable {
         case .writeExperience: "WriteExperience"
         case .changePassword: "ChangePassword"
         case .deleteUser: "DeleteUser"
+        case .revokeSession: "RevokeSession"
         }
     }
 
@@ -46,6 +48,7 @@ public enum Command: Sendable, Equatable {
         case .writeExperience(let c): c.userId
         case .changePassword(let c): c.userId
         case .deleteUser(let c): c.userId
+        case .revokeSession(let c): c.userId
         }
     }
 }
@@ -181,4 +184,16 @@ public struct DeleteUser: Sendable, Equatable, CommandPayload {
     public var userId: UserID
     enum Fields: String, CaseIterable { case userId }
     public init(userId: UserID) { self.userId = userId }
+}
+
+/// Logs a session out: its token is refused by every API process from then until it expires.
+/// The API sends it with the token's own id and expiry (seconds since 1970).
+public struct RevokeSession: Sendable, Equatable, CommandPayload {
+    public var userId: UserID
+    public var tokenId: String
+    public var expiresAt: Int64
+    enum Fields: String, CaseIterable { case userId, tokenId, expiresAt }
+    public init(userId: UserID, tokenId: String, expiresAt: Int64) {
+        self.userId = userId; self.tokenId = tokenId; self.expiresAt = expiresAt
+    }
 }

@@ -50,6 +50,14 @@ public enum Decider {
         case .deleteUser(let c):
             return [.userDeleted(UserDeleted(userId: try existingUser(c.userId, state)))]
 
+        case .revokeSession(let c):
+            let userId = try existingUser(c.userId, state)
+            guard (1...64).contains(c.tokenId.utf8.count), c.tokenId.unicodeScalars.allSatisfy(Validate.isIdentifierScalar) else {
+                throw Rejection(.invalidField, "tokenId must be 1-64 characters of letters, digits, '_' or '-'")
+            }
+            guard c.expiresAt > 0 else { throw Rejection(.invalidField, "expiresAt must be a positive number of seconds") }
+            return [.sessionRevoked(SessionRevoked(userId: userId, tokenId: c.tokenId, expiresAt: c.expiresAt))]
+
         case .saveRecipe(let c):
             let userId = try existingUser(c.userId, state)
             let recipeId = try Validate.recipeId(c.recipeId)

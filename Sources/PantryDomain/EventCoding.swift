@@ -56,13 +56,14 @@ public enum EventCoding {
         case .recipeRecorded: "RecipeRecorded"
         case .passwordChanged: "PasswordChanged"
         case .userDeleted: "UserDeleted"
+        case .sessionRevoked: "SessionRevoked"
         }
     }
 
     public static let typeNames = [
         "UserRegistered", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded", "GroceryChecked",
         "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten", "RecipeRecorded", "PasswordChanged",
-        "UserDeleted", "CookingStarted",
+        "UserDeleted", "CookingStarted", "SessionRevoked",
     ]
 
     /// The payload at the type's current version; personal fields go through `vault`.
@@ -84,6 +85,8 @@ public enum EventCoding {
             w.field("sealed", try vault.seal(personal.finish(), for: e.userId))
         case .userDeleted(let e):
             w.field("userId", e.userId)
+        case .sessionRevoked(let e):
+            w.field("userId", e.userId); w.field("tokenId", e.tokenId); w.field("expiresAt", e.expiresAt)
         case .recipeRecorded(let e):
             w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("title", e.facts.title)
             w.field("image", e.facts.image); w.field("ingredients", e.facts.ingredients)
@@ -126,6 +129,23 @@ public enum EventCoding {
         }
     }
 
+    /// The payload with its sealed personal fields opened by `vault`, for readers that hold no
+    /// keys (the log service's answers): `sealed` becomes `opened`, the plaintext object, or
+    /// `null` when the user's key is destroyed. Other payloads come back as they are.
+    public static func opened(type: String, data: Data, vault: any PersonalDataVault) throws -> Data {
+        guard sealedTypes.contains(type) else { return data }
+        return try data.withUnsafeBytes { bytes in
+            try JSONObjectReader.read(bytes) { json in
+                guard let sealed = try json.optionalString("sealed") else { return data } // v1: in the clear
+                let userId = try json.string("userId")
+                var w = JSONObjectWriter()
+                w.field("userId", userId)
+                w.field("opened", json: try vault.open(sealed, for: userId) ?? Array("null".utf8))
+                return Data(w.finish())
+            }
+        }
+    }
+
     public static func checkVersion(type: String, _ schemaVersion: Int) throws(Failure) {
         guard typeNames.contains(type) else { throw .unknownType(type) }
         guard (1...self.schemaVersion(of: type)).contains(schemaVersion) else {
@@ -160,6 +180,9 @@ public enum EventCoding {
             return .passwordChanged(PasswordChanged(userId: userId, passwordHash: hash))
         case "UserDeleted":
             return .userDeleted(UserDeleted(userId: try json.string("userId")))
+        case "SessionRevoked":
+            return .sessionRevoked(SessionRevoked(
+                userId: try json.string("userId"), tokenId: try json.string("tokenId"), expiresAt: try json.int64("expiresAt")))
         case "RecipeRecorded":
             return .recipeRecorded(RecipeRecorded(
                 userId: try json.string("userId"), recipeId: try json.string("recipeId"),
@@ -200,8 +223,13 @@ public enum EventCoding {
     }
 
     /// The sealed personal fields of a payload, read by `body`; nil when the key is destroyed.
+    /// A payload the log service opened (`opened`) needs no vault.
     private static func open<T>(_ json: borrowing JSONObjectReader, type: String, userId: UserID,
                                 vault: (any PersonalDataVault)?, _ body: (borrowing JSONObjectReader) throws -> T) throws -> T? {
+        if json.contains("opened") {
+            guard let opened = try json.optionalObject("opened") else { return nil }
+            return try JSONObjectReader.read(opened, body)
+        }
         guard let vault else { throw Failure.invalidPayload(type: type, reason: "sealed personal fields need the key vault") }
         guard let plaintext = try vault.open(try json.string("sealed"), for: userId) else { return nil }
         return try plaintext.withUnsafeBytes { try JSONObjectReader.read($0, body) }

@@ -14,6 +14,7 @@ public enum Event: Sendable, Equatable {
     case recipeRecorded(RecipeRecorded)
     case passwordChanged(PasswordChanged)
     case userDeleted(UserDeleted)
+    case sessionRevoked(SessionRevoked)
 
     public var userId: UserID {
         switch self {
@@ -30,6 +31,7 @@ public enum Event: Sendable, Equatable {
         case .recipeRecorded(let e): e.userId
         case .passwordChanged(let e): e.userId
         case .userDeleted(let e): e.userId
+        case .sessionRevoked(let e): e.userId
         }
     }
 }
@@ -61,6 +63,17 @@ public struct PasswordChanged: Sendable, Equatable {
     public var userId: UserID
     public var passwordHash: String?
     public init(userId: UserID, passwordHash: String?) { self.userId = userId; self.passwordHash = passwordHash }
+}
+
+/// A session was logged out: its token (`tokenId`) is refused until it expires at `expiresAt`
+/// (seconds since 1970), after which nobody needs to remember it.
+public struct SessionRevoked: Sendable, Equatable {
+    public var userId: UserID
+    public var tokenId: String
+    public var expiresAt: Int64
+    public init(userId: UserID, tokenId: String, expiresAt: Int64) {
+        self.userId = userId; self.tokenId = tokenId; self.expiresAt = expiresAt
+    }
 }
 
 /// The account is closed: every read model forgets the user, and the user's key is destroyed.

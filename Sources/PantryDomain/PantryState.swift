@@ -177,8 +177,8 @@ public struct PantryState: Sendable, Equatable {
             }
         case .cartAdjusted(let e):
             carts[e.userId, default: [:]][e.recipeId] = e.count == 0 ? nil : e.count
-        case .experienceWritten, .cookingStarted:
-            break // no rule depends on earlier experiences or timers
+        case .experienceWritten, .cookingStarted, .sessionRevoked:
+            break // no rule depends on earlier experiences, timers or logouts
         }
     }
 }

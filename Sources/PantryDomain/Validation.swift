@@ -150,7 +150,7 @@ public enum Validate {
         }
     }
 
-    private static func isIdentifierScalar(_ s: Unicode.Scalar) -> Bool {
+    static func isIdentifierScalar(_ s: Unicode.Scalar) -> Bool {
         switch s {
         case "a"..."z", "A"..."Z", "0"..."9", "_", "-": true
         default: false

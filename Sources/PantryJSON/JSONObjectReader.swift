@@ -189,6 +189,12 @@ public struct JSONObjectReader: ~Copyable {
         return UnsafeRawBufferPointer(rebasing: bytes[field.value])
     }
 
+    /// The raw bytes of a nested object; nil when the field is absent or null.
+    public func optionalObject(_ name: String) throws -> UnsafeRawBufferPointer? {
+        guard let field = field(name), field.kind != .null else { return nil }
+        return try object(name)
+    }
+
     private func missingOrNull(_ name: String, _ expected: String) -> JSONReadError {
         contains(name) ? .wrongType(field: name, expected: expected) : .missingField(name)
     }

@@ -56,8 +56,14 @@ public final class ProjectionWorker {
     /// Serves until the context is shut down.
     public func run() throws {
         logger.info("worker serving", metadata: ["projection": "\(store.projection.name)", "checkpoint": "\(follower.position)"])
-        // Start from the log, without waiting for the first heartbeat.
-        try write(follower.readLog())
+        // Start from the log up to its head, without waiting for the first heartbeat: batches of
+        // 10,000 positions, between which queries are answered.
+        let started = clock.now
+        try readingLog {
+            follower.learnHead(try log.headPosition())
+            try write(follower.readLog())
+        }
+        var catchingUp = follower.isBehind
         var poller = ZMQPoller()
         poller.register(follower.socket)
         poller.register(queries)
@@ -77,13 +83,18 @@ public final class ProjectionWorker {
                 let busy = follower.isBehind || queriesPending
                 let ready = try poller.poll(timeoutMilliseconds: busy ? 0 : pollTimeout())
                 if ready[0].contains(.readable) || follower.isBehind {
-                    try apply(follower.drain())
+                    try readingLog { try apply(follower.drain()) }
                 } else {
                     try write([])   // idle: let the file (and `pantry status`) catch up
                 }
                 if ready[1].contains(.readable) || queriesPending { try receiveQueries() }
                 answerParked()
-                if clock.now - lastReport > .seconds(10) {
+                if catchingUp, !follower.isBehind {
+                    catchingUp = false
+                    logger.info("caught up", metadata: ["checkpoint": "\(follower.position)", "seconds": "\((clock.now - started) / .seconds(1))"])
+                }
+                // Every second while catching up at start (a fresh file on a long log), else every 10 s.
+                if clock.now - lastReport > (catchingUp ? .seconds(1) : .seconds(10)) {
                     lastReport = clock.now
                     logger.info("progress", metadata: [
                         "checkpoint": "\(follower.position)", "head": "\(follower.announcedHead)",
@@ -93,6 +104,19 @@ public final class ProjectionWorker {
             }
         } catch let error as ZMQError where error.isTerminated {
             logger.info("worker stopped", metadata: ["checkpoint": "\(follower.position)"])
+        }
+    }
+
+    /// Runs `body`, which reads the log. When the core's log service does not answer (the core is
+    /// down or restarting), nothing was applied: the worker answers queries at what it has and
+    /// reads again a second later, as after a full disk. Messages taken off the feed meanwhile
+    /// are read from the log then (the follower's position did not move past them).
+    private func readingLog(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as RemoteEventStore.Unavailable {
+            logger.warning("could not read the log; retrying in 1 s", metadata: ["error": "\(error)", "checkpoint": "\(written)"])
+            writesPausedUntil = clock.now + .seconds(1)
         }
     }
 
@@ -154,13 +178,17 @@ public final class ProjectionWorker {
                 // One that is there but not announced yet (an event of a type this worker does not
                 // subscribe to) is read from the log now, not at the next heartbeat.
                 if after > follower.announcedHead {
-                    let head = try log.headPosition()
-                    guard after <= head else {
-                        try send(route, failure: QueryError(
-                            code: "position_not_written", message: "position \(after) is beyond the log's head (\(head))"))
-                        continue
+                    do {
+                        let head = try log.headPosition()
+                        guard after <= head else {
+                            try send(route, failure: QueryError(
+                                code: "position_not_written", message: "position \(after) is beyond the log's head (\(head))"))
+                            continue
+                        }
+                        follower.learnHead(head)
+                    } catch is RemoteEventStore.Unavailable {
+                        // Without the log (the core is down) the query waits like any other.
                     }
-                    follower.learnHead(head)
                 }
                 let wait = min(max(request.wait ?? QueryRequest.defaultWaitMilliseconds, 0), QueryRequest.maxWaitMilliseconds)
                 parked.append((route, request, clock.now + .milliseconds(wait)))

@@ -14,7 +14,7 @@ import PantryProjections
 /// event in the copied log finds its key (a key destroyed meanwhile stays destroyed).
 struct Backup: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Copy a deployment's data (log, projections, fetch cache, keys, sessions) while it runs.")
+        abstract: "Copy a deployment's data (log, projections, fetch cache, keys) while it runs.")
 
     @OptionGroup var options: DataOptions
 
@@ -41,7 +41,7 @@ struct Backup: ParsableCommand {
             try Self.copyDatabase(file.path, to: ProjectionStore.fileURL(name: name, directory: copy.projections).path)
             copied.append("projections/\(name).sqlite")
         }
-        for name in ["fetch.sqlite", "api-sessions.sqlite"] where FileManager.default.fileExists(atPath: source.url.appendingPathComponent(name).path) {
+        for name in ["fetch.sqlite"] where FileManager.default.fileExists(atPath: source.url.appendingPathComponent(name).path) {
             try Self.copyDatabase(source.url.appendingPathComponent(name).path, to: copy.url.appendingPathComponent(name).path)
             copied.append(name)
         }

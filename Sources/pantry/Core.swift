@@ -19,6 +19,9 @@ struct Core: ParsableCommand {
     @Option(help: "Event feed endpoint (PUB); default ipc:// in the data directory, or PANTRY_CORE_EVENTS.")
     var events: String?
 
+    @Option(help: "Log service endpoint (ROUTER, range reads for workers and the API); default ipc:// in the data directory, or PANTRY_CORE_LOG.")
+    var log: String?
+
     @Option(help: "Events between two snapshots of the core's state (a start folds only the log after the last).")
     var snapshotEvery: Int64 = 100_000
 
@@ -31,6 +34,7 @@ struct Core: ParsableCommand {
         var endpoints = BusEndpoints(dataDirectory: directory.url)
         if let commands { endpoints.commands = commands }
         if let events { endpoints.events = events }
+        if let log { endpoints.log = log }
 
         let processor = try CommandProcessor(
             store: SQLiteEventStore(path: directory.eventLog, checkpointsInBackground: true),
@@ -39,6 +43,10 @@ struct Core: ParsableCommand {
         let checkpointer = try BackgroundCheckpointer(path: directory.eventLog, logger: logger)
         defer { checkpointer.stop() }
         let context = try ZMQContext()
+        // The log service reads with its own connections, beside the writer, on a thread of its own.
+        try LogServer.start(log: SQLiteEventStore(path: directory.eventLog, readOnly: true),
+                            vault: UserKeyStore(path: directory.userKeys, readOnly: true),
+                            context: context, endpoint: endpoints.log, logger: logger)
         let server = try CoreServer(processor: processor, context: context,
                                     configuration: .init(endpoints: endpoints), logger: logger)
         let signals = stopOnSignals { context.shutdown() }

@@ -19,6 +19,9 @@ struct Worker: ParsableCommand {
 
     @OptionGroup var options: DataOptions
 
+    @Option(help: "The core's log service (e.g. tcp://core:5557), read instead of the log's file when set; or PANTRY_CORE_LOG.")
+    var log: String?
+
     func validate() throws {
         guard ProjectionCatalog.names.contains(name) else {
             throw ValidationError("there is no projection '\(name)'; choose one of \(ProjectionCatalog.names.joined(separator: ", "))")
@@ -32,15 +35,22 @@ struct Worker: ParsableCommand {
         try FileManager.default.createDirectory(at: directory.projections, withIntermediateDirectories: true)
         let lock = try WriterLock(path: directory.workerLock(name))
         defer { withExtendedLifetime(lock) {} }
-        let log = try openLogForReading(directory, logger: logger)
+        let context = try ZMQContext()
+        var endpoints = BusEndpoints(dataDirectory: directory.url)
+        if let log { endpoints.log = log }
+        // With the log service named (another host) it answers, with sealed fields opened: the
+        // worker needs only its own directory. Without it the log is on this host, and its file is
+        // read directly, so gaps are repaired even while the core restarts.
+        let remote = log != nil || ProcessInfo.processInfo.environment["PANTRY_CORE_LOG"] != nil
+        let file = remote ? nil : try openLogForReading(directory, logger: logger)
+        let reader: any EventStore = file ?? RemoteEventStore(context: context, endpoint: endpoints.log)
         let store = try ProjectionStore.open(name: name, directory: directory.projections,
-                                             keys: try UserKeyStore(path: directory.userKeys, readOnly: true),
+                                             keys: try file.map { _ in try UserKeyStore(path: directory.userKeys, readOnly: true) },
                                              checkpointsInBackground: true, logger: logger)
         let checkpointer = try BackgroundCheckpointer(path: store.path, logger: logger)
         defer { checkpointer.stop() }
-        let context = try ZMQContext()
         let worker = try ProjectionWorker(
-            store: store, log: log, context: context, feed: BusEndpoints(dataDirectory: directory.url).events,
+            store: store, log: reader, context: context, feed: endpoints.events,
             queryEndpoint: BusEndpoints.queries(of: name, dataDirectory: directory.url), logger: logger)
         let signals = stopOnSignals { context.shutdown() }
         defer { withExtendedLifetime(signals) {} }

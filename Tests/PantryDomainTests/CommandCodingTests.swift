@@ -18,12 +18,13 @@ import Testing
         CommandEnvelope(commandId: "c12", causationId: "c11", command: cart("u1", "r1", 99, title: "T", image: "http://x.org/i.jpg")),
         CommandEnvelope(commandId: "c13", command: experience("u1", "r1", "line one\nline \"two\"\t😋 中文")),
         CommandEnvelope(commandId: "c14", command: cook("u1", "r1", 45)),
+        CommandEnvelope(commandId: "c15", command: .revokeSession(RevokeSession(userId: "u1", tokenId: "Zq3tokenId0", expiresAt: 4_102_444_800))),
     ]
 
     @Test func samplesCoverEveryCommandType() {
         #expect(Set(Self.samples.map(\.command.typeName)) == ["RegisterUser", "SaveRecipe", "RemoveSavedRecipe", "AddGrocery",
                                                                "CheckGrocery", "RemoveGrocery", "UseOwnedIngredient", "AdjustCart", "WriteExperience",
-                                                               "StartCooking"])
+                                                               "StartCooking", "RevokeSession"])
     }
 
     @Test(arguments: samples)

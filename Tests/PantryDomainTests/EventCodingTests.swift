@@ -31,11 +31,12 @@ import Testing
         .passwordChanged(PasswordChanged(userId: "u1", passwordHash: phcHash)),
         .userDeleted(UserDeleted(userId: "u1")),
         .cookingStarted(CookingStarted(userId: "u1", recipeId: tricky, minutes: 1440)),
+        .sessionRevoked(SessionRevoked(userId: "u1", tokenId: "Zq3tokenId0", expiresAt: 4_102_444_800)),
     ]
 
     @Test func samplesCoverEveryEventType() {
         #expect(Set(Self.samples.map(EventCoding.typeName(of:))) == Set(EventCoding.typeNames))
-        #expect(EventCoding.typeNames.count == 13)
+        #expect(EventCoding.typeNames.count == 14)
     }
 
     @Test(arguments: samples)

@@ -157,6 +157,7 @@ func expectJSONHoldsExactlyThePayloadsProperties(_ json: [String: Any], of enumC
         case let string as String: #expect(json[label] as? String == string, "\(label)")
         case let double as Double: #expect((json[label] as? NSNumber)?.doubleValue == double, "\(label)")
         case let int as Int: #expect((json[label] as? NSNumber)?.intValue == int, "\(label)")
+        case let int as Int64: #expect((json[label] as? NSNumber)?.int64Value == int, "\(label)")
         case let bool as Bool: #expect((json[label] as? NSNumber) == NSNumber(value: bool), "\(label)")
         case let strings as [String]: #expect(json[label] as? [String] == strings, "\(label)")
         case let facts as RecipeFacts:

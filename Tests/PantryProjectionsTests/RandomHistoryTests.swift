@@ -56,6 +56,9 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
             command = .adjustCart(AdjustCart(userId: user, recipeId: recipe, delta: delta, recipe: facts(recipe)))
         case 92..<95:
             command = .startCooking(StartCooking(userId: user, recipeId: recipe, minutes: Int.random(in: 1...120, using: &rng)))
+        case 97 where Int.random(in: 0..<4, using: &rng) == 0:
+            // No projection reads logouts: they must pass through every one unharmed.
+            command = .revokeSession(RevokeSession(userId: user, tokenId: "t\(Int.random(in: 0..<1000, using: &rng))", expiresAt: 4_102_444_800))
         case 95..<98:
             command = .writeExperience(WriteExperience(userId: user, recipeId: recipe, text: "tip \(Int.random(in: 0..<1000, using: &rng))"))
         case 98:

@@ -40,6 +40,7 @@ VALID = [
     cmd("c17", "RegisterUser", userId="u3", username="ánna", email="anna3@example.org", passwordHash=HASH),
     cmd("c18", "ChangePassword", userId="u3", passwordHash=HASH),
     cmd("c19", "DeleteUser", userId="u3"),
+    cmd("c20", "RevokeSession", userId="u1", tokenId="Zq3tokenId0", expiresAt=4102444800),
 ]
 
 # Each is refused by the JSON Schema and by `pantry submit`, whatever the state of the log.
@@ -102,7 +103,8 @@ def test_events_written_by_swift_match_the_schemas(submit, pantry_bin):
         assert recorded_event_errors(event) == [], event
     assert {e["type"] for e in events} == {
         "UserRegistered", "RecipeRecorded", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded", "GroceryChecked",
-        "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten", "PasswordChanged", "UserDeleted"}
+        "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten", "PasswordChanged", "UserDeleted",
+        "SessionRevoked"}
     assert all("hunter2" not in json.dumps(e) for e in events)
     # Personal fields are sealed: no username or email of any account is readable in the log.
     text = result.stdout.decode()

@@ -157,3 +157,51 @@ def test_an_integer_written_with_a_zero_fraction_is_the_integer(deployment):
     # The same id again is the same outcome: resending after a lost answer is safe.
     again = ask(core, command)
     assert again["status"] == "accepted" and again.get("duplicate") is True and again["positions"] == outcome["positions"]
+
+
+def test_the_log_service_answers_range_reads_as_the_schemas_say(deployment):
+    """What a worker on another host reads instead of the log's file: every read kind, bounded
+    answers whose event frames are recorded-event documents with personal fields opened, and
+    clear refusals of what the request schema refuses."""
+    processes, user_id, _, position = deployment
+    request, answer = validator("log-request"), validator("log-answer")
+    envelope = jsonschema.Draft202012Validator(json.loads((ROOT / "schemas" / "recorded-event.schema.json").read_text()))
+    socket = dealer(processes.data / "core-log.sock")
+
+    def read(document):
+        request.validate(document)
+        socket.send(json.dumps(document).encode())
+        header, *frames = socket.recv_multipart()
+        header = json.loads(header)
+        answer.validate(header)
+        assert header["events"] == len(frames), header
+        events = [json.loads(frame) for frame in frames]
+        for event in events:
+            envelope.validate(event)
+        return header, events
+
+    header, _ = read({"read": "head"})
+    head = header["head"]
+    assert head >= position
+    header, events = read({"read": "range", "after": 0, "limit": 1_000_000})
+    assert [e["position"] for e in events] == list(range(1, head + 1)) and header["through"] == head
+    # The account's personal fields come opened, so the reader needs no key file.
+    registered = next(e for e in events if e["type"] == "UserRegistered" and e["data"]["userId"] == user_id)
+    assert "sealed" not in registered["data"] and registered["data"]["opened"]["username"] == "contract-cook"
+    header, events = read({"read": "types", "after": 0, "through": head + 100, "types": ["CartAdjusted", "CookingStarted"]})
+    assert {e["type"] for e in events} == {"CartAdjusted", "CookingStarted"} and header["through"] == head
+    header, events = read({"read": "positions", "positions": [head, 1, head + 5]})
+    assert [e["position"] for e in events] == [1, head]
+    for bad in ({"read": "range", "after": 0}, {"read": "range", "after": -1, "limit": 5},
+                {"read": "range", "after": 0, "limit": 5, "extra": 1}, {"read": "everything"},
+                {"read": "positions", "positions": list(range(1, 10_002))}):
+        assert not request.is_valid(bad), bad
+        socket.send(json.dumps(bad).encode())
+        frames = socket.recv_multipart()
+        assert len(frames) == 1, bad
+        reply = json.loads(frames[0])
+        answer.validate(reply)
+        assert reply["error"]["code"] == "bad_request", (bad, reply)
+    socket.send(b"not json")
+    assert json.loads(socket.recv())["error"]["code"] == "bad_request"
+    socket.close()

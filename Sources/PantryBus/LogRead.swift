@@ -1,0 +1,109 @@
+import Foundation
+import PantryJSON
+
+/// A read of the log asked of the log service (`schemas/zeromq.md`, "The log";
+/// `bus/log-request.schema.json`): one JSON frame, `{"read": "range" | "types" | "positions" | "head", ...}`.
+public enum LogRead: Equatable, Sendable {
+    /// Events after `after`, at most `limit`.
+    case range(after: Int64, limit: Int)
+    /// Events of `types` in `after + 1 ... through`.
+    case types(after: Int64, through: Int64, types: Set<String>)
+    /// The events at `positions` that exist.
+    case positions([Int64])
+    /// Only the head position (every answer carries it).
+    case head
+
+    /// Positions one `positions` read may name: a reader asks for more in several reads.
+    public static let maxPositions = 10_000
+
+    public struct Invalid: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private static let fields: [String: Set<String>] = [
+        "range": ["read", "after", "limit"], "types": ["read", "after", "through", "types"],
+        "positions": ["read", "positions"], "head": ["read"],
+    ]
+
+    public var json: Data {
+        var w = JSONObjectWriter()
+        switch self {
+        case .range(let after, let limit):
+            w.field("read", "range"); w.field("after", after); w.field("limit", limit)
+        case .types(let after, let through, let types):
+            w.field("read", "types"); w.field("after", after); w.field("through", through); w.field("types", types.sorted())
+        case .positions(let positions):
+            w.field("read", "positions"); w.field("positions", positions)
+        case .head:
+            w.field("read", "head")
+        }
+        return Data(w.finish())
+    }
+
+    /// Reads a request as the log service receives it; unknown fields are refused, as a query's are.
+    public init(json: Data) throws {
+        self = try json.withUnsafeBytes { bytes in
+            try JSONObjectReader.read(bytes) { json in
+                let read = try json.string("read")
+                guard let allowed = Self.fields[read] else { throw Invalid(description: "unknown read '\(read.prefix(32))'") }
+                if let unknown = json.names.first(where: { !allowed.contains($0) }) {
+                    throw Invalid(description: "unknown field '\(unknown.prefix(64))' for a \(read) read")
+                }
+                let after = try json.optionalInt("after").map(Int64.init) ?? 0
+                let through = try json.optionalInt("through").map(Int64.init) ?? 0
+                guard after >= 0, through >= 0 else { throw Invalid(description: "positions must not be negative") }
+                switch read {
+                case "range":
+                    let limit = try json.int("limit")
+                    guard limit > 0 else { throw Invalid(description: "limit must be positive") }
+                    return .range(after: try json.int64("after"), limit: limit)
+                case "types":
+                    guard let types = try json.optionalStrings("types") else { throw Invalid(description: "types are missing") }
+                    return .types(after: try json.int64("after"), through: try json.int64("through"), types: Set(types))
+                case "positions":
+                    guard let positions = try json.optionalIntegers("positions") else { throw Invalid(description: "positions are missing") }
+                    return .positions(positions.map(Int64.init))
+                default:
+                    return .head
+                }
+            }
+        }
+    }
+}
+
+/// The first frame of the log service's answer (`bus/log-answer.schema.json`); the event documents
+/// follow, one frame each. `through` is how far the answer reaches: every event the read asked for
+/// up to that position is in it, and the caller asks again after it for the rest.
+public struct LogAnswer: Equatable, Sendable {
+    public var head: Int64
+    public var through: Int64
+    public var events: Int
+
+    public var json: Data {
+        var w = JSONObjectWriter()
+        w.field("head", head); w.field("through", through); w.field("events", events)
+        return Data(w.finish())
+    }
+
+    /// An answer, or the refusal it carries instead.
+    public static func decode(_ frame: Data) throws -> LogAnswer {
+        try frame.withUnsafeBytes { bytes in
+            try JSONObjectReader.read(bytes) { json in
+                if let error = try json.optionalObject("error") {
+                    let message = try JSONObjectReader.read(error) { "\(try $0.string("code")): \(try $0.string("message"))" }
+                    throw LogRead.Invalid(description: message)
+                }
+                return LogAnswer(head: try json.int64("head"), through: try json.int64("through"), events: try json.int("events"))
+            }
+        }
+    }
+
+    /// `bad_request`, or `unavailable` when the log could not be read.
+    public static func refusal(_ message: String, code: String = "bad_request") -> Data {
+        var error = JSONObjectWriter()
+        error.field("code", code); error.field("message", message)
+        var w = JSONObjectWriter()
+        w.field("error", json: error.finish())
+        return Data(w.finish())
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import PantryDomain
+import PantryEventStore
+import Synchronization
+import ZeroMQ
+
+/// The log service beside the core: answers range reads of the log on a ROUTER socket
+/// (`schemas/zeromq.md`, "The log"), so a worker or an API process catches up, repairs gaps and
+/// starts from any position over the network, with no access to the core's files.
+///
+/// Sealed personal fields are opened here with the core's key vault before they are sent, so the
+/// keys never leave the core's host; the price is that those fields cross the network in the
+/// clear (ZeroMQ CURVE on this socket would close that).
+public final class LogServer {
+    public struct Limits: Sendable {
+        /// Events in one answer.
+        public var maxEvents = 10_000
+        /// Bytes of event documents in one answer (one event always goes, whatever its size).
+        public var maxBytes = 4 << 20
+        /// A request larger than this makes libzmq drop the sender.
+        public var maxRequestBytes: Int64 = 1 << 20
+
+        public init() {}
+    }
+
+    private let log: any EventStore
+    private let vault: any PersonalDataVault
+    private let socket: ZMQSocket
+    private let limits: Limits
+    private let logger: Logger
+
+    private init(log: any EventStore, vault: any PersonalDataVault, context: ZMQContext, endpoint: String,
+                 limits: Limits, logger: Logger) throws {
+        self.log = log
+        self.vault = vault
+        self.limits = limits
+        self.logger = logger
+        socket = try ZMQSocket(context: context, type: .router)
+        try socket.setMaxMessageSize(limits.maxRequestBytes)
+        if endpoint.hasPrefix("ipc://") {
+            // A SIGKILLed core leaves the file behind; the core's writer lock proves nobody uses it.
+            try? FileManager.default.removeItem(atPath: String(endpoint.dropFirst("ipc://".count)))
+        }
+        try socket.bind(endpoint)
+    }
+
+    /// Binds `endpoint` and serves on a thread of its own until the context is shut down.
+    public static func start(log: any EventStore, vault: any PersonalDataVault & Sendable, context: ZMQContext,
+                             endpoint: String, limits: Limits = Limits(), logger: Logger) throws {
+        let bound = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        let thread = Thread {
+            let server: LogServer
+            do {
+                server = try LogServer(log: log, vault: vault, context: context, endpoint: endpoint, limits: limits, logger: logger)
+            } catch {
+                failure.withLock { $0 = error }
+                bound.signal()
+                return
+            }
+            bound.signal()
+            server.run()
+        }
+        thread.name = "log-service"
+        thread.start()
+        bound.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+        logger.info("log service serving", metadata: ["endpoint": "\(endpoint)"])
+    }
+
+    private func run() {
+        while true {
+            do {
+                guard let frames = try socket.receive(), frames.count >= 2 else { continue }
+                let reply = answer(frames[frames.count - 1])
+                try socket.send(Array(frames.dropLast()) + reply, dontWait: true)
+            } catch let error as ZMQError where error.isTerminated {
+                return
+            } catch {
+                logger.warning("log service could not answer", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// The answer's frames: a header, then one event document per event.
+    func answer(_ request: Data) -> [Data] {
+        let read: LogRead
+        do {
+            read = try LogRead(json: request)
+        } catch {
+            return [LogAnswer.refusal("the request is not a log read of the documented shape: \(error)")]
+        }
+        do {
+            let head = try log.headPosition()
+            let events: [RecordedEvent], reach: Int64
+            switch read {
+            case .head:
+                return [LogAnswer(head: head, through: head, events: 0).json]
+            case .range(let after, let limit):
+                events = try log.read(after: after, limit: min(limit, limits.maxEvents))
+                reach = events.last?.position ?? after
+            case .types(let after, let through, let types):
+                // Positions are dense: a window of `maxEvents` positions holds at most that many events.
+                reach = min(through, head, after + Int64(limits.maxEvents))
+                events = try log.read(after: after, through: reach, types: types)
+            case .positions(let positions):
+                guard positions.count <= LogRead.maxPositions else {
+                    return [LogAnswer.refusal("at most \(LogRead.maxPositions) positions in one read, not \(positions.count)")]
+                }
+                events = try log.read(positions: positions)
+                reach = positions.max() ?? 0
+            }
+            var documents: [Data] = []
+            var bytes = 0
+            for event in events {
+                var opened = event
+                opened.data = try EventCoding.opened(type: event.type, data: event.data, vault: vault)
+                let document = EventDocument.encode(opened)
+                bytes += document.count
+                if bytes > limits.maxBytes || documents.count == limits.maxEvents, !documents.isEmpty {
+                    // Cut short: the answer reaches the last event it holds.
+                    return [LogAnswer(head: head, through: events[documents.count - 1].position, events: documents.count).json]
+                        + documents
+                }
+                documents.append(document)
+            }
+            return [LogAnswer(head: head, through: max(reach, events.last?.position ?? 0), events: documents.count).json] + documents
+        } catch {
+            logger.error("log service could not read the log", metadata: ["error": "\(error)"])
+            return [LogAnswer.refusal("the log could not be read: \(error)", code: "unavailable")]
+        }
+    }
+}

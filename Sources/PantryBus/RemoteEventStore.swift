@@ -1,0 +1,103 @@
+import Foundation
+import PantryEventStore
+import Synchronization
+import ZeroMQ
+
+/// The log read over the network from the core's log service (`LogServer`): what the workers and
+/// the API read instead of the log's file, so they need only their own data directory. Read-only:
+/// the core is the single writer, and the idempotency and one-point records are its own.
+///
+/// A read that gets no answer within `timeout` throws `Unavailable` (the core is down or
+/// restarting); the caller keeps what it has and asks again later. The next read goes out on a
+/// new socket, so a late answer to the old one cannot be taken for its own.
+public final class RemoteEventStore: EventStore {
+    public struct ReadOnly: Error, CustomStringConvertible {
+        public var operation: String
+        public var description: String { "\(operation) is not served by the log service: only the core writes and asks that of the log" }
+    }
+
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var endpoint: String
+        public var description: String { "the core's log service at \(endpoint) did not answer" }
+    }
+
+    private let context: ZMQContext
+    private let endpoint: String
+    private let timeout: Duration
+    private let client: Mutex<RequestClient?> = Mutex(nil)
+
+    public init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(3)) {
+        self.context = context
+        self.endpoint = endpoint
+        self.timeout = timeout
+    }
+
+    /// One read: the header and the events.
+    private func ask(_ read: LogRead) throws -> (answer: LogAnswer, events: [RecordedEvent]) {
+        try client.withLock { client in
+            let connection = try client ?? RequestClient(context: context, endpoint: endpoint, timeout: timeout)
+            client = connection
+            let frames: [Data]
+            do {
+                frames = try connection.exchange(read.json)
+            } catch RequestClient.Failure.timeout {
+                client = nil
+                throw Unavailable(endpoint: endpoint)
+            }
+            let answer = try LogAnswer.decode(frames[0])
+            guard frames.count == answer.events + 1 else {
+                throw EventStoreError.corrupt("the log service announced \(answer.events) events and sent \(frames.count - 1)")
+            }
+            return (answer, try frames.dropFirst().map(FeedMessage.recordedEvent(document:)))
+        }
+    }
+
+    public func read(after position: Int64, limit: Int) throws -> [RecordedEvent] {
+        var events: [RecordedEvent] = []
+        var after = position
+        while events.count < limit {
+            let (answer, batch) = try ask(.range(after: after, limit: limit - events.count))
+            events += batch
+            guard !batch.isEmpty else { break }
+            after = answer.through
+        }
+        return events
+    }
+
+    public func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent] {
+        guard last > position, !types.isEmpty else { return [] }
+        var events: [RecordedEvent] = []
+        var after = position
+        while after < last {
+            let (answer, batch) = try ask(.types(after: after, through: last, types: types))
+            events += batch
+            // A range beyond the head is answered up to the head; what lies past it is not written yet.
+            guard answer.through > after else { break }
+            after = answer.through
+        }
+        return events
+    }
+
+    public func read(positions: [Int64]) throws -> [RecordedEvent] {
+        var events: [RecordedEvent] = []
+        var left = positions.sorted()
+        while !left.isEmpty {
+            let (answer, batch) = try ask(.positions(Array(left.prefix(LogRead.maxPositions))))
+            events += batch
+            left.removeAll { $0 <= answer.through }
+        }
+        return events
+    }
+
+    public func headPosition() throws -> Int64 {
+        try ask(.head).answer.head
+    }
+
+    public func readStream(_ streamId: String) throws -> [RecordedEvent] { throw ReadOnly(operation: "readStream") }
+    public func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>] { throw ReadOnly(operation: "append") }
+    public func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand] {
+        throw ReadOnly(operation: "acceptedCommands")
+    }
+    public func earnedPoints(_ points: [PointKey]) throws -> Set<PointKey> { throw ReadOnly(operation: "earnedPoints") }
+    public func countsByType() throws -> [String: Int] { throw ReadOnly(operation: "countsByType") }
+}
