@@ -87,11 +87,14 @@ public struct APIServer {
         if configuration.readsLogFile {
             let path = configuration.dataDirectory.eventLog
             accounts = AccountDirectory(revocations: revocations, logger: logger,
-                                        keys: try UserKeyStore(path: configuration.dataDirectory.userKeys, readOnly: true))
+                                        keys: try UserKeyStore(path: configuration.dataDirectory.userKeys, readOnly: true),
+                                        headOfLog: { try SQLiteEventStore.openForReading(path: path)?.headPosition() })
             accounts.start(context: context, feed: configuration.endpoints.events) { try SQLiteEventStore.openForReading(path: path) }
         } else {
             let remote = RemoteEventStore(context: context, endpoint: configuration.endpoints.log)
-            accounts = AccountDirectory(revocations: revocations, logger: logger, keys: nil)
+            let headReader = RemoteEventStore(context: context, endpoint: configuration.endpoints.log, timeout: .milliseconds(500))
+            accounts = AccountDirectory(revocations: revocations, logger: logger, keys: nil,
+                                        headOfLog: { try headReader.headPosition() })
             accounts.start(context: context, feed: configuration.endpoints.events) { remote }
         }
         let core = CoreConnection(context: context, endpoint: configuration.endpoints.commands,

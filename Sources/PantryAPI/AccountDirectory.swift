@@ -51,8 +51,15 @@ public final class AccountDirectory: Sendable {
     private let keys: (any PersonalDataVault & Sendable)?
     private let logger: Logger
 
-    public init(revocations: RevocationList, logger: Logger, keys: (any PersonalDataVault & Sendable)?) {
+    /// The log's head, read from the log (blocking); nil while there is no log.
+    private let headOfLog: (@Sendable () throws -> Int64?)?
+    private let headQueue = DispatchQueue(label: "pantry.api.accounts.log-head")
+    private let headReadsWaiting = Atomic<Int>(0)
+
+    public init(revocations: RevocationList, logger: Logger, keys: (any PersonalDataVault & Sendable)?,
+                headOfLog: (@Sendable () throws -> Int64?)? = nil) {
         self.revocations = revocations
+        self.headOfLog = headOfLog
         self.keys = keys
         self.logger = logger
     }
@@ -78,6 +85,20 @@ public final class AccountDirectory: Sendable {
             guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(5))) != nil else { return false }
         }
         return true
+    }
+
+    /// Waits (at most `timeout`) until this directory holds what the log held when it was called,
+    /// so that an account registered, or a password changed, through another API process a moment
+    /// ago is known here. The head is asked of the log itself (the feed may be behind it), on a
+    /// queue of its own since that read blocks; at most 4 wait at once, the rest do not wait.
+    public func catchUpWithLog(timeout: Duration) async {
+        guard let headOfLog else { return }
+        defer { headReadsWaiting.subtract(1, ordering: .relaxed) }
+        guard headReadsWaiting.add(1, ordering: .relaxed).newValue <= 4 else { return }
+        let head: Int64? = await withCheckedContinuation { continuation in
+            headQueue.async { continuation.resume(returning: (try? headOfLog()) ?? nil) }
+        }
+        if let head { _ = await waitUntilApplied(head, timeout: timeout) }
     }
 
     /// Follows the log on a new thread until `stop()` and the context's shutdown. `open` gives the

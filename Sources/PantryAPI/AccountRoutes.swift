@@ -151,8 +151,17 @@ struct AccountRoutes {
                           detail: "too many failed logins for this account; try again in \(seconds) s",
                           headers: [.retryAfter: String(seconds)])
         }
-        let account = accounts.account(named: login)
-        let valid = try await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash)
+        var account = accounts.account(named: login)
+        var valid = try await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash)
+        if account == nil || !valid {
+            // Registered, or given a new password, through another API process a moment ago: this
+            // one may not have read it yet. Every failure waits the same, so timing tells nothing.
+            await accounts.catchUpWithLog(timeout: .seconds(1))
+            if let fresher = accounts.account(named: login), fresher.passwordHash != account?.passwordHash {
+                account = fresher
+                valid = try await hasher.verify(body.password, against: fresher.passwordHash)
+            }
+        }
         guard let account, valid else {
             throttle.recordFailure(throttleKey)
             throw Problem.invalidCredentials

@@ -38,6 +38,11 @@ struct BearerAuthenticator: RouterMiddleware {
             throw Problem(.serviceUnavailable, code: "starting", detail: "the API is still loading the accounts",
                           headers: [.retryAfter: "1"])
         }
+        // A token newer than the account as known here (issued by another API process for an
+        // account or password this one has not read yet) waits for the log before it is judged.
+        if (accounts.account(id: claims.userId)?.credentialsGeneration ?? -1) < claims.credentialsGeneration {
+            await accounts.catchUpWithLog(timeout: .seconds(1))
+        }
         guard !revocations.isRevoked(claims.tokenId),
               accounts.account(id: claims.userId)?.credentialsGeneration == claims.credentialsGeneration else {
             throw Problem.invalidToken("the token is invalid or expired")

@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
+import PantryBus
 import PantryCore
 import PantryEventStore
 import PantryKeys
 import PantryProjections
+import ZeroMQ
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,6 +24,9 @@ struct Replay: ParsableCommand {
     @Flag(help: "Compare a rebuild with the live state instead of swapping it in.")
     var verify = false
 
+    @Option(help: "The core's log service (e.g. tcp://core:5557), read instead of the log's file when set; or PANTRY_CORE_LOG.")
+    var log: String?
+
     @Option(help: "Events read from the log per batch.")
     var batchSize = Replayer.defaultBatchSize
 
@@ -33,11 +38,19 @@ struct Replay: ParsableCommand {
 
     func run() throws {
         let directory = try DataDirectory(options.data)
-        guard FileManager.default.fileExists(atPath: directory.eventLog) else {
-            throw ValidationError("there is no event log at \(directory.eventLog)")
+        // On a worker host the log is the core's, over the network, with sealed fields opened there.
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let (log, keys): (any EventStore, UserKeyStore?)
+        if let endpoint = self.log ?? ProcessInfo.processInfo.environment["PANTRY_CORE_LOG"] {
+            (log, keys) = (RemoteEventStore(context: context, endpoint: endpoint), nil)
+        } else {
+            guard FileManager.default.fileExists(atPath: directory.eventLog) else {
+                throw ValidationError("there is no event log at \(directory.eventLog); on another host than the core, give --log")
+            }
+            (log, keys) = (try SQLiteEventStore(path: directory.eventLog, readOnly: true),
+                           try UserKeyStore(path: directory.userKeys, readOnly: true))
         }
-        let log = try SQLiteEventStore(path: directory.eventLog, readOnly: true)
-        let keys = try UserKeyStore(path: directory.userKeys, readOnly: true)
         var differences = 0
         for name in names.isEmpty ? ProjectionCatalog.names : names {
             let projection = try ProjectionCatalog.named(name)
