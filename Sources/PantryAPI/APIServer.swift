@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Logging
+import PantryEventStore
 import Metrics
 import PantryBus
 import PantryFetch
@@ -44,12 +45,17 @@ public struct APIServer {
         public var corsOrigins: Set<String> = []
         /// Where the documentation renderer's script is (ops/setup puts it there).
         public var docsAssets = ".cache/docs"
+        /// Opens the log for the accounts' follower: nil while the core has not made it yet. The
+        /// SQLite file in the data directory unless the executable chose another log.
+        public var openLog: @Sendable () throws -> (any EventStore)?
 
         public init(dataDirectory: DataDirectory, endpoints: BusEndpoints) {
             self.dataDirectory = dataDirectory
             self.endpoints = endpoints
             fetchEndpoint = BusEndpoints.fetch(dataDirectory: dataDirectory.url)
             accessLogPath = dataDirectory.url.appendingPathComponent("access.log").path
+            let logPath = dataDirectory.eventLog
+            openLog = { try SQLiteEventStore.openForReading(path: logPath) }
         }
     }
 
@@ -76,7 +82,7 @@ public struct APIServer {
         let context = try ZMQContext()
         let keys = try UserKeyStore(path: configuration.dataDirectory.userKeys, readOnly: true)
         let accounts = AccountDirectory(keys: keys, logger: logger)
-        accounts.start(context: context, feed: configuration.endpoints.events, logPath: configuration.dataDirectory.eventLog)
+        accounts.start(context: context, feed: configuration.endpoints.events, openLog: configuration.openLog)
         let core = CoreConnection(context: context, endpoint: configuration.endpoints.commands,
                                   timeout: configuration.coreTimeout, logger: logger)
         core.start()

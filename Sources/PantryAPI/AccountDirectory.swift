@@ -78,10 +78,10 @@ public final class AccountDirectory: Sendable {
     }
 
     /// Follows the log on a new thread until `stop()` and the context's shutdown.
-    public func start(context: ZMQContext, feed: String, logPath: String) {
+    public func start(context: ZMQContext, feed: String, openLog: @escaping @Sendable () throws -> (any EventStore)?) {
         let thread = Thread { [self] in
             do {
-                try follow(context: context, feed: feed, logPath: logPath)
+                try follow(context: context, feed: feed, openLog: openLog)
             } catch let error as ZMQError where error.isTerminated {
                 logger.debug("account directory stopped")
             } catch {
@@ -96,13 +96,13 @@ public final class AccountDirectory: Sendable {
         stopping.store(true, ordering: .relaxed)
     }
 
-    private func follow(context: ZMQContext, feed: String, logPath: String) throws {
+    private func follow(context: ZMQContext, feed: String, openLog: () throws -> (any EventStore)?) throws {
         // The API may start before the core has created the log.
-        var opened = try SQLiteEventStore.openForReading(path: logPath)
+        var opened = try openLog()
         while opened == nil {
             if stopping.load(ordering: .relaxed) { return }
             Thread.sleep(forTimeInterval: 0.2)
-            opened = try SQLiteEventStore.openForReading(path: logPath)
+            opened = try openLog()
         }
         guard let log = opened else { return }
         let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: 0,

@@ -5,6 +5,7 @@ import PantryAPI
 import PantryBus
 import PantryCore
 import PantryFetch
+import PantryPostgresLog
 
 struct API: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -54,6 +55,9 @@ struct API: AsyncParsableCommand {
         }
         let directory = try DataDirectory(options.data)
         var configuration = APIServer.Configuration(dataDirectory: directory, endpoints: BusEndpoints(dataDirectory: directory.url))
+        if case .postgres(let address) = try options.logLocation(directory) {
+            configuration.openLog = { try PostgresEventStore.openForReading(address: address) }
+        }
         configuration.host = host
         configuration.port = chosenPort
         configuration.coreTimeout = .milliseconds(Int64(coreTimeout * 1000))

@@ -32,12 +32,15 @@ struct Core: ParsableCommand {
         if let commands { endpoints.commands = commands }
         if let events { endpoints.events = events }
 
+        let (store, location) = try options.openLogForWriting(directory, checkpointsInBackground: true, logger: logger)
+        logger.info("event log", metadata: ["log": "\(location)"])
         let processor = try CommandProcessor(
-            store: SQLiteEventStore(path: directory.eventLog, checkpointsInBackground: true),
-            keys: UserKeyStore(path: directory.userKeys, readOnly: false),
+            store: store, keys: UserKeyStore(path: directory.userKeys, readOnly: false),
             snapshotPath: directory.coreSnapshot, snapshotEvery: snapshotEvery, logger: logger)
-        let checkpointer = try BackgroundCheckpointer(path: directory.eventLog, logger: logger)
-        defer { checkpointer.stop() }
+        // WAL checkpoints are the SQLite file's; PostgreSQL checkpoints by itself. The snapshot
+        // is a file in the data directory whatever the log.
+        let checkpointer = try location.sqlitePath.map { try BackgroundCheckpointer(path: $0, logger: logger) }
+        defer { checkpointer?.stop() }
         let context = try ZMQContext()
         let server = try CoreServer(processor: processor, context: context,
                                     configuration: .init(endpoints: endpoints), logger: logger)

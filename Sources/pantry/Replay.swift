@@ -33,10 +33,7 @@ struct Replay: ParsableCommand {
 
     func run() throws {
         let directory = try DataDirectory(options.data)
-        guard FileManager.default.fileExists(atPath: directory.eventLog) else {
-            throw ValidationError("there is no event log at \(directory.eventLog)")
-        }
-        let log = try SQLiteEventStore(path: directory.eventLog, readOnly: true)
+        let log = try options.openExistingLog(directory)
         let keys = try UserKeyStore(path: directory.userKeys, readOnly: true)
         var differences = 0
         for name in names.isEmpty ? ProjectionCatalog.names : names {

@@ -32,7 +32,7 @@ struct Worker: ParsableCommand {
         try FileManager.default.createDirectory(at: directory.projections, withIntermediateDirectories: true)
         let lock = try WriterLock(path: directory.workerLock(name))
         defer { withExtendedLifetime(lock) {} }
-        let log = try openLogForReading(directory, logger: logger)
+        guard let log = try options.waitForLog(directory, logger: logger) else { return }
         let store = try ProjectionStore.open(name: name, directory: directory.projections,
                                              keys: try UserKeyStore(path: directory.userKeys, readOnly: true),
                                              checkpointsInBackground: true, logger: logger)
@@ -45,16 +45,5 @@ struct Worker: ParsableCommand {
         let signals = stopOnSignals { context.shutdown() }
         defer { withExtendedLifetime(signals) {} }
         try worker.run()
-    }
-}
-
-/// Workers may start before the core has created the log: they wait for it rather than fail.
-func openLogForReading(_ directory: DataDirectory, logger: Logger) throws -> SQLiteEventStore {
-    var announced = false
-    while true {
-        if let log = try SQLiteEventStore.openForReading(path: directory.eventLog) { return log }
-        if !announced { logger.info("waiting for the event log", metadata: ["path": "\(directory.eventLog)"]) }
-        announced = true
-        Thread.sleep(forTimeInterval: 0.2)
     }
 }
