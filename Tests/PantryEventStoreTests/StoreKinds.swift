@@ -71,5 +71,5 @@ func withLog<T>(_ kind: StoreKind, _ body: (TestLog) throws -> T) throws -> T {
 
 /// A new, empty log of `kind`, opened as its writer.
 func withStore<T>(_ kind: StoreKind, _ body: (any EventStore) throws -> T) throws -> T {
-    try withLog(kind) { log in try body(log.writer()) }
+    try withLog(kind) { log throws in try body(log.writer()) }
 }
