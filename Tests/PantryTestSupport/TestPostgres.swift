@@ -12,11 +12,18 @@ public enum TestPostgres {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: clusterScript)
         process.arguments = ["start", "--no-fsync"]
-        let output = Pipe()
+        // A file, not a pipe: the server the script starts inherits the descriptor, and a pipe
+        // would never reach its end while the server runs.
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-postgres-\(UUID().uuidString).out").path
+        guard FileManager.default.createFile(atPath: outputPath, contents: nil), let output = FileHandle(forWritingAtPath: outputPath) else {
+            throw ClusterFailed(status: -1)
+        }
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
         process.standardOutput = output
         try process.run()
-        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
         process.waitUntilExit()
+        try? output.close()
+        let lines = String(decoding: FileManager.default.contents(atPath: outputPath) ?? Data(), as: UTF8.self).split(separator: "\n")
         guard process.terminationStatus == 0, lines.count == 2 else {
             throw ClusterFailed(status: process.terminationStatus)
         }
