@@ -65,6 +65,7 @@ struct MigrateLog: ParsableCommand {
                 throw ValidationError("the PostgreSQL log at \(target.address) already holds \(existing) events: migrate into an empty one")
             }
             try copy(from: source, to: target, head: head)
+            try target.analyze()
         }
         let copied = ContinuousClock.now
         let (sourceDigest, targetDigest) = try (digest(of: source, head: head), digest(of: target, head: max(head, try target.headPosition())))
