@@ -53,13 +53,18 @@ extension DataOptions {
     }
 
     /// A reader of a log that the core may not have made yet (workers, the API): waits for it
-    /// rather than fail, until `stopping` says to give up (nil then).
+    /// rather than fail, until `stopping` says to give up (nil then). A PostgreSQL server that
+    /// does not answer yet is waited for too (the processes of a host may start before it).
     func waitForLog(_ directory: DataDirectory, logger: Logger, stopping: () -> Bool = { false }) throws -> (any EventStore)? {
         let location = try logLocation(directory)
         var announced = false
         while !stopping() {
-            if let log = try openForReading(location, logger: logger) { return log }
-            if !announced { logger.info("waiting for the event log", metadata: ["log": "\(location)"]) }
+            do {
+                if let log = try openForReading(location, logger: logger) { return log }
+                if !announced { logger.info("waiting for the event log", metadata: ["log": "\(location)"]) }
+            } catch where location.sqlitePath == nil {
+                if !announced { logger.warning("waiting for the event log's server", metadata: ["log": "\(location)", "error": "\(error)"]) }
+            }
             announced = true
             Thread.sleep(forTimeInterval: 0.2)
         }
