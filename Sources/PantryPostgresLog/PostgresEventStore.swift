@@ -74,7 +74,8 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
             }
         } catch {
             try? group.syncShutdownGracefully()
-            throw error
+            // PSQLError's description hides everything; a connection's failure holds no secret.
+            throw PostgresLogError.unreachable(address: address.description, reason: String(reflecting: error))
         }
         self.group = group
         self.connection = connection
@@ -383,11 +384,13 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
 public enum PostgresLogError: Error, CustomStringConvertible {
     case readOnly
     case badAddress(String)
+    case unreachable(address: String, reason: String)
 
     public var description: String {
         switch self {
         case .readOnly: "this PostgreSQL log was opened for reading only"
         case .badAddress(let reason): "not a PostgreSQL log address: \(reason)"
+        case .unreachable(let address, let reason): "cannot connect to the PostgreSQL log at \(address): \(reason)"
         }
     }
 }
