@@ -277,18 +277,29 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
         // other way: written as EXISTS, a log whose statistics were not gathered yet (the
         // first minute of a new or migrated one) was hash-joined with every PointEarned, and a
         // batch of 2,000 points took 60-150 ms instead of a few (end to end 3,746 commands/s).
-        let users = points.map(\.userId), recipes = points.map(\.recipeId), ingredients = points.map(\.ingredient)
         var earned: Set<PointKey> = []
-        for row in try read("""
-            SELECT p.u, p.r, p.i FROM unnest(\(users)::text[], \(recipes)::text[], \(ingredients)::text[]) AS p(u, r, i)
-            CROSS JOIN LATERAL (SELECT 1 FROM events WHERE type = 'PointEarned' AND user_id = p.u
-                                AND ((data::jsonb) ->> 'recipeId') = p.r AND ((data::jsonb) ->> 'ingredient') = p.i
-                                LIMIT 1) AS found
-            """) {
+        for row in try read(Self.earnedPointsQuery(points)) {
             let (user, recipe, ingredient) = try row.decode((String, String, String).self)
             earned.insert(PointKey(userId: user, recipeId: recipe, ingredient: ingredient))
         }
         return earned
+    }
+
+    private static func earnedPointsQuery(_ points: [PointKey]) -> PostgresQuery {
+        let users = points.map(\.userId), recipes = points.map(\.recipeId), ingredients = points.map(\.ingredient)
+        return """
+            SELECT p.u, p.r, p.i FROM unnest(\(users)::text[], \(recipes)::text[], \(ingredients)::text[]) AS p(u, r, i)
+            CROSS JOIN LATERAL (SELECT 1 FROM events WHERE type = 'PointEarned' AND user_id = p.u
+                                AND ((data::jsonb) ->> 'recipeId') = p.r AND ((data::jsonb) ->> 'ingredient') = p.i
+                                LIMIT 1) AS found
+            """
+    }
+
+    /// The plan PostgreSQL chooses for `earnedPoints`, for the test that keeps it on the index.
+    package func planOfEarnedPoints(_ points: [PointKey]) throws -> String {
+        let query = Self.earnedPointsQuery(points)
+        return try read(PostgresQuery(unsafeSQL: "EXPLAIN " + query.sql, binds: query.binds))
+            .map { try $0.decode(String.self) }.joined(separator: "\n")
     }
 
     public func headPosition() throws -> Int64 {

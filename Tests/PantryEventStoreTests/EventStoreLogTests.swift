@@ -1,5 +1,7 @@
 import Foundation
 import PantryEventStore
+import PantryPostgresLog
+import PantryTestSupport
 import Testing
 
 /// What every `EventStore` keeps across opens, readers and writers: run against each implementation.
@@ -104,5 +106,26 @@ import Testing
             #expect(try store.headPosition() == 9_002)
             #expect(try store.read(after: 9_000, limit: 10).map(\.position) == [9_001, 9_002])
         }
+    }
+}
+
+@Suite struct PostgresEventStoreTests {
+    /// The one-point rule asks the log for a batch's points by index, even before PostgreSQL has
+    /// gathered statistics on a new or just-migrated log: then, written as EXISTS, the lookup was
+    /// hash-joined with every PointEarned (60-150 ms a batch, the core at 3,746 commands/s).
+    @Test func earnedPointsAreFoundByIndexBeforeAnyStatistics() throws {
+        let address = try TestPostgres.freshDatabase()
+        let store = try PostgresEventStore(address: address)
+        let points = (0..<3_000).map { i in
+            append("user-u\(i % 50)", expecting: Int64(i / 50),
+                   event("PointEarned", #"{"userId":"u\#(i % 50)","recipeId":"r\#(i / 50)","ingredient":"salt"}"#, commandId: "c\(i)", userId: "u\(i % 50)"))
+        }
+        _ = try store.append(points)
+        let asked = (0..<2_000).map { PointKey(userId: "u\($0 % 50)", recipeId: "r\($0)", ingredient: "salt") }
+        let plan = try store.planOfEarnedPoints(asked)
+        #expect(plan.contains("events_points"), "\(plan)")
+        #expect(!plan.contains("Hash") && !plan.contains("Seq Scan on events"), "\(plan)")
+        // Recipes r0...r59 were earned by every user.
+        #expect(try store.earnedPoints(asked) == Set(asked.prefix(60)))
     }
 }
