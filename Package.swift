@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // A small, fast JSON object writer for the hot paths.
@@ -33,6 +34,16 @@ let package = Package(
                 "PantryJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The log in PostgreSQL (`PANTRY_LOG=postgres://...`), the same `EventStore` as the SQLite file.
+        .target(
+            name: "PantryPostgresLog",
+            dependencies: [
+                "PantryEventStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -159,6 +170,7 @@ let package = Package(
             dependencies: [
                 "PantryDomain",
                 "PantryEventStore",
+                "PantryPostgresLog",
                 "PantryKeys",
                 "PantryCore",
                 "PantryBus",
@@ -172,6 +184,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(
@@ -203,9 +216,11 @@ let package = Package(
         .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain", "PantryKeys"]),
         .testTarget(name: "PantryKeysTests", dependencies: ["PantryKeys", "PantryDomain"]),
         .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON"]),
+        // What the test suites share: the PostgreSQL server they run the PostgreSQL log against.
+        .target(name: "PantryTestSupport", dependencies: ["PantryPostgresLog"], path: "Tests/PantryTestSupport"),
         .testTarget(
             name: "PantryEventStoreTests",
-            dependencies: ["PantryEventStore", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["PantryEventStore", "PantryPostgresLog", "PantryTestSupport", .product(name: "Logging", package: "swift-log"),
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "PantryCoreTests", dependencies: ["PantryDomain", "PantryEventStore", "PantryCore", "PantryKeys"]),
@@ -215,7 +230,8 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")]
         ),
         // Drives the built `pantry` binary as a child process.
-        .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryEventStore", "PantryKeys"]),
+        .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryEventStore", "PantryKeys",
+                                                   "PantryPostgresLog", "PantryTestSupport"]),
         // libzmq, wrapped once: nothing else touches its C API.
         .systemLibrary(
             name: "CZeroMQ",

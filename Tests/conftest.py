@@ -1,6 +1,8 @@
 import os
 import pathlib
+import subprocess
 import sys
+import uuid
 
 import pytest
 
@@ -32,3 +34,29 @@ def api(processes):
     """The whole deployment (core, every worker, fetch, api) and an HTTP client of it. A test
     file that needs other settings defines its own `api`."""
     return start_core_and_api(processes)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """The address of a PostgreSQL server for the PostgreSQL log's tests: PANTRY_TEST_POSTGRES
+    (ops/test starts one), or one started here with ops/postgres-cluster and stopped at the end.
+    Never skipped: without PostgreSQL those tests fail."""
+    given = os.environ.get("PANTRY_TEST_POSTGRES")
+    if given:
+        yield given
+        return
+    started = subprocess.run([str(ROOT / "ops" / "postgres-cluster"), "start", "--no-fsync"],
+                             capture_output=True, text=True)
+    assert started.returncode == 0, started.stderr
+    url, directory = started.stdout.split()
+    yield url
+    subprocess.run([str(ROOT / "ops" / "postgres-cluster"), "stop", directory])
+
+
+@pytest.fixture
+def postgres_log(postgres_server):
+    """The address of a new, empty database on the test server, for one test's log."""
+    name = f"pytest_{uuid.uuid4().hex}"
+    created = subprocess.run(["psql", "-q", postgres_server, "-c", f"CREATE DATABASE {name}"], capture_output=True, text=True)
+    assert created.returncode == 0, created.stderr
+    return postgres_server.rsplit("/", 1)[0] + "/" + name

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Logging
+import PantryEventStore
 import Metrics
 import PantryBus
 import PantryFetch
@@ -26,8 +27,8 @@ public struct APIServer {
         /// How long recipe requests may wait for the fetch worker, which may be calling an upstream.
         public var fetchTimeout: Duration = .seconds(20)
         public var fetchEndpoint: String
-        /// Read the log's file when this host has it (the core's); false when the log service is
-        /// asked for by name (`PANTRY_CORE_LOG`).
+        /// Read the log itself (`openLog`: the file on the core's host, or PostgreSQL); false when
+        /// the log service is asked for by name (`PANTRY_CORE_LOG`).
         public var readsLogFile = true
         public var tokenLifetimeSeconds: Int64 = 24 * 3600
         /// scrypt's cost as log2 N. 15 (32 MiB, ~90 ms) protects real accounts; a load test that
@@ -50,12 +51,17 @@ public struct APIServer {
         public var trustedProxies: Set<String> = []
         /// Where the documentation renderer's script is (ops/setup puts it there).
         public var docsAssets = ".cache/docs"
+        /// Opens the log for the accounts' follower: nil while the core has not made it yet. The
+        /// SQLite file in the data directory unless the executable chose another log.
+        public var openLog: @Sendable () throws -> (any EventStore)?
 
         public init(dataDirectory: DataDirectory, endpoints: BusEndpoints) {
             self.dataDirectory = dataDirectory
             self.endpoints = endpoints
             fetchEndpoint = BusEndpoints.fetch(dataDirectory: dataDirectory.url)
             accessLogPath = dataDirectory.url.appendingPathComponent("access.log").path
+            let logPath = dataDirectory.eventLog
+            openLog = { try SQLiteEventStore.openForReading(path: logPath) }
         }
     }
 
@@ -80,22 +86,23 @@ public struct APIServer {
         let decoyHash = try await hasher.hash(RandomIdentifier.make())
 
         let context = try ZMQContext()
-        // On the core's host the log's file is read directly (once the core has made it), so gaps
+        // On the core's host the log is read directly (once the core has made it), so gaps
         // are repaired even while the core restarts; elsewhere the core's log service answers,
         // with sealed fields opened, and no key file is needed.
         let accounts: AccountDirectory
         if configuration.readsLogFile {
-            let path = configuration.dataDirectory.eventLog
+            let openLog = configuration.openLog
             accounts = AccountDirectory(revocations: revocations, logger: logger,
                                         keys: try UserKeyStore(path: configuration.dataDirectory.userKeys, readOnly: true),
-                                        headOfLog: { try SQLiteEventStore.openForReading(path: path)?.headPosition() })
-            accounts.start(context: context, feed: configuration.endpoints.events) { try SQLiteEventStore.openForReading(path: path) }
+                                        openHeadReader: openLog)
+            accounts.start(context: context, feed: configuration.endpoints.events, openLog: openLog)
         } else {
             let remote = RemoteEventStore(context: context, endpoint: configuration.endpoints.log)
-            let headReader = RemoteEventStore(context: context, endpoint: configuration.endpoints.log, timeout: .milliseconds(500))
-            accounts = AccountDirectory(revocations: revocations, logger: logger, keys: nil,
-                                        headOfLog: { try headReader.headPosition() })
-            accounts.start(context: context, feed: configuration.endpoints.events) { remote }
+            let endpoint = configuration.endpoints.log
+            accounts = AccountDirectory(revocations: revocations, logger: logger, keys: nil, openHeadReader: {
+                RemoteEventStore(context: context, endpoint: endpoint, timeout: .milliseconds(500))
+            })
+            accounts.start(context: context, feed: configuration.endpoints.events, openLog: { remote })
         }
         let core = CoreConnection(context: context, endpoint: configuration.endpoints.commands,
                                   timeout: configuration.coreTimeout, logger: logger)

@@ -51,15 +51,16 @@ public final class AccountDirectory: Sendable {
     private let keys: (any PersonalDataVault & Sendable)?
     private let logger: Logger
 
-    /// The log's head, read from the log (blocking); nil while there is no log.
-    private let headOfLog: (@Sendable () throws -> Int64?)?
+    /// Opens a reader of the log for its head (its own, beside the follower's); kept once open.
+    private let openHeadReader: (@Sendable () throws -> (any EventStore)?)?
+    private let headReader = Mutex<(any EventStore)?>(nil)
     private let headQueue = DispatchQueue(label: "pantry.api.accounts.log-head")
     private let headReadsWaiting = Atomic<Int>(0)
 
     public init(revocations: RevocationList, logger: Logger, keys: (any PersonalDataVault & Sendable)?,
-                headOfLog: (@Sendable () throws -> Int64?)? = nil) {
+                openHeadReader: (@Sendable () throws -> (any EventStore)?)? = nil) {
         self.revocations = revocations
-        self.headOfLog = headOfLog
+        self.openHeadReader = openHeadReader
         self.keys = keys
         self.logger = logger
     }
@@ -92,18 +93,23 @@ public final class AccountDirectory: Sendable {
     /// ago is known here. The head is asked of the log itself (the feed may be behind it), on a
     /// queue of its own since that read blocks; at most 4 wait at once, the rest do not wait.
     public func catchUpWithLog(timeout: Duration) async {
-        guard let headOfLog else { return }
+        guard let openHeadReader else { return }
         defer { headReadsWaiting.subtract(1, ordering: .relaxed) }
         guard headReadsWaiting.add(1, ordering: .relaxed).newValue <= 4 else { return }
         let head: Int64? = await withCheckedContinuation { continuation in
-            headQueue.async { continuation.resume(returning: (try? headOfLog()) ?? nil) }
+            headQueue.async { [self] in
+                continuation.resume(returning: headReader.withLock { reader -> Int64? in
+                    if reader == nil { reader = (try? openHeadReader()) ?? nil }
+                    return try? reader?.headPosition()
+                })
+            }
         }
         if let head { _ = await waitUntilApplied(head, timeout: timeout) }
     }
 
     /// Follows the log on a new thread until `stop()` and the context's shutdown. `open` gives the
     /// log, or nil while it does not exist yet (the API may start before the core).
-    public func start(context: ZMQContext, feed: String, log open: @escaping @Sendable () throws -> (any EventStore)?) {
+    public func start(context: ZMQContext, feed: String, openLog open: @escaping @Sendable () throws -> (any EventStore)?) {
         let thread = Thread { [self] in
             do {
                 try follow(context: context, feed: feed, open: open)

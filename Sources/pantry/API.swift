@@ -5,6 +5,7 @@ import PantryAPI
 import PantryBus
 import PantryCore
 import PantryFetch
+import PantryPostgresLog
 
 struct API: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,8 +29,8 @@ struct API: AsyncParsableCommand {
     @Option(help: "scrypt cost as log2 N (10-20) for new password hashes; default PANTRY_PASSWORD_COST or 15.")
     var passwordCost: Int?
 
-    @Option(help: "The core's log service (e.g. tcp://core:5557), read instead of the log's file when set; or PANTRY_CORE_LOG.")
-    var log: String?
+    @Option(help: "The core's log service (e.g. tcp://core:5557), read instead of the log itself when set; or PANTRY_CORE_LOG.")
+    var logService: String?
 
     @Option(help: "The access log file (one line per request), or 'off'; default access.log in the data directory, or PANTRY_ACCESS_LOG.")
     var accessLog: String?
@@ -57,13 +58,16 @@ struct API: AsyncParsableCommand {
         }
         let directory = try DataDirectory(options.data)
         var endpoints = BusEndpoints(dataDirectory: directory.url)
-        if let log { endpoints.log = log }
+        if let logService { endpoints.log = logService }
         var configuration = APIServer.Configuration(dataDirectory: directory, endpoints: endpoints)
+        if case .postgres(let address) = try options.logLocation(directory) {
+            configuration.openLog = { try PostgresEventStore.openForReading(address: address) }
+        }
         configuration.host = host
         configuration.port = chosenPort
         configuration.coreTimeout = .milliseconds(Int64(coreTimeout * 1000))
         configuration.tokenLifetimeSeconds = tokenLifetime
-        configuration.readsLogFile = log == nil && environment["PANTRY_CORE_LOG"] == nil
+        configuration.readsLogFile = logService == nil && environment["PANTRY_CORE_LOG"] == nil
         if let cost = passwordCost ?? environment["PANTRY_PASSWORD_COST"].flatMap(Int.init) {
             guard PasswordHasher.logNRange.contains(cost) else { throw ValidationError("PANTRY_PASSWORD_COST must be 10-20") }
             configuration.passwordLogN = cost

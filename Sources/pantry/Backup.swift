@@ -23,6 +23,9 @@ struct Backup: ParsableCommand {
 
     func run() throws {
         let source = try DataDirectory(options.data)
+        if case .postgres(let address) = try options.logLocation(source) {
+            throw ValidationError("the log is in PostgreSQL (\(address)): back it up with PostgreSQL's own tools (pg_dump, a replica); this command copies an SQLite log")
+        }
         guard FileManager.default.fileExists(atPath: source.eventLog) else {
             throw ValidationError("there is no event log at \(source.eventLog)")
         }

@@ -20,7 +20,7 @@ struct Core: ParsableCommand {
     var events: String?
 
     @Option(help: "Log service endpoint (ROUTER, range reads for workers and the API); default ipc:// in the data directory, or PANTRY_CORE_LOG.")
-    var log: String?
+    var logService: String?
 
     @Option(help: "Events between two snapshots of the core's state (a start folds only the log after the last).")
     var snapshotEvery: Int64 = 100_000
@@ -34,17 +34,20 @@ struct Core: ParsableCommand {
         var endpoints = BusEndpoints(dataDirectory: directory.url)
         if let commands { endpoints.commands = commands }
         if let events { endpoints.events = events }
-        if let log { endpoints.log = log }
+        if let logService { endpoints.log = logService }
 
+        let (store, location) = try options.openLogForWriting(directory, checkpointsInBackground: true, logger: logger)
+        logger.info("event log", metadata: ["log": "\(location)"])
         let processor = try CommandProcessor(
-            store: SQLiteEventStore(path: directory.eventLog, checkpointsInBackground: true),
-            keys: UserKeyStore(path: directory.userKeys, readOnly: false),
+            store: store, keys: UserKeyStore(path: directory.userKeys, readOnly: false),
             snapshotPath: directory.coreSnapshot, snapshotEvery: snapshotEvery, logger: logger)
-        let checkpointer = try BackgroundCheckpointer(path: directory.eventLog, logger: logger)
-        defer { checkpointer.stop() }
+        // WAL checkpoints are the SQLite file's; PostgreSQL checkpoints by itself. The snapshot
+        // is a file in the data directory whatever the log.
+        let checkpointer = try location.sqlitePath.map { try BackgroundCheckpointer(path: $0, logger: logger) }
+        defer { checkpointer?.stop() }
         let context = try ZMQContext()
         // The log service reads with its own connections, beside the writer, on a thread of its own.
-        try LogServer.start(log: SQLiteEventStore(path: directory.eventLog, readOnly: true),
+        try LogServer.start(log: options.openExistingLog(directory, logger: logger),
                             vault: UserKeyStore(path: directory.userKeys, readOnly: true),
                             context: context, endpoint: endpoints.log, logger: logger)
         let server = try CoreServer(processor: processor, context: context,

@@ -19,10 +19,7 @@ struct Events: ParsableCommand {
 
     func run() throws {
         let directory = try DataDirectory(options.data)
-        guard FileManager.default.fileExists(atPath: directory.eventLog) else {
-            throw ValidationError("there is no event log at \(directory.eventLog)")
-        }
-        let store = try SQLiteEventStore(path: directory.eventLog, readOnly: true)
+        let store = try options.openExistingLog(directory)
         var after = max(from, 1) - 1
         var remaining = limit ?? Int.max
         while remaining > 0 {

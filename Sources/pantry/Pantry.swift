@@ -7,7 +7,7 @@ struct Pantry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Pantry: the event-sourced backend for recipe apps.",
         version: Pantry.version,
-        subcommands: [Core.self, Worker.self, Fetch.self, API.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self, Backup.self, Restore.self,
+        subcommands: [Core.self, Worker.self, Fetch.self, API.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self, Backup.self, Restore.self, MigrateLog.self,
                       Catalog.self, LoadTest.self]
     )
 }
@@ -21,6 +21,9 @@ extension Pantry {
 struct DataOptions: ParsableArguments {
     @Option(name: .long, help: "The data directory (event log, projections, caches).")
     var data: String = "./data"
+
+    @Option(name: .long, help: "The event log: postgres://USER@HOST:PORT/DATABASE, or left out for the SQLite file in the data directory (or PANTRY_LOG).")
+    var log: String?
 }
 
 /// Logs go to stderr so that stdout stays machine-readable; `PANTRY_LOG_LEVEL` sets the level.

@@ -24,8 +24,8 @@ struct Replay: ParsableCommand {
     @Flag(help: "Compare a rebuild with the live state instead of swapping it in.")
     var verify = false
 
-    @Option(help: "The core's log service (e.g. tcp://core:5557), read instead of the log's file when set; or PANTRY_CORE_LOG.")
-    var log: String?
+    @Option(help: "The core's log service (e.g. tcp://core:5557), read instead of the log itself when set; or PANTRY_CORE_LOG.")
+    var logService: String?
 
     @Option(help: "Events read from the log per batch.")
     var batchSize = Replayer.defaultBatchSize
@@ -42,14 +42,10 @@ struct Replay: ParsableCommand {
         let context = try ZMQContext()
         defer { context.shutdown() }
         let (log, keys): (any EventStore, UserKeyStore?)
-        if let endpoint = self.log ?? ProcessInfo.processInfo.environment["PANTRY_CORE_LOG"] {
+        if let endpoint = logService ?? ProcessInfo.processInfo.environment["PANTRY_CORE_LOG"] {
             (log, keys) = (RemoteEventStore(context: context, endpoint: endpoint), nil)
         } else {
-            guard FileManager.default.fileExists(atPath: directory.eventLog) else {
-                throw ValidationError("there is no event log at \(directory.eventLog); on another host than the core, give --log")
-            }
-            (log, keys) = (try SQLiteEventStore(path: directory.eventLog, readOnly: true),
-                           try UserKeyStore(path: directory.userKeys, readOnly: true))
+            (log, keys) = (try options.openExistingLog(directory), try UserKeyStore(path: directory.userKeys, readOnly: true))
         }
         var differences = 0
         for name in names.isEmpty ? ProjectionCatalog.names : names {

@@ -19,10 +19,7 @@ struct Stats: ParsableCommand {
 
     func run() throws {
         let directory = try DataDirectory(options.data)
-        guard FileManager.default.fileExists(atPath: directory.eventLog) else {
-            throw ValidationError("there is no event log at \(directory.eventLog)")
-        }
-        let store = try SQLiteEventStore(path: directory.eventLog, readOnly: true)
+        let store = try options.openExistingLog(directory)
         let counts = try store.countsByType()
         let report = Report(head: try store.headPosition(), events: counts.values.reduce(0, +), byType: counts)
         if json {

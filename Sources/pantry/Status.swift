@@ -25,10 +25,7 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let directory = try DataDirectory(options.data)
-        guard FileManager.default.fileExists(atPath: directory.eventLog) else {
-            throw ValidationError("there is no event log at \(directory.eventLog)")
-        }
-        let head = try SQLiteEventStore(path: directory.eventLog, readOnly: true).headPosition()
+        let head = try options.openExistingLog(directory).headPosition()
         var processes = [Report.Process(name: "core", running: isLocked(directory.writerLock), position: head, lag: 0)]
         for name in ProjectionCatalog.names {
             let position = try? Replayer.checkpoint(name: name, directory: directory.projections)

@@ -40,7 +40,7 @@ struct Submit: ParsableCommand {
             return try submitToCore(endpoint: endpoints.commands)
         }
         defer { withExtendedLifetime(lock) {} }
-        let processor = try CommandProcessor(store: SQLiteEventStore(path: directory.eventLog),
+        let processor = try CommandProcessor(store: options.openLogForWriting(directory, logger: Logger(label: "pantry.submit")).0,
                                              keys: UserKeyStore(path: directory.userKeys, readOnly: false),
                                              snapshotPath: directory.coreSnapshot)
         try forEachBatch { envelopes in processor.process(envelopes) }

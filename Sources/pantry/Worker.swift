@@ -19,8 +19,8 @@ struct Worker: ParsableCommand {
 
     @OptionGroup var options: DataOptions
 
-    @Option(help: "The core's log service (e.g. tcp://core:5557), read instead of the log's file when set; or PANTRY_CORE_LOG.")
-    var log: String?
+    @Option(help: "The core's log service (e.g. tcp://core:5557), read instead of the log itself when set; or PANTRY_CORE_LOG.")
+    var logService: String?
 
     func validate() throws {
         guard ProjectionCatalog.names.contains(name) else {
@@ -37,15 +37,16 @@ struct Worker: ParsableCommand {
         defer { withExtendedLifetime(lock) {} }
         let context = try ZMQContext()
         var endpoints = BusEndpoints(dataDirectory: directory.url)
-        if let log { endpoints.log = log }
+        if let logService { endpoints.log = logService }
         // With the log service named (another host) it answers, with sealed fields opened: the
-        // worker needs only its own directory. Without it the log is on this host, and its file is
-        // read directly, so gaps are repaired even while the core restarts.
-        let remote = log != nil || ProcessInfo.processInfo.environment["PANTRY_CORE_LOG"] != nil
-        let file = remote ? nil : try openLogForReading(directory, logger: logger)
-        let reader: any EventStore = file ?? RemoteEventStore(context: context, endpoint: endpoints.log)
+        // worker needs only its own directory. Without it the log is read directly (the file on
+        // this host, or PostgreSQL), so gaps are repaired even while the core restarts.
+        let remote = logService != nil || ProcessInfo.processInfo.environment["PANTRY_CORE_LOG"] != nil
+        let local = remote ? nil : try options.waitForLog(directory, logger: logger)
+        if !remote && local == nil { return }
+        let reader: any EventStore = local ?? RemoteEventStore(context: context, endpoint: endpoints.log)
         let store = try ProjectionStore.open(name: name, directory: directory.projections,
-                                             keys: try file.map { _ in try UserKeyStore(path: directory.userKeys, readOnly: true) },
+                                             keys: try local.map { _ in try UserKeyStore(path: directory.userKeys, readOnly: true) },
                                              checkpointsInBackground: true, logger: logger)
         let checkpointer = try BackgroundCheckpointer(path: store.path, logger: logger)
         defer { checkpointer.stop() }
@@ -55,16 +56,5 @@ struct Worker: ParsableCommand {
         let signals = stopOnSignals { context.shutdown() }
         defer { withExtendedLifetime(signals) {} }
         try worker.run()
-    }
-}
-
-/// Workers may start before the core has created the log: they wait for it rather than fail.
-func openLogForReading(_ directory: DataDirectory, logger: Logger) throws -> SQLiteEventStore {
-    var announced = false
-    while true {
-        if let log = try SQLiteEventStore.openForReading(path: directory.eventLog) { return log }
-        if !announced { logger.info("waiting for the event log", metadata: ["path": "\(directory.eventLog)"]) }
-        announced = true
-        Thread.sleep(forTimeInterval: 0.2)
     }
 }

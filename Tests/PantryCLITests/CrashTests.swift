@@ -2,21 +2,25 @@ import Foundation
 import PantryDomain
 import PantryEventStore
 import PantryKeys
+import PantryPostgresLog
+import PantryTestSupport
 import Testing
 
 /// A writer killed with SIGKILL at an arbitrary moment leaves a log with dense positions, no torn
-/// event, and every command it had answered "accepted".
+/// event, and every command it had answered "accepted": with the SQLite log, and with the
+/// PostgreSQL log (the writer's session dies with it, in the middle of a transaction).
 @Suite struct CrashTests {
-    @Test func killedWriterLosesNothingItAcknowledged() throws {
+    @Test(arguments: ["sqlite", "postgres"]) func killedWriterLosesNothingItAcknowledged(_ log: String) throws {
         let directory = try PantryBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let postgres = log == "postgres" ? try TestPostgres.freshDatabase() : nil
         var acknowledged = Set<String>()
         var next = 0
 
         for round in 0..<3 {
             let process = Process()
             process.executableURL = PantryBinary.url
-            process.arguments = ["submit", "--data", directory.path]
+            process.arguments = ["submit", "--data", directory.path] + (postgres.map { ["--log", $0.url] } ?? [])
             let stdin = Pipe(), stdout = Pipe()
             process.standardInput = stdin
             process.standardOutput = stdout
@@ -65,7 +69,11 @@ import Testing
             #expect(process.terminationReason == .uncaughtSignal)
             next += 1_000_000
 
-            let store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path, readOnly: true)
+            let store: any EventStore = if let postgres {
+                try #require(try PostgresEventStore.openForReading(address: postgres))
+            } else {
+                try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path, readOnly: true)
+            }
             let events = try readAll(store)
             #expect(events.map(\.position) == Array(1...Int64(events.count)), "positions are dense")
             #expect(Set(events.map(\.metadata.commandId)).isSuperset(of: acknowledged), "every acknowledged command is in the log")
@@ -82,7 +90,7 @@ import Testing
 
     static let recipeFacts = #"{"title":"Recipe","ingredients":["# + (0..<200).map { "\"ingredient \($0)\"" }.joined(separator: ",") + "]}"
 
-    private func readAll(_ store: SQLiteEventStore) throws -> [RecordedEvent] {
+    private func readAll(_ store: any EventStore) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
         while case let batch = try store.read(after: events.last?.position ?? 0, limit: 10_000), !batch.isEmpty {
             events += batch

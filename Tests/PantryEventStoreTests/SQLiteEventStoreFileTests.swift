@@ -28,27 +28,6 @@ import Testing
         }
     }
 
-    @Test func reopeningKeepsEverything() throws {
-        try withTemporaryDirectory { dir in
-            let path = dir.appendingPathComponent("events.sqlite").path
-            var before: [RecordedEvent] = []
-            do {
-                let store = try SQLiteEventStore(path: path)
-                _ = try store.append([append("s1", expecting: 0, event("A"), event("B")), append("s2", expecting: 0, event("C"))])
-                _ = try store.append([append("s1", expecting: 2, event("D", #"{"emoji":"🍅"}"#))])
-                before = try store.read(after: 0, limit: 100)
-            }
-            let reopened = try SQLiteEventStore(path: path)
-            #expect(try reopened.read(after: 0, limit: 100) == before)
-            #expect(try reopened.headPosition() == 4)
-            #expect(try reopened.countsByType() == ["A": 1, "B": 1, "C": 1, "D": 1])
-            // The stream versions are known again (from the file, not a cache).
-            #expect(throws: EventStoreError.wrongExpectedVersion(streamId: "s1", expected: 0, actual: 3)) {
-                try reopened.append([append("s1", expecting: 0, event("E"))])
-            }
-            #expect(try reopened.append([append("s1", expecting: 3, event("E"))]) == [5...5])
-        }
-    }
 
     /// The core's log leaves checkpoints to the background: no append copies the WAL into the
     /// file (that fsync stalled group commits), the checkpointer does, and nothing is lost.
@@ -73,22 +52,6 @@ import Testing
         }
     }
 
-    @Test func aReadOnlyStoreSeesWhatTheWriterAppended() throws {
-        try withTemporaryDirectory { dir in
-            let path = dir.appendingPathComponent("events.sqlite").path
-            let writer = try SQLiteEventStore(path: path)
-            _ = try writer.append([append("s1", expecting: 0, event("A"))])
-            let reader = try SQLiteEventStore(path: path, readOnly: true)
-            #expect(try reader.headPosition() == 1)
-            _ = try writer.append([append("s1", expecting: 1, event("B")), append("s2", expecting: 0, event("C"))])
-            #expect(try reader.headPosition() == 3)
-            #expect(try reader.read(after: 1, limit: 10) == writer.read(after: 1, limit: 10))
-            #expect(try reader.readStream("s1").map(\.type) == ["A", "B"])
-            #expect(try reader.countsByType() == ["A": 1, "B": 1, "C": 1])
-            #expect(throws: (any Error).self) { try reader.append([append("s3", expecting: 0, event("X"))]) }
-            #expect(try writer.headPosition() == 3)
-        }
-    }
 
     /// A worker started at the same moment as the core must not read a log without its tables.
     @Test func aReaderWaitsUntilTheWriterHasCreatedTheTables() throws {

@@ -147,7 +147,7 @@ def test_api_processes_on_separate_directories_share_logouts_reads_and_the_log(h
     started = time.monotonic()
     # Named by flag rather than by the environment, the log service is read just the same.
     own = {name: value for name, value in env.items() if name != "PANTRY_CORE_LOG"}
-    worker = fresh.start("worker", "--log", env["PANTRY_CORE_LOG"], "carts", env={**own, "PANTRY_CARTS_QUERIES": endpoint})
+    worker = fresh.start("worker", "--log-service", env["PANTRY_CORE_LOG"], "carts", env={**own, "PANTRY_CARTS_QUERIES": endpoint})
     wait_for(lambda: worker_position(endpoint) >= head, timeout=120, interval=0.2, what="the fresh worker to catch up")
     print(f"fresh worker caught up to {head} positions over tcp in {time.monotonic() - started:.2f} s")
 

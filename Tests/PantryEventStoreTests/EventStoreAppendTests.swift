@@ -2,10 +2,10 @@ import Foundation
 import PantryEventStore
 import Testing
 
-@Suite struct SQLiteEventStoreAppendTests {
-    @Test func positionsAreDenseAcrossAppendsAndStreams() throws {
-        try withTemporaryDirectory { dir in
-            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+/// Run against every `EventStore` implementation.
+@Suite struct EventStoreAppendTests {
+    @Test(arguments: StoreKind.allCases) func positionsAreDenseAcrossAppendsAndStreams(_ kind: StoreKind) throws {
+        try withStore(kind) { store throws in
             #expect(try store.headPosition() == 0)
             #expect(try store.read(after: 0, limit: 10).isEmpty)
             let first = try store.append([
@@ -38,9 +38,8 @@ import Testing
         }
     }
 
-    @Test func eventsComeBackAsTheyWentIn() throws {
-        try withTemporaryDirectory { dir in
-            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+    @Test(arguments: StoreKind.allCases) func eventsComeBackAsTheyWentIn(_ kind: StoreKind) throws {
+        try withStore(kind) { store throws in
             let payload = #"{"text":"Crème brûlée 🍮 \"quoted\" \\ \n 中文"}"#
             let new = [
                 event("ExperienceWritten", payload, commandId: "cmd-1", correlationId: "corr", causationId: "cause", userId: "u1", recordedAt: 42),
@@ -59,9 +58,8 @@ import Testing
         }
     }
 
-    @Test func readPagesThroughTheLog() throws {
-        try withTemporaryDirectory { dir in
-            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+    @Test(arguments: StoreKind.allCases) func readPagesThroughTheLog(_ kind: StoreKind) throws {
+        try withStore(kind) { store throws in
             for i in 0..<25 {
                 _ = try store.append([append("s\(i % 3)", expecting: Int64(i / 3), event("E\(i % 4)", commandId: "c\(i)"))])
             }
@@ -91,9 +89,8 @@ import Testing
         }
     }
 
-    @Test func aRangeCanBeReadForSomeTypesOnly() throws {
-        try withTemporaryDirectory { dir in
-            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+    @Test(arguments: StoreKind.allCases) func aRangeCanBeReadForSomeTypesOnly(_ kind: StoreKind) throws {
+        try withStore(kind) { store throws in
             for i in 0..<20 {
                 _ = try store.append([append("s\(i)", expecting: 0, event("E\(i % 4)", commandId: "c\(i)"))])
             }
@@ -108,9 +105,8 @@ import Testing
         }
     }
 
-    @Test func wrongExpectedVersionRollsBackTheWholeBatch() throws {
-        try withTemporaryDirectory { dir in
-            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+    @Test(arguments: StoreKind.allCases) func wrongExpectedVersionRollsBackTheWholeBatch(_ kind: StoreKind) throws {
+        try withStore(kind) { store throws in
             _ = try store.append([append("s1", expecting: 0, event("X"))])
             #expect(throws: EventStoreError.wrongExpectedVersion(streamId: "s3", expected: 5, actual: 0)) {
                 try store.append([
@@ -137,9 +133,8 @@ import Testing
         }
     }
 
-    @Test func anEmptyAppendIsRefusedAndWritesNothing() throws {
-        try withTemporaryDirectory { dir in
-            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+    @Test(arguments: StoreKind.allCases) func anEmptyAppendIsRefusedAndWritesNothing(_ kind: StoreKind) throws {
+        try withStore(kind) { store throws in
             #expect(try store.append([]) == [])
             #expect(throws: EventStoreError.emptyAppend(streamId: "s2")) {
                 try store.append([append("s1", expecting: 0, event("X")), StreamAppend(streamId: "s2", expectedVersion: 0, events: [])])

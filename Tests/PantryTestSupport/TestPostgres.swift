@@ -1,0 +1,56 @@
+import Foundation
+import PantryPostgresLog
+
+/// The PostgreSQL server of the tests: `PANTRY_TEST_POSTGRES` (ops/test starts one with
+/// ops/postgres-cluster), or else one this process starts with the same script and stops at exit.
+/// There is no skipping: without a server the PostgreSQL cases fail.
+public enum TestPostgres {
+    public static let server: Result<PostgresLogAddress, any Error> = Result {
+        if let url = ProcessInfo.processInfo.environment["PANTRY_TEST_POSTGRES"], !url.isEmpty {
+            return try PostgresLogAddress(url)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: clusterScript)
+        process.arguments = ["start", "--no-fsync"]
+        // A file, not a pipe: the server the script starts inherits the descriptor, and a pipe
+        // would never reach its end while the server runs.
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-postgres-\(UUID().uuidString).out").path
+        guard FileManager.default.createFile(atPath: outputPath, contents: nil), let output = FileHandle(forWritingAtPath: outputPath) else {
+            throw ClusterFailed(status: -1)
+        }
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        try? output.close()
+        let lines = String(decoding: FileManager.default.contents(atPath: outputPath) ?? Data(), as: UTF8.self).split(separator: "\n")
+        guard process.terminationStatus == 0, lines.count == 2 else {
+            throw ClusterFailed(status: process.terminationStatus)
+        }
+        startedDirectory = String(lines[1])
+        atexit {
+            guard let directory = TestPostgres.startedDirectory else { return }
+            let stop = Process()
+            stop.executableURL = URL(fileURLWithPath: "/bin/sh")
+            stop.arguments = ["-c", "\"$0\" stop \"$1\"", TestPostgres.clusterScript, directory]
+            try? stop.run()
+            stop.waitUntilExit()
+        }
+        return try PostgresLogAddress(String(lines[0]))
+    }
+
+    struct ClusterFailed: Error, CustomStringConvertible {
+        var status: Int32
+        var description: String { "ops/postgres-cluster start failed (status \(status)); is PostgreSQL installed (ops/setup)?" }
+    }
+
+    nonisolated(unsafe) static var startedDirectory: String?
+    static let clusterScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("ops/postgres-cluster").path
+
+    /// A database of its own for one test, so that the suites run in parallel.
+    public static func freshDatabase() throws -> PostgresLogAddress {
+        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        return try PostgresEventStore.createDatabase(named: name, server: server.get())
+    }
+}
