@@ -53,9 +53,13 @@ public final class AccountDirectory: Sendable {
 
     /// Opens a reader of the log for its head (its own, beside the follower's); kept once open.
     private let openHeadReader: (@Sendable () throws -> (any EventStore)?)?
-    private let headReader = Mutex<(any EventStore)?>(nil)
+    private let headReader = Mutex<HeadReader>(HeadReader())
     private let headQueue = DispatchQueue(label: "pantry.api.accounts.log-head")
-    private let headReadsWaiting = Atomic<Int>(0)
+
+    private struct HeadReader {
+        var log: (any EventStore)?
+        var lastRead: (began: ContinuousClock.Instant, head: Int64)?
+    }
 
     public init(revocations: RevocationList, logger: Logger, keys: (any PersonalDataVault & Sendable)?,
                 openHeadReader: (@Sendable () throws -> (any EventStore)?)? = nil) {
@@ -91,16 +95,20 @@ public final class AccountDirectory: Sendable {
     /// Waits (at most `timeout`) until this directory holds what the log held when it was called,
     /// so that an account registered, or a password changed, through another API process a moment
     /// ago is known here. The head is asked of the log itself (the feed may be behind it), on a
-    /// queue of its own since that read blocks; at most 4 wait at once, the rest do not wait.
+    /// serial queue since that read blocks; callers that asked before a read began share it, so a
+    /// crowd of them costs one read.
     public func catchUpWithLog(timeout: Duration) async {
         guard let openHeadReader else { return }
-        defer { headReadsWaiting.subtract(1, ordering: .relaxed) }
-        guard headReadsWaiting.add(1, ordering: .relaxed).newValue <= 4 else { return }
+        let asked = ContinuousClock.now
         let head: Int64? = await withCheckedContinuation { continuation in
             headQueue.async { [self] in
                 continuation.resume(returning: headReader.withLock { reader -> Int64? in
-                    if reader == nil { reader = (try? openHeadReader()) ?? nil }
-                    return try? reader?.headPosition()
+                    if let last = reader.lastRead, last.began > asked { return last.head }
+                    if reader.log == nil { reader.log = (try? openHeadReader()) ?? nil }
+                    let began = ContinuousClock.now
+                    guard let head = try? reader.log?.headPosition() else { return nil }
+                    reader.lastRead = (began, head)
+                    return head
                 })
             }
         }

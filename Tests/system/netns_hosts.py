@@ -4,6 +4,7 @@ a mount namespace where every other host's directory is covered by an empty tmpf
 can pass between hosts but the network."""
 import os
 import pathlib
+import random
 import shlex
 import signal
 import subprocess
@@ -81,12 +82,15 @@ class Lan:
     """A bridge in this namespace with an address of its own, so the test reaches every host."""
 
     def __init__(self, directory):
-        tag = os.getpid() % 10000
+        # Names and a subnet of its own: a namespace just deleted is torn down in the background,
+        # so the next test's must not reuse them.
+        tag = random.randrange(10000)
         self.prefix = f"pt{tag}"
         self.subnet = f"10.{100 + tag % 100}.{tag // 100}"
         self.bridge = f"{self.prefix}br"
         self.directory = directory
         self.hosts = []
+        self.cleanups = []
         ip("link", "add", self.bridge, "type", "bridge")
         ip("addr", "add", f"{self.subnet}.254/24", "dev", self.bridge)
         ip("link", "set", self.bridge, "up")
@@ -105,9 +109,15 @@ class Lan:
         self.hosts.append(host)
         return host
 
+    def on_close(self, cleanup):
+        """Runs `cleanup` once the hosts are stopped (a server one of them started, say)."""
+        self.cleanups.append(cleanup)
+
     def close(self):
         for host in self.hosts:
             host.stop()
+        for cleanup in self.cleanups:
+            cleanup()
         for host in self.hosts:
             subprocess.run(["ip", "netns", "del", host.namespace], capture_output=True)
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)

@@ -1,4 +1,4 @@
-"""Issue 19: Pantry across hosts. A core host, two worker hosts, two API hosts and nginx, each a
+"""Issue 19: Pantry across hosts, on the SQLite log and on the PostgreSQL log. A core host, two worker hosts, two API hosts and nginx, each a
 network namespace with only its own data directory (see netns_hosts.py); the load test runs
 through nginx while a worker host and an API host lose power and come back. Its exact check
 passes, and every projection on every worker host rebuilds from the log to the same checksum."""
@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from netns_hosts import Lan
+from netns_hosts import ROOT, Lan
 
 PROJECTIONS = ["leaderboard", "carts", "favourites", "groceries", "experiences"]
 CORE_PORTS = {"PANTRY_CORE_COMMANDS": 7001, "PANTRY_CORE_EVENTS": 7002, "PANTRY_CORE_LOG": 7003,
@@ -42,7 +42,8 @@ def lan(tmp_path):
     network.close()
 
 
-def test_hosts_survive_losing_a_worker_host_and_an_api_host_under_load(lan, pantry_bin, tmp_path):
+@pytest.mark.parametrize("log", ["sqlite", "postgres"])
+def test_hosts_survive_losing_a_worker_host_and_an_api_host_under_load(lan, pantry_bin, tmp_path, log):
     core = lan.host("core")
     workers = [lan.host("workers1"), lan.host("workers2")]
     apis = [lan.host("api1"), lan.host("api2")]
@@ -59,7 +60,15 @@ def test_hosts_survive_losing_a_worker_host_and_an_api_host_under_load(lan, pant
                 "PANTRY_TRUSTED_PROXIES": balancer.address, "PANTRY_LOGIN_RATE_PER_CLIENT": "10000",
                 "PANTRY_LOGIN_RATE_OVERALL": "10000"} for n in range(2)]
 
-    core.start("core.Procfile", common)
+    core_env = dict(common)
+    if log == "postgres":
+        # The core host's own PostgreSQL, on its loopback: only the core talks to it.
+        started = core.run(str(ROOT / "ops" / "postgres-cluster"), "start", "--no-fsync", timeout=120)
+        assert started.returncode == 0, started.stderr.decode()
+        address, cluster = started.stdout.decode().split()
+        lan.on_close(lambda: subprocess.run([str(ROOT / "ops" / "postgres-cluster"), "stop", cluster], capture_output=True))
+        core_env["PANTRY_LOG"] = address
+    core.start("core.Procfile", core_env)
     for host in workers:
         host.start("workers.Procfile", {**common, **queries(host)})
     for host, env in zip(apis, api_env):
