@@ -5,7 +5,7 @@ import Hummingbird
 enum QueryParameter {
     static func string(_ name: String, in request: Request, maxLength: Int = 256) throws -> String? {
         guard let value = request.uri.queryParameters.get(name) else { return nil }
-        guard !value.isEmpty, value.count <= maxLength else {
+        guard !value.isEmpty, value.unicodeScalars.count <= maxLength else {
             throw Problem(.unprocessableContent, code: "invalid_query", detail: "'\(name)' must be 1-\(maxLength) characters")
         }
         return value
