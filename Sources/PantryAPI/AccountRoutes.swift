@@ -107,8 +107,11 @@ struct AccountRoutes {
         }
         // Cheap checks first: hashing costs tens of milliseconds. The core re-checks all of them.
         let username: String
-        do {
+        do throws(Rejection) {
             username = try Validate.username(body.username)
+            guard Self.hasContractShape(email: body.email) else {
+                throw Rejection(.invalidEmail, "email must look like name@example.org: printable ASCII, a dotted domain of letters, digits and '-'")
+            }
             _ = try Validate.email(body.email)
         } catch {
             throw Problem(error)
@@ -127,6 +130,23 @@ struct AccountRoutes {
         return JSONResponse.make(Registered(userId: userId, username: username, position: position, token: token,
                                             expiresAt: claims.expiresAt),
                                  status: .created, headers: [.location: "/v1/me", .cacheControl: "no-store"])
+    }
+
+    /// The email shape openapi.yaml gives (`Registration.email`), checked as written: 1-64 printable
+    /// ASCII characters but '@', '@', then labels of letters, digits and '-' joined by dots (two at
+    /// least), 254 at most. The core's rule (`Validate.email`) is looser (it trims, takes any
+    /// non-space character): registration over HTTP keeps to the contract, so that what the schema
+    /// refuses is refused (an internationalised domain is written in its ASCII, punycode, form).
+    static func hasContractShape(email: String) -> Bool {
+        let bytes = Array(email.utf8)
+        guard bytes.count <= 254, let at = bytes.firstIndex(of: UInt8(ascii: "@")), (1...64).contains(at),
+              bytes[..<at].allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "@") }) else { return false }
+        let labels = bytes[(at + 1)...].split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return labels.count >= 2 && labels.allSatisfy { label in
+            !label.isEmpty && label.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "-")
+            }
+        }
     }
 
     /// The account is named by its username or by its email, in `username` or `email`.

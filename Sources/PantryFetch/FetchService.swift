@@ -150,8 +150,10 @@ public actor FetchService {
             }
             return .success(.image(url: url))
         case .detail(let id):
+            // A provider this deployment has no account with holds no recipe it can show: 404, as
+            // for any recipe it cannot find (it was a 503, as if it would come back).
             guard let (name, _) = FetchRequest.splitID(id), let provider = providers[name] else {
-                return .failure(.upstreamUnavailable(reason: "the provider of \(id) is not configured"))
+                return .failure(.notFound)
             }
             return .success(.provider(provider))
         case .featured, .feed:

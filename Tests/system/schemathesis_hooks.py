@@ -31,9 +31,23 @@ def _problem_code(response):
         return None
 
 
+# Registration's username takes letters of any script, but JSON Schema's patterns cannot name
+# Unicode's letters: the pattern spells a subset (openapi.yaml says so), and a name it leaves out
+# may still be accepted. Only that: a negative-data case whose one broken rule is that pattern.
+SUBSET_PATTERN = ("POST /v1/accounts", "`pattern` at /properties/username")
+
+
+def _accepted_name_beyond_the_subset(failure, case):
+    return (failure.code == "ST201" and f"{case.method.upper()} {case.path}" == SUBSET_PATTERN[0]
+            and SUBSET_PATTERN[1] in failure.message and failure.message.count("violates") == 1)
+
+
 @schemathesis.hook
 def filter_failure(context, failure, case, response):
-    """Keep every failure except a positive-data refusal with a state-dependent code."""
+    """Keep every failure except a positive-data refusal with a state-dependent code, and a
+    username beyond the pattern's subset that the server accepts."""
+    if _accepted_name_beyond_the_subset(failure, case):
+        return False
     if failure.code != "ST202":
         return True
     return STATE_DEPENDENT.get(_problem_code(response)) != response.status_code
