@@ -50,7 +50,7 @@ struct AccountRoutes {
     }
 
     /// Before any hashing: a flood from one client, or from everywhere, is refused without hashing.
-    /// The refusal is held (a tarpit, `tarpit` seconds, whatever the wait): a client that
+    /// The refusal is held (a tarpit, `tarpit` seconds on average, whatever the wait): a client that
     /// answered a 429 at once sent the next one at once, and 200 Python clients on the same 2 cores
     /// made ~16,000 refusals/s, the cost that took an authenticated read's p99 to 27x its rest
     /// (`ops/bench-abuse`). Held, a client gets at most one refusal per connection per second, and
@@ -74,11 +74,14 @@ struct AccountRoutes {
     /// connections for nothing.
     static let tarpit: Double = 1
 
-    /// Holds a refusal for `tarpit` seconds, and answers how long it held (a cancelled sleep ends
-    /// early), to be taken off the `Retry-After` it then gives.
+    /// Holds a refusal for `tarpit` seconds on average, and answers how long it held (a cancelled
+    /// sleep ends early), to be taken off the `Retry-After` it then gives. The hold is drawn from
+    /// half to one and a half times `tarpit`: a flood that starts at once would otherwise come
+    /// back at once, every second, 200 requests in the same millisecond (an authenticated read
+    /// that met such a wave waited ~15 ms, its p99 under the flood of ops/bench-abuse).
     private static func hold() async -> Double {
         let started = ContinuousClock.now
-        try? await Task.sleep(for: .milliseconds(Int64(tarpit * 1000)))
+        try? await Task.sleep(for: .milliseconds(Int64(tarpit * Double.random(in: 0.5...1.5) * 1000)))
         let elapsed = ContinuousClock.now - started
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }

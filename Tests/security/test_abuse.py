@@ -92,7 +92,7 @@ def test_a_flood_of_n_connections_gets_at_most_about_n_refusals_a_second(process
     refused = [elapsed for status, elapsed in answers if status == 429]
     # Each connection: at most one refusal a second, plus the one in flight when the time ran out.
     assert len(refused) <= connections * (seconds + 1), f"{len(refused)} refusals from {connections} connections in {seconds} s"
-    assert min(refused) >= 0.9, "a refusal is held about a second"
+    assert min(refused) >= 0.45 and sum(refused) / len(refused) >= 0.8, "a refusal is held a second on average"
     assert len(answers) - len(refused) <= 2, "one token, and a tenth of one a second"
     assert health.status == 200 and health_seconds < 0.5, "the held refusals hold no thread"
 
