@@ -226,6 +226,11 @@ def test_bodies_must_be_json_once_and_public_text_cannot_hide_characters(process
     # 2,000 scalars at most, however they combine into characters.
     combining = "a" + "\u0301" * 2000
     assert api.post(shakshuka, {"text": combining}, token=token).status == 422
+    # A password's 8-128 characters are Unicode scalars too, as the schema's minLength counts.
+    marks = {"username": "marks", "email": "marks@example.org", "password": "e" + "\u0301" * 7}
+    assert api.post("/v1/accounts", marks).status == 201
+    too_long = {"username": "marks2", "email": "marks2@example.org", "password": "e" + "\u0301" * 128}
+    assert api.post("/v1/accounts", too_long).json["code"] == "invalid_password"
 
 
 def test_a_token_is_accepted_only_in_its_canonical_spelling(processes):
