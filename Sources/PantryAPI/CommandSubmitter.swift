@@ -26,7 +26,7 @@ struct CommandSubmitter: Sendable {
         } catch {
             APIMetrics.command(type: type, outcome: "unavailable", code: "")
             // The reason (it names the core's socket) is for the log, not for the client.
-            throw Problem.coreUnavailable("the core did not answer in time; retry with the same Idempotency-Key")
+            throw Problem.coreUnavailable("the core did not answer in time, and the command may have been written: retry with the same Idempotency-Key to get its outcome without applying it twice (a retry without a key may apply it again)")
         }
         APIMetrics.command(type: type, outcome: outcome.status.rawValue, code: outcome.code ?? "")
         switch outcome.status {

@@ -17,6 +17,18 @@ enum PathParameter {
         if let limit = limits[name], value.unicodeScalars.count > limit.length {
             throw Problem(Rejection(limit.code, "\(name) must be at most \(limit.length) characters"))
         }
+        // The rest of the field's rule, as commands check it: a user id of other characters, or a
+        // blank or control-laden recipe id, is refused, not looked up (it answered an empty 200).
+        do throws(Rejection) {
+            switch name {
+            case "userId": _ = try Validate.userId(value)
+            case "recipeId": _ = try Validate.recipeId(value)
+            case "ingredient": _ = try Validate.ingredient(value)
+            default: break
+            }
+        } catch {
+            throw Problem(error)
+        }
         return value
     }
 }

@@ -143,13 +143,17 @@ public actor FetchService {
     private func source(for request: FetchRequest) -> Result<Source, FetchError> {
         switch request {
         case .image(let url):
-            guard let host = URLComponents(string: url)?.host?.lowercased(), allowedImageHosts.contains(host) else {
-                return .failure(.badRequest(message: "images are only fetched from the recipe providers' hosts"))
+            // Not on the allow-list is "no such image" (404), not a malformed request: the URL is
+            // well formed, this deployment just does not relay it.
+            guard let origin = Self.origin(of: url), allowedImageOrigins.contains(origin) else {
+                return .failure(.notFound)
             }
             return .success(.image(url: url))
         case .detail(let id):
+            // A provider this deployment has no account with holds no recipe it can show: 404, as
+            // for any recipe it cannot find (it was a 503, as if it would come back).
             guard let (name, _) = FetchRequest.splitID(id), let provider = providers[name] else {
-                return .failure(.upstreamUnavailable(reason: "the provider of \(id) is not configured"))
+                return .failure(.notFound)
             }
             return .success(.provider(provider))
         case .featured, .feed:
@@ -162,9 +166,26 @@ public actor FetchService {
         }
     }
 
-    private var allowedImageHosts: Set<String> {
-        let upstreams = [configuration.spoonacularURL, configuration.mealdbURL].compactMap { URLComponents(string: $0)?.host?.lowercased() }
-        return configuration.imageHosts.union(upstreams)
+    /// Host and port pairs images may come from: the configured image hosts at the default ports
+    /// of http and https, and each upstream at its own port. The port counts: the same host at
+    /// another port is another service (an admin console, a metadata endpoint).
+    private var allowedImageOrigins: Set<String> {
+        let upstreams = [configuration.spoonacularURL, configuration.mealdbURL].compactMap(Self.origin(of:))
+        return Set(configuration.imageHosts.flatMap { host in ["\(host.lowercased()):80", "\(host.lowercased()):443"] })
+            .union(upstreams)
+    }
+
+    /// "host:port" of an http(s) URL, with the scheme's default port when it names none.
+    static func origin(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let host = components.host?.lowercased(), !host.isEmpty,
+              let scheme = components.scheme?.lowercased() else { return nil }
+        let defaultPort: Int
+        switch scheme {
+        case "http": defaultPort = 80
+        case "https": defaultPort = 443
+        default: return nil
+        }
+        return "\(host):\(components.port ?? defaultPort)"
     }
 
     /// Runs once per key at a time; its result is shared by every caller of that key.
@@ -239,8 +260,11 @@ public actor FetchService {
         case .image(let url):
             let response = try await images.get(url, logPath: URLComponents(string: url)?.path ?? "")
             let type = response.headers["Content-Type"] ?? "application/octet-stream"
-            guard type.lowercased().hasPrefix("image/") else {
-                throw .unavailable("the image URL answered \(type), not an image")
+            // SVG is a document that can carry scripts and links: relayed from our origin it would
+            // run as ours. Only raster images pass.
+            let lowered = type.lowercased()
+            guard lowered.hasPrefix("image/"), !lowered.contains("svg") else {
+                throw .rejected("the image URL answered \(type), not a raster image")
             }
             return .image(ImageData(contentType: type, bytes: response.body))
         }

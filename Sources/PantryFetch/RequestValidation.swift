@@ -95,7 +95,9 @@ extension FetchRequest {
         let text = words.joined(separator: " ")
         guard !text.isEmpty else { throw .badRequest(message: "\(field) must not be empty") }
         guard text.count <= maxLength else { throw .badRequest(message: "\(field) is longer than \(maxLength) characters") }
-        guard !text.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+        // Unicode's control and format characters (Cc, Cf), by general category: Foundation's
+        // `controlCharacters` on Linux also refused unassigned code points, which no schema can name.
+        guard !text.unicodeScalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) }) else {
             throw .badRequest(message: "\(field) contains control characters")
         }
         return text

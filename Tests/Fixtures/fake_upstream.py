@@ -245,6 +245,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(429, b'{"status":"failure","code":429}', headers=[("Retry-After", str(retry_after))])
         if mode == "malformed":
             return self.send(200, b'{"recipes": [ {"id": 1, "title": ', headers=self.charge(1))
+        if url.path.startswith("/images/") and url.path.endswith(".svg"):
+            return self.send(200, b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', "image/svg+xml")
         if url.path.startswith("/images/"):
             return self.send(200, b"\x89PNG\r\n\x1a\nfake-image-" + url.path.encode(), "image/png")
         if url.path.startswith(MEALDB):

@@ -310,8 +310,13 @@ import Testing
         #expect(try await service.handle(.image(url: url)).get().origin == .cache)
         #expect(try await upstream.count() == 1)
         #expect(try await service.quotaUsedToday("spoonacular") == 0)
-        guard case .badRequest? = await service.handle(.image(url: "http://169.254.169.254/latest")).error else {
-            Issue.record("expected badRequest for a foreign host"); return
+        guard case .notFound? = await service.handle(.image(url: "http://169.254.169.254/latest")).error else {
+            Issue.record("expected notFound for a foreign host"); return
+        }
+        // The upstream's host at another port is another service.
+        let otherPort = url.replacingOccurrences(of: ":\(URLComponents(string: url)!.port!)/", with: ":1/")
+        guard case .notFound? = await service.handle(.image(url: otherPort)).error else {
+            Issue.record("expected notFound for the upstream's host at another port"); return
         }
     }
 }

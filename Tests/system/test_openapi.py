@@ -12,6 +12,7 @@ from pantry_processes import start_core_and_api
 
 SPEC = pathlib.Path(__file__).resolve().parents[2] / "schemas" / "openapi.yaml"
 SCHEMATHESIS = pathlib.Path(sys.executable).parent / "schemathesis"
+HOOKS_DIRECTORY = pathlib.Path(__file__).resolve().parent
 TOOL_CRASH = "SystemError: AST constructor recursion depth mismatch"
 
 
@@ -21,23 +22,43 @@ def test_the_document_is_valid_openapi():
     assert document["openapi"].startswith("3.1")
 
 
-def test_schemathesis_finds_no_server_errors_and_no_schema_violations(processes, tmp_path):
-    api = start_core_and_api(processes)
+def test_schemathesis_all_checks_pass_against_the_live_api(processes, tmp_path):
+    """Every schemathesis check (`--checks all`): no server error, every answer as documented,
+    invalid data refused and valid data accepted. Refusals the schema cannot state (they depend on
+    the server's state) are accepted one problem code at a time in schemathesis_hooks.py."""
+    # TheMealDB needs no key, so it is the default upstream: here it is the fake one (an
+    # unreachable upstream is a 503 by design, which would fail not_a_server_error).
+    fake = pathlib.Path(__file__).resolve().parents[1] / "Fixtures" / "fake_upstream.py"
+    upstream = subprocess.Popen([sys.executable, str(fake), "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        _run_schemathesis(processes, tmp_path, f"http://127.0.0.1:{upstream.stdout.readline().split()[1]}")
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=10)
+
+
+def _run_schemathesis(processes, tmp_path, base):
+    # The limits on log-ins and registrations are not what this test checks (Tests/security
+    # does), and their 429s would be held a second each; a cheap scrypt keeps registration quick.
+    api = start_core_and_api(processes, env={"PANTRY_LOGIN_RATE_PER_CLIENT": "10000",
+                                             "PANTRY_LOGIN_RATE_OVERALL": "10000"},
+                             api_args=("--password-cost", "10"),
+                             fetch_env={"PANTRY_MEALDB_URL": f"{base}/mealdb/api/json/v1/1"})
     _, token = api.register_and_log_in("schemathesis")
     command = [
         str(SCHEMATHESIS), "run", str(SPEC), "--url", api.url,
         "--header", f"Authorization: Bearer {token}",
-        "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,"
-                    "response_schema_conformance,response_headers_conformance",
+        "--checks", "all",
         # Logging out would revoke the token the rest of the run uses.
         "--exclude-path", "/v1/sessions/current",
-        "--max-examples", "30", "--max-time", "60", "--workers", "1", "--seed", "1",
+        "--max-examples", "20", "--max-time", "90", "--workers", "1", "--seed", "1",
         "--request-timeout", "10", "--report-dir", str(tmp_path),
     ]
     # Run in the temporary directory: schemathesis keeps its example database in the working directory.
     def run():
-        return subprocess.run(command, capture_output=True, text=True, timeout=150, cwd=tmp_path,
-                              env={**os.environ, "NO_COLOR": "1"})
+        return subprocess.run(command, capture_output=True, text=True, timeout=170, cwd=tmp_path,
+                              env={**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_HOOKS": "schemathesis_hooks",
+                                   "PYTHONPATH": str(HOOKS_DIRECTORY)})
     result = run()
     # CPython 3.11 sometimes crashes inside schemathesis's own code generation ("AST constructor
     # recursion depth mismatch", python/cpython#106905, seen with parallel workers: one worker
