@@ -52,6 +52,14 @@ public struct StreamAppend: Sendable, Equatable {
         self.expectedVersion = expectedVersion
         self.events = events
     }
+
+    /// Whether this append may go on a stream at `version`, checked the same by every store.
+    public func check(streamAt version: Int64) throws {
+        guard !events.isEmpty else { throw EventStoreError.emptyAppend(streamId: streamId) }
+        guard version == expectedVersion else {
+            throw EventStoreError.wrongExpectedVersion(streamId: streamId, expected: expectedVersion, actual: version)
+        }
+    }
 }
 
 /// An event as it stands in the log.

@@ -109,12 +109,8 @@ public final class SQLiteEventStore: EventStore {
         var ranges: [ClosedRange<Int64>] = []
         ranges.reserveCapacity(appends.count)
         for append in appends {
-            guard !append.events.isEmpty else { throw EventStoreError.emptyAppend(streamId: append.streamId) }
             let current = try versions[append.streamId] ?? knownVersion(of: append.streamId, db)
-            guard current == append.expectedVersion else {
-                throw EventStoreError.wrongExpectedVersion(
-                    streamId: append.streamId, expected: append.expectedVersion, actual: current)
-            }
+            try append.check(streamAt: current)
             let first = head + 1
             for (offset, event) in append.events.enumerated() {
                 head += 1

@@ -179,12 +179,8 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
         var ranges: [ClosedRange<Int64>] = []
         ranges.reserveCapacity(appends.count)
         for append in appends {
-            guard !append.events.isEmpty else { throw EventStoreError.emptyAppend(streamId: append.streamId) }
             let current = versions[append.streamId] ?? cached[append.streamId] ?? 0
-            guard current == append.expectedVersion else {
-                throw EventStoreError.wrongExpectedVersion(
-                    streamId: append.streamId, expected: append.expectedVersion, actual: current)
-            }
+            try append.check(streamAt: current)
             let first = head + 1
             for (offset, event) in append.events.enumerated() {
                 head += 1

@@ -201,14 +201,16 @@ import Testing
     /// upstream's lateness within the caller's time, not left to the caller's own timeout.
     @Test func theCallersDeadlineLimitsTheTransferAndSaysWhoWasLate() async throws {
         let service = try service { $0.requestTimeout = 10 }
-        try await upstream.mode("slow", "&delay=4")
+        // An upstream slower than the transfer's own limit: without the deadline the call takes 10 s.
+        try await upstream.mode("slow", "&delay=12")
         let clock = ContinuousClock()
         let asked = clock.now
         let result = await service.handle(.detail(id: "spoonacular:31"), deadline: 0.8)
         guard case .upstreamUnavailable(let reason)? = result.error else { Issue.record("\(result)"); return }
         // What was left of the 0.8 s once the call's turn came (the reservation takes a moment).
         #expect(reason.contains("did not answer within 0."), "\(reason)")
-        #expect(clock.now - asked < .seconds(3), "not the 10 s of the transfer's own limit")
+        // Room for a loaded machine (3.7 s seen with every suite running at once), far from 10 s.
+        #expect(clock.now - asked < .seconds(6), "not the 10 s of the transfer's own limit")
     }
 
     @Test func anOutageFallsBackWithoutARetryTime() async throws {

@@ -30,25 +30,24 @@ class Host:
 
     def start(self, procfile, env):
         """Runs `ops/hosts/<procfile>` under honcho on this host, in the background."""
-        hidden = [str(other.data.parent) for other in self.lan.hosts if other is not self]
-        cover = "".join(f"mount -t tmpfs -o size=1m tmpfs {shlex.quote(path)}; " for path in hidden)
-        environment = {**os.environ, "PANTRY_DATA": str(self.data), **env}
         self.runs += 1
         with open(self.log, "ab") as log:
             log.write(f"==== start {self.runs}\n".encode())
             log.flush()
-            subprocess.Popen(["ip", "netns", "exec", self.namespace, "sh", "-c", cover + 'exec "$@"', "host",
-                              str(ROOT / ".venv" / "bin" / "honcho"), "-d", str(ROOT),
-                              "-f", str(ROOT / "ops" / "hosts" / procfile), "start", "--no-colour"],
-                             stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=ROOT,
-                             start_new_session=True)
+            subprocess.Popen(self.argv(str(ROOT / ".venv" / "bin" / "honcho"), "-d", str(ROOT),
+                                       "-f", str(ROOT / "ops" / "hosts" / procfile), "start", "--no-colour"),
+                             stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PANTRY_DATA": str(self.data), **env},
+                             cwd=ROOT, start_new_session=True)
 
     def run(self, *args, env=None, timeout=120):
-        """A command on this host (it sees only its own directory), to its end."""
+        """A command on this host, to its end."""
+        return subprocess.run(self.argv(*args), capture_output=True, timeout=timeout, env={**os.environ, **(env or {})})
+
+    def argv(self, *command):
+        """`command` in this host's network namespace, every other host's directory covered."""
         hidden = [str(other.data.parent) for other in self.lan.hosts if other is not self]
         cover = "".join(f"mount -t tmpfs -o size=1m tmpfs {shlex.quote(path)}; " for path in hidden)
-        return subprocess.run(["ip", "netns", "exec", self.namespace, "sh", "-c", cover + 'exec "$@"', "host", *args],
-                              capture_output=True, timeout=timeout, env={**os.environ, **(env or {})})
+        return ["ip", "netns", "exec", self.namespace, "sh", "-c", cover + 'exec "$@"', "host", *command]
 
     def pids(self):
         listed = subprocess.run(["ip", "netns", "pids", self.namespace], capture_output=True, text=True)
@@ -56,26 +55,22 @@ class Host:
 
     def kill(self):
         """The host loses power: every process in it gets SIGKILL, nothing is flushed."""
-        for pid in self.pids():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + 10
-        while self.pids() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        self.signal_all(signal.SIGKILL, wait=10)
 
     def stop(self):
         """A clean stop: SIGTERM to every process, SIGKILL to what is left after 15 s."""
+        self.signal_all(signal.SIGTERM, wait=15)
+        self.kill()
+
+    def signal_all(self, number, wait):
         for pid in self.pids():
             try:
-                os.kill(pid, signal.SIGTERM)
+                os.kill(pid, number)
             except ProcessLookupError:
                 pass
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + wait
         while self.pids() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        self.kill()
+            time.sleep(0.05)
 
 
 class Lan:
