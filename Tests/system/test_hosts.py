@@ -17,26 +17,24 @@ from pantry_processes import PROJECTIONS, APIClient, Processes, free_port, mixed
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def head_of_log(endpoint):
+def ask(endpoint, request):
+    """The first frame of a bus endpoint's answer to `request`, as JSON (pyzmq, an independent client)."""
     socket = zmq.Context.instance().socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
     socket.setsockopt(zmq.RCVTIMEO, 10_000)
     socket.connect(endpoint)
-    socket.send(b'{"read": "head"}')
-    head = json.loads(socket.recv_multipart()[0])["head"]
+    socket.send(json.dumps(request).encode())
+    answer = json.loads(socket.recv_multipart()[0])
     socket.close()
-    return head
+    return answer
+
+
+def head_of_log(endpoint):
+    return ask(endpoint, {"read": "head"})["head"]
 
 
 def worker_position(endpoint):
-    socket = zmq.Context.instance().socket(zmq.DEALER)
-    socket.setsockopt(zmq.LINGER, 0)
-    socket.setsockopt(zmq.RCVTIMEO, 10_000)
-    socket.connect(endpoint)
-    socket.send(b'{"query": "status"}')
-    position = json.loads(socket.recv())["position"]
-    socket.close()
-    return position
+    return ask(endpoint, {"query": "status"})["position"]
 
 
 @pytest.fixture
