@@ -7,6 +7,11 @@ import ZeroMQ
 /// owns a DEALER socket; callers hand it requests through an inproc pipe. Every request carries a
 /// frame with its own id, which the worker echoes back, so answers may come in any order (a
 /// worker parks queries that wait for a position) and still reach the right caller.
+///
+/// `endpoint` may name several workers of one kind (separated by spaces or commas: one per worker
+/// host). Requests then go round-robin to those connected, and only to them, so a worker host that
+/// is down costs its requests in flight, not every later one; with none connected a request fails
+/// at once rather than waiting out its timeout.
 public final class RequestConnection: Sendable {
     public struct Unavailable: Error, CustomStringConvertible {
         public var description: String
@@ -37,7 +42,9 @@ public final class RequestConnection: Sendable {
                 dealer = try ZMQSocket(context: context, type: .dealer)
                 try dealer.setSendHighWaterMark(0)
                 try dealer.setReceiveHighWaterMark(0)
-                try dealer.connect(endpoint)
+                let peers = Self.peers(endpoint)
+                if peers.count > 1 { try dealer.setImmediate(true) }
+                for peer in peers { try dealer.connect(peer) }
             } catch {
                 startError.withLock { $0 = error }
                 started.signal()
@@ -61,6 +68,10 @@ public final class RequestConnection: Sendable {
         try push.setSendHighWaterMark(0)
         try push.connect(pipe)
         inbox = Mutex(push)
+    }
+
+    static func peers(_ endpoint: String) -> [String] {
+        endpoint.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
     }
 
     /// Sends one request document and returns the worker's answer document, failing after
@@ -110,7 +121,14 @@ private final class Waiting: Sendable {
         while true {
             let ready = try poller.poll(timeoutMilliseconds: 50)
             if ready[0].contains(.readable) {
-                while let request = try outbox.receive(dontWait: true) { try dealer.send(request) }
+                while let request = try outbox.receive(dontWait: true) {
+                    // Only with several workers may no peer be connected (ZMQ_IMMEDIATE): then
+                    // the send would block this thread, so the caller is told at once instead.
+                    guard try dealer.send(request, dontWait: true) else {
+                        if let id = Self.id(request[0]) { fail(id, "no worker at \(endpoint) is connected") }
+                        continue
+                    }
+                }
             }
             if ready[1].contains(.readable) {
                 while let reply = try dealer.receive(dontWait: true) {
