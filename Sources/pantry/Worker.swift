@@ -42,11 +42,14 @@ struct Worker: ParsableCommand {
         // worker needs only its own directory. Without it the log is read directly (the file on
         // this host, or PostgreSQL), so gaps are repaired even while the core restarts.
         let remote = logService != nil || ProcessInfo.processInfo.environment["PANTRY_CORE_LOG"] != nil
-        let local = remote ? nil : try options.waitForLog(directory, logger: logger)
-        if !remote && local == nil { return }
-        let reader: any EventStore = local ?? RemoteEventStore(context: context, endpoint: endpoints.log)
-        let store = try ProjectionStore.open(name: name, directory: directory.projections,
-                                             keys: try local.map { _ in try UserKeyStore(path: directory.userKeys, readOnly: true) },
+        let (reader, keys): (any EventStore, UserKeyStore?)
+        if remote {
+            (reader, keys) = (RemoteEventStore(context: context, endpoint: endpoints.log), nil)
+        } else {
+            guard let log = try options.waitForLog(directory, logger: logger) else { return }
+            (reader, keys) = (log, try UserKeyStore(path: directory.userKeys, readOnly: true))
+        }
+        let store = try ProjectionStore.open(name: name, directory: directory.projections, keys: keys,
                                              checkpointsInBackground: true, logger: logger)
         let checkpointer = try BackgroundCheckpointer(path: store.path, logger: logger)
         defer { checkpointer.stop() }
