@@ -68,8 +68,7 @@ struct AccountRoutes {
     private func admit(_ client: String) async throws {
         for (limiter, key, who) in [(perClient, client, "this client"), (overall, "*", "everyone")] {
             if let wait = limiter.retryAfter(key) {
-                let held = await Self.hold()
-                let seconds = max(1, Int((wait - held).rounded(.up)))
+                let seconds = await Self.holdRefusal(retryAfter: wait)
                 throw Problem(.tooManyRequests, code: "rate_limited",
                               detail: "too many log-ins or registrations from \(who); retry in \(seconds) s",
                               headers: [.retryAfter: String(seconds)])
@@ -83,16 +82,18 @@ struct AccountRoutes {
     /// connections for nothing.
     static let tarpit: Double = 1
 
-    /// Holds a refusal for `tarpit` seconds on average, and answers how long it held (a cancelled
-    /// sleep ends early), to be taken off the `Retry-After` it then gives. The hold is drawn from
-    /// half to one and a half times `tarpit`: a flood that starts at once would otherwise come
-    /// back at once, every second, 200 requests in the same millisecond (an authenticated read
-    /// that met such a wave waited ~15 ms, its p99 under the flood of ops/bench-abuse).
-    private static func hold() async -> Double {
+    /// Holds a refusal for `tarpit` seconds on average, and answers the whole seconds of
+    /// `retryAfter` still left after the hold (a cancelled sleep ends early), for `Retry-After`.
+    /// The hold is drawn from half to one and a half times `tarpit`: a flood that starts at once
+    /// would otherwise come back at once, every second, 200 requests in the same millisecond (an
+    /// authenticated read that met such a wave waited ~15 ms, its p99 under the flood of
+    /// ops/bench-abuse).
+    private static func holdRefusal(retryAfter: Double) async -> Int {
         let started = ContinuousClock.now
         try? await Task.sleep(for: .milliseconds(Int64(tarpit * Double.random(in: 0.5...1.5) * 1000)))
-        let elapsed = ContinuousClock.now - started
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let held = ContinuousClock.now - started
+        let heldSeconds = Double(held.components.seconds) + Double(held.components.attoseconds) / 1e18
+        return max(1, Int((retryAfter - heldSeconds).rounded(.up)))
     }
 
     struct Registration: RequestDocument {
@@ -191,8 +192,7 @@ struct AccountRoutes {
         let login = try body.login()
         let throttleKey = "\(Username.skeleton(login))|\(client)"
         if let wait = throttle.retryAfter(throttleKey) {
-            let held = await Self.hold()
-            let seconds = max(1, Int((wait - held).rounded(.up)))
+            let seconds = await Self.holdRefusal(retryAfter: wait)
             throw Problem(.tooManyRequests, code: "too_many_attempts",
                           detail: "too many failed logins for this account; try again in \(seconds) s",
                           headers: [.retryAfter: String(seconds)])
