@@ -51,7 +51,7 @@ public struct APIServer {
         public var trustedProxies: Set<String> = []
         /// Where the documentation renderer's script is (ops/setup puts it there).
         public var docsAssets = ".cache/docs"
-        /// Opens the log for the accounts' follower: nil while the core has not made it yet. The
+        /// Opens the log for the API's feed follower (`APIFeed`): nil while the core has not made it yet. The
         /// SQLite file in the data directory unless the executable chose another log.
         public var openLog: @Sendable () throws -> (any EventStore)?
 
@@ -89,20 +89,22 @@ public struct APIServer {
         // On the core's host the log is read directly (once the core has made it), so gaps
         // are repaired even while the core restarts; elsewhere the core's log service answers,
         // with sealed fields opened, and no key file is needed.
-        let accounts: AccountDirectory
+        let accounts = AccountDirectory(revocations: revocations)
+        let leaderboard = LeaderboardReadModel()
+        let feed: APIFeed
         if configuration.readsLogFile {
             let openLog = configuration.openLog
-            accounts = AccountDirectory(revocations: revocations, logger: logger,
-                                        keys: try UserKeyStore(path: configuration.dataDirectory.userKeys, readOnly: true),
-                                        openHeadReader: openLog)
-            accounts.start(context: context, feed: configuration.endpoints.events, openLog: openLog)
+            feed = APIFeed(models: [accounts, leaderboard],
+                           keys: try UserKeyStore(path: configuration.dataDirectory.userKeys, readOnly: true),
+                           logger: logger, openHeadReader: openLog)
+            feed.start(context: context, feed: configuration.endpoints.events, openLog: openLog)
         } else {
             let remote = RemoteEventStore(context: context, endpoint: configuration.endpoints.log)
             let endpoint = configuration.endpoints.log
-            accounts = AccountDirectory(revocations: revocations, logger: logger, keys: nil, openHeadReader: {
+            feed = APIFeed(models: [accounts, leaderboard], keys: nil, logger: logger, openHeadReader: {
                 RemoteEventStore(context: context, endpoint: endpoint, timeout: .milliseconds(500))
             })
-            accounts.start(context: context, feed: configuration.endpoints.events, openLog: { remote })
+            feed.start(context: context, feed: configuration.endpoints.events, openLog: { remote })
         }
         let core = CoreConnection(context: context, endpoint: configuration.endpoints.commands,
                                   timeout: configuration.coreTimeout, logger: logger)
@@ -113,7 +115,7 @@ public struct APIServer {
                                        timeout: configuration.fetchTimeout, logger: logger)
         defer {
             core.stop()
-            accounts.stop()
+            feed.stop()
             context.shutdown()
         }
 
@@ -130,16 +132,16 @@ public struct APIServer {
             logger.error("the web app's files are missing from the build; / answers 404")
         }
         let authenticated = router.group().add(middleware: BearerAuthenticator(signer: signer, revocations: revocations,
-                                                                               accounts: accounts))
+                                                                               accounts: accounts, feed: feed))
         let submitter = CommandSubmitter(core: core)
-        HealthRoutes(accounts: accounts, queries: queries, registry: registry).register(on: router)
-        AccountRoutes(submitter: submitter, accounts: accounts, hasher: hasher, signer: signer, revocations: revocations,
+        HealthRoutes(feed: feed, queries: queries, registry: registry).register(on: router)
+        AccountRoutes(submitter: submitter, accounts: accounts, feed: feed, hasher: hasher, signer: signer, revocations: revocations,
                       throttle: SharedLoginThrottle(), perClient: RateLimiter(configuration.loginLimitPerClient),
-                      overall: RateLimiter(configuration.loginLimitOverall), decoyHash: decoyHash, queries: queries)
+                      overall: RateLimiter(configuration.loginLimitOverall), decoyHash: decoyHash, leaderboard: leaderboard)
             .register(public: router, authenticated: authenticated)
         CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
         // Browsing needs no account: recipes, the leaderboard and experiences are public.
-        ReadRoutes(queries: queries, recipes: recipes).register(public: router.group(), authenticated: authenticated)
+        ReadRoutes(queries: queries, feed: feed, leaderboard: leaderboard, recipes: recipes).register(public: router.group(), authenticated: authenticated)
         RecipeRoutes(recipes: recipes).register(on: router.group())
         routeMethods.learn(router.routes)
 

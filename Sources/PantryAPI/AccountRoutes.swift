@@ -13,6 +13,7 @@ struct AccountRoutes {
 
     let submitter: CommandSubmitter
     let accounts: AccountDirectory
+    let feed: APIFeed
     let hasher: PasswordHasher
     let signer: TokenSigner
     let revocations: RevocationList
@@ -23,7 +24,7 @@ struct AccountRoutes {
     /// A real hash checked when the username is unknown, so that a wrong username costs as
     /// long as a wrong password and timing does not reveal which accounts exist.
     let decoyHash: String
-    let queries: WorkerQueries
+    let leaderboard: LeaderboardReadModel
 
     func register(public routes: Router<APIRequestContext>, authenticated: RouterGroup<APIRequestContext>) {
         routes.post("v1/accounts") { request, context in
@@ -138,7 +139,7 @@ struct AccountRoutes {
         let outcome = try await submitter.submit(
             CommandEnvelope(commandId: "register-\(userId)", command: .registerUser(command)))
         let position = outcome.positions?.last ?? 0
-        _ = await accounts.waitUntilApplied(position, timeout: Self.registrationVisibility)
+        _ = await feed.waitUntilApplied(position, timeout: Self.registrationVisibility)
         let (token, claims) = signer.issue(userId: userId, username: username)
         return JSONResponse.make(Registered(userId: userId, username: username, position: position, token: token,
                                             expiresAt: claims.expiresAt),
@@ -202,7 +203,7 @@ struct AccountRoutes {
         if account == nil || !valid {
             // Registered, or given a new password, through another API process a moment ago: this
             // one may not have read it yet. Every failure waits the same, so timing tells nothing.
-            await accounts.catchUpWithLog(timeout: .seconds(1))
+            await feed.catchUpWithLog(timeout: .seconds(1))
             if let fresher = accounts.account(named: login), fresher.passwordHash != account?.passwordHash {
                 account = fresher
                 valid = try await hasher.verify(body.password, against: fresher.passwordHash)
@@ -249,7 +250,7 @@ struct AccountRoutes {
         let outcome = try await submitter.submit(CommandEnvelope(
             commandId: "password-\(RandomIdentifier.make())",
             command: .changePassword(ChangePassword(userId: account.userId, passwordHash: try await hasher.hash(body.newPassword)))))
-        guard await accounts.waitUntilApplied(outcome.positions?.last ?? 0, timeout: Self.registrationVisibility),
+        guard await feed.waitUntilApplied(outcome.positions?.last ?? 0, timeout: Self.registrationVisibility),
               let changed = accounts.account(id: account.userId) else {
             throw Problem(.serviceUnavailable, code: "not_yet_visible",
                           detail: "the password was changed; log in again with it", headers: [.retryAfter: "1"])
@@ -270,12 +271,12 @@ struct AccountRoutes {
         let outcome = try await submitter.submit(CommandEnvelope(
             commandId: "delete-\(account.userId)", command: .deleteUser(DeleteUser(userId: account.userId))))
         // Every token of the account stops working once the directory has applied the deletion.
-        _ = await accounts.waitUntilApplied(outcome.positions?.last ?? 0, timeout: Self.registrationVisibility)
+        _ = await feed.waitUntilApplied(outcome.positions?.last ?? 0, timeout: Self.registrationVisibility)
         return Response(status: .noContent)
     }
 
-    /// `GET /v1/me`: who the token is for, with points and rank from the leaderboard worker
-    /// (null until the worker has applied the registration).
+    /// `GET /v1/me`: who the token is for, with points and rank from the leaderboard (null until
+    /// the API has read the registration).
     struct Me: Encodable {
         var userId: String
         var username: String
@@ -296,25 +297,10 @@ struct AccountRoutes {
         }
     }
 
-    private struct EntryReply: Decodable {
-        struct Entry: Decodable {
-            var rank: Int
-            var points: Int
-        }
-        var position: Int64
-        var result: Entry
-    }
-
     private func me(_ request: Request, session: SessionClaims) async throws -> Response {
-        var query = QueryRequest(query: "entry", userId: session.userId)
-        query.after = try ReadYourWrites.position(in: request)
-        var me = Me(userId: session.userId, username: session.username, position: 0)
-        do {
-            let entry = try JSONDecoder().decode(EntryReply.self, from: try await queries.ask("leaderboard", query))
-            (me.points, me.rank, me.position) = (entry.result.points, entry.result.rank, entry.position)
-        } catch let problem as Problem where problem.code == "not_found" {
-            // Registered, but the leaderboard has not applied it yet.
-        }
-        return JSONResponse.make(me)
+        try await feed.readyToRead(after: try ReadYourWrites.position(in: request))
+        let (entry, position) = leaderboard.entry(session.userId)
+        return JSONResponse.make(Me(userId: session.userId, username: session.username, points: entry?.points,
+                                    rank: entry?.rank, position: position))
     }
 }

@@ -11,6 +11,7 @@ struct BearerAuthenticator: RouterMiddleware {
     let signer: TokenSigner
     let revocations: RevocationList
     let accounts: AccountDirectory
+    let feed: APIFeed
     let verified = VerifiedTokens()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -34,14 +35,14 @@ struct BearerAuthenticator: RouterMiddleware {
             }
             verified.remember(token, claims)
         }
-        guard accounts.progress.loaded else {
+        guard feed.progress.loaded else {
             throw Problem(.serviceUnavailable, code: "starting", detail: "the API is still loading the accounts",
                           headers: [.retryAfter: "1"])
         }
         // A token newer than the account as known here (issued by another API process for an
         // account or password this one has not read yet) waits for the log before it is judged.
         if (accounts.account(id: claims.userId)?.credentialsGeneration ?? -1) < claims.credentialsGeneration {
-            await accounts.catchUpWithLog(timeout: .seconds(1))
+            await feed.catchUpWithLog(timeout: .seconds(1))
         }
         guard !revocations.isRevoked(claims.tokenId),
               accounts.account(id: claims.userId)?.credentialsGeneration == claims.credentialsGeneration else {

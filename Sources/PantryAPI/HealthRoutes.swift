@@ -11,7 +11,7 @@ struct HealthRoutes {
     /// A worker that takes longer than this to say where it is counts as unreachable.
     static let workerTimeout: Duration = .seconds(1)
 
-    let accounts: AccountDirectory
+    let feed: APIFeed
     let queries: WorkerQueries
     let registry: PrometheusCollectorRegistry
 
@@ -42,7 +42,7 @@ struct HealthRoutes {
     }
 
     private func ready() async throws -> Response {
-        let progress = accounts.progress
+        let progress = feed.progress
         guard let seen = progress.lastFeedMessage else {
             throw Problem(.serviceUnavailable, code: "not_ready", detail: "no message from the core's event feed yet")
         }
@@ -50,7 +50,7 @@ struct HealthRoutes {
         guard silence <= Self.feedSilenceLimit else {
             let seconds = Double(silence.components.seconds) + Double(silence.components.attoseconds) / 1e18
             throw Problem(.serviceUnavailable, code: "not_ready",
-                          detail: "no heartbeat from the core's event feed for \(Int(seconds.rounded())) s (accounts at position \(progress.position))")
+                          detail: "no heartbeat from the core's event feed for \(Int(seconds.rounded())) s (the API's read models at position \(progress.position))")
         }
         let head = max(progress.announcedHead, progress.position)
         var workers: [String: WorkerProgress] = [:]

@@ -4,22 +4,23 @@ import Logging
 import PantryBus
 import PantryFetch
 
-/// The read side: a user's lists, the leaderboard and a recipe's experiences, answered by the
-/// projection workers. Every route takes `?after=POSITION` (read-your-writes). The leaderboard and
-/// experiences are public; a user's own lists and rank need the user's token.
+/// The read side: a user's lists and a recipe's experiences, answered by the projection workers,
+/// and the leaderboard, answered from the API's own memory. Every route takes `?after=POSITION`
+/// (read-your-writes). The leaderboard and experiences are public; a user's own lists and rank
+/// need the user's token.
 struct ReadRoutes {
     let queries: WorkerQueries
+    let feed: APIFeed
+    let leaderboard: LeaderboardReadModel
     let recipes: RecipeSource
 
     func register(public open: RouterGroup<APIRequestContext>, authenticated routes: RouterGroup<APIRequestContext>) {
         open.get("v1/leaderboard") { request, _ in
-            try await ask("leaderboard", "top", request) { $0.limit = try QueryParameter.int("limit", in: request, range: 1...100) }
+            try await standings(.top(limit: try QueryParameter.int("limit", in: request, range: 1...100) ?? 10), request)
         }
         open.get("v1/leaderboard/around/:userId") { request, context in
-            try await ask("leaderboard", "around", request) {
-                $0.userId = try PathParameter.value("userId", in: context)
-                $0.radius = try QueryParameter.int("radius", in: request, range: 0...25)
-            }
+            try await standings(.around(try PathParameter.value("userId", in: context),
+                                        radius: try QueryParameter.int("radius", in: request, range: 0...25) ?? 3), request)
         }
         open.get("v1/recipes/:recipeId/experiences") { request, context in
             try await ask("experiences", "list", request) {
@@ -28,13 +29,11 @@ struct ReadRoutes {
             }
         }
         routes.get("v1/leaderboard/me") { request, context in
-            try await ask("leaderboard", "entry", request) { $0.userId = try context.requireSession().userId }
+            try await standings(.entry(try context.requireSession().userId), request)
         }
         routes.get("v1/leaderboard/around-me") { request, context in
-            try await ask("leaderboard", "around", request) {
-                $0.userId = try context.requireSession().userId
-                $0.radius = try QueryParameter.int("radius", in: request, range: 0...25)
-            }
+            try await standings(.around(try context.requireSession().userId,
+                                        radius: try QueryParameter.int("radius", in: request, range: 0...25) ?? 3), request)
         }
         routes.get("v1/me/favourites") { request, context in
             let text = try QueryParameter.string("q", in: request)
@@ -58,6 +57,11 @@ struct ReadRoutes {
         routes.get("v1/me/cart") { request, context in
             try await ask("carts", "cart", request) { $0.userId = try context.requireSession().userId }
         }
+    }
+
+    private func standings(_ question: LeaderboardReadModel.Question, _ request: Request) async throws -> Response {
+        try await feed.readyToRead(after: try ReadYourWrites.position(in: request))
+        return try leaderboard.answer(question)
     }
 
     private func ask(_ worker: String, _ name: String, _ request: Request,

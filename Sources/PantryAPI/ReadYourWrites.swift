@@ -1,10 +1,10 @@
 import Hummingbird
 
-/// `?after=POSITION`: a read that must see the caller's own command. The worker that answers waits
-/// (bounded) until it has applied that position, woken by the event itself; it refuses at once a
-/// position beyond the log's head, which may never be written. The API's own view of the feed plays
-/// no part: it follows only account events, so it would wait for a heartbeat, and it may lag the
-/// log after a core restart while the worker does not.
+/// `?after=POSITION`: a read that must see the caller's own command. Whoever holds the read model
+/// waits (bounded) until it has applied that position, woken by the event itself: the worker for
+/// its projection, the API's feed (`APIFeed.readyToRead`) for the leaderboard. A position beyond
+/// the log's head, which may never be written, is refused at once; the head is asked of the log,
+/// never taken from the feed, which may lag the log after a core restart.
 enum ReadYourWrites {
     static func position(in request: Request) throws -> Int64? {
         guard let text = request.uri.queryParameters.get("after") else { return nil }

@@ -1,4 +1,5 @@
-"""`?after=` waits on the worker that answers, never on the API's own view of the feed."""
+"""`?after=` waits on whoever holds the read model (a worker, or the API's feed for the
+leaderboard) and asks the log, never the feed, whether a position is written."""
 import signal
 
 import pytest
@@ -38,3 +39,13 @@ def test_a_read_of_another_worker_after_a_command_sees_it(api):
     assert favourites.status == 200, favourites
     assert favourites.json["position"] >= earned.json["position"]
     assert [f["recipeId"] for f in favourites.json["result"]] == [SHAKSHUKA]
+
+
+def test_a_leaderboard_read_after_a_command_it_does_not_read_sees_it(api):
+    # The API's leaderboard reads no favourites: the position is read from the log, not awaited.
+    _, token = api.register_and_log_in("saver")
+    saved = api.put(f"/v1/me/favourites/{SHAKSHUKA}", token=token)
+    assert saved.status == 201, saved
+    for path in [f"/v1/leaderboard/me?after={saved.json['position']}", f"/v1/leaderboard?after={saved.json['position']}"]:
+        answer = api.get(path, token=token)
+        assert answer.status == 200 and answer.json["position"] >= saved.json["position"], (path, answer)
