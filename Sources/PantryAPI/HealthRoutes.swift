@@ -11,12 +11,18 @@ struct HealthRoutes {
     /// A worker that takes longer than this to say where it is counts as unreachable.
     static let workerTimeout: Duration = .seconds(1)
 
+    /// Liveness is asked often and never changes: encoded once (an encoder per probe cost a
+    /// fifth of what the API spends on it).
+    private static let healthy = ByteBuffer(string: #"{"status":"ok"}"#)
+
     let feed: APIFeed
     let queries: WorkerQueries
     let registry: PrometheusCollectorRegistry
 
     func register(on router: Router<APIRequestContext>) {
-        router.get("health") { _, _ in JSONResponse.make(["status": "ok"]) }
+        router.get("health") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: Self.healthy))
+        }
         router.get("ready") { _, _ in try await ready() }
         router.get("metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -45,8 +45,8 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
                 response.headers[.contentSecurityPolicy] = Self.pagePolicy
             }
             if request.uri.path.hasSuffix(".yaml") { response.headers[.contentType] = "application/yaml" }
-            response.headers[.init("X-Content-Type-Options")!] = "nosniff"
-            response.headers[.init("Referrer-Policy")!] = "same-origin"
+            response.headers[.contentTypeOptions] = "nosniff"
+            response.headers[.referrerPolicy] = "same-origin"
             return response
         }
     }
@@ -62,4 +62,10 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
                 + "font-src 'self' data:; frame-ancestors 'none'",
         ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: page)))
     }
+}
+
+private extension HTTPField.Name {
+    // Made once: a name is checked each time it is made from a string, on every response.
+    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 }
