@@ -137,14 +137,24 @@ public struct LoadRunner: Sendable {
     /// process mid-request. Either way the outcome is unknown and asking again (with the same key) is safe.
     static func worthRetrying(_ status: Int) -> Bool { status == 502 || status == 503 || status == 504 }
 
+    /// Registering and logging in are set-up, not measured: they wait out a busy API (its hashing
+    /// queue answers 503 at once when full, and 64 clients fill it) for about 40 s before giving up.
+    /// Ten tries over 4.5 s let an unlucky client lose every race to those coming back from a success.
+    static let setupAttempts = 45
+
+    /// Up to a second between tries, with jitter so that clients refused together do not return together.
+    static func backOff(_ attempt: Int) {
+        Thread.sleep(forTimeInterval: min(1, 0.1 * Double(attempt)) + Double.random(in: 0..<0.1))
+    }
+
     /// Registers one user and logs them in; retried across transport failures and 503s. A retried
     /// registration that finds its username taken is the first attempt having gone through.
     private func registerAndLogIn(_ user: Int, client: PantryClient, retries: inout Int) throws(LoadError) -> String {
         let username = configuration.username(user)
-        for attempt in 0..<10 {
+        for attempt in 0..<Self.setupAttempts {
             if attempt > 0 {
                 retries += 1
-                Thread.sleep(forTimeInterval: 0.1 * Double(attempt))
+                Self.backOff(attempt)
             }
             guard let response = try? client.register(username: username, email: "\(username)@load.example.org",
                                                       password: configuration.password) else { continue }
@@ -156,15 +166,15 @@ public struct LoadRunner: Sendable {
                 throw LoadError(description: "registering \(username) failed: HTTP \(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))")
             }
         }
-        throw LoadError(description: "registering \(username) failed after 10 attempts")
+        throw LoadError(description: "registering \(username) failed after \(Self.setupAttempts) attempts")
     }
 
     private func logIn(_ user: Int, client: PantryClient, retries: inout Int) throws(LoadError) -> String {
         let username = configuration.username(user)
-        for attempt in 0..<10 {
+        for attempt in 0..<Self.setupAttempts {
             if attempt > 0 {
                 retries += 1
-                Thread.sleep(forTimeInterval: 0.1 * Double(attempt))
+                Self.backOff(attempt)
             }
             guard let response = try? client.logIn(username: username, password: configuration.password) else { continue }
             if response.status == 201, let session = client.decode(Reply.Session.self, response) { return session.token }
@@ -173,7 +183,7 @@ public struct LoadRunner: Sendable {
                 throw LoadError(description: "logging in \(username) failed: HTTP \(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))")
             }
         }
-        throw LoadError(description: "logging in \(username) failed after 10 attempts")
+        throw LoadError(description: "logging in \(username) failed after \(Self.setupAttempts) attempts")
     }
 
     // MARK: Drive
