@@ -46,12 +46,13 @@ struct GroupCommitBench: ParsableCommand {
         }
 
         let setup = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(60))
-        let registrations = (0..<users).map { n in
+        // The recipes are recorded by a user of their own: the measured points never repeat one of its.
+        let registrations = (0...users).map { n in
             CommandEnvelope(commandId: "register-\(n)", command: .registerUser(RegisterUser(
                 userId: "u\(n)", username: "user\(n)", email: "user\(n)@example.org",
                 passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo")))
         }
-        let recordings = (0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: "u0", commandId: "record-\($0)") }
+        let recordings = (0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: "u\(users)", commandId: "record-\($0)") }
         guard try setup.submit(registrations + recordings).allSatisfy({ $0.status == .accepted }) else {
             throw ValidationError("the setup commands were not all accepted")
         }
@@ -72,8 +73,7 @@ struct GroupCommitBench: ParsableCommand {
                     while next < perClient {
                         let batch = (next..<min(next + window, perClient)).map { k in
                             let n = client * perClient + k
-                            // Past the points the recording commands earned for u0.
-                            let point = BenchRecipes.point(n + users, users: users)
+                            let point = BenchRecipes.point(n, users: users)
                             return CommandEnvelope(commandId: "use-\(n)", command: .useOwnedIngredient(UseOwnedIngredient(
                                 userId: "u\(point.user)", recipeId: BenchRecipes.id(point.recipe), ingredient: point.ingredient)))
                         }
