@@ -27,9 +27,24 @@ enum APIMetrics {
         timer.recordNanoseconds(nanoseconds)
     }
 
+    private struct CommandKey: Hashable {
+        var type: String
+        var outcome: String
+        var code: String
+    }
+
+    private static let commandCounters = Mutex<[CommandKey: Counter]>([:])
+
     /// `outcome` is accepted, rejected, failed or unavailable; `code` the rejection code or "".
+    /// Each counter is made once, as the request metrics are.
     static func command(type: String, outcome: String, code: String) {
-        Counter(label: "pantry_api_commands_total", dimensions: [("type", type), ("outcome", outcome), ("code", code)])
-            .increment()
+        let key = CommandKey(type: type, outcome: outcome, code: code)
+        let counter = commandCounters.withLock { counters in
+            if let known = counters[key] { return known }
+            let made = Counter(label: "pantry_api_commands_total", dimensions: [("type", type), ("outcome", outcome), ("code", code)])
+            counters[key] = made
+            return made
+        }
+        counter.increment()
     }
 }
