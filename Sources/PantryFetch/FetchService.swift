@@ -249,6 +249,7 @@ public actor FetchService {
             let payload = try await fetchUpstream(request, from: source)
             do {
                 try await store.save(payload, key: key, kind: request.kind, at: Date())
+                // An answer remembered from the entry just replaced must not outlive it.
                 memo.forget(key)
             } catch {
                 logger.error("cache write failed", metadata: ["key": "\(key)", "error": "\(error)"])
