@@ -124,6 +124,7 @@ let package = Package(
             dependencies: [
                 "Curl",
                 "PantryDomain",
+                "PantryJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -235,6 +235,8 @@ def main():
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--users", type=int, default=200)
     parser.add_argument("--honcho", action="store_true", help="also start the deployment the way ops/run does")
+    parser.add_argument("--routes", help="only these routes, comma-separated names as printed (e.g. 'cached recipe search'); "
+                                         "read-your-writes runs only when every route does")
     args = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -263,6 +265,12 @@ def main():
                           ("my rank", base, scripts["myRank"], 0.6),
                           ("cached recipe search", f"{base}/v1/recipes/search?query=soup", None, 0.6),
                           ("durable increments", base, scripts["increments"], 0.35)]
+                if args.routes:
+                    wanted = {name.strip() for name in args.routes.split(",")}
+                    unknown = wanted - {name for name, *_ in routes}
+                    if unknown:
+                        sys.exit(f"bench-http: no route named {', '.join(sorted(unknown))}")
+                    routes = [route for route in routes if route[0] in wanted]
                 mode = "through honcho (ops/run's way)" if honcho else "started directly"
                 print(f"== Pantry {mode}; wrk -t2 -c{args.connections} -d{args.seconds}s, bare route measured before each")
                 print(f"{'route':24} {'bare /s':>10} {'Pantry /s':>10} {'ratio':>7} {'target':>7} {'p99 ms':>8} {'non-2xx':>8}")
@@ -282,6 +290,8 @@ def main():
                     cpu_lines.append(f"  {name:22} bare {bare_cpu:.0f}; {cpu_per_request(tree, before, after, requests)}")
                 print("CPU per request, microseconds (user + system, from /proc), by process:")
                 print("\n".join(cpu_lines))
+                if args.routes:
+                    continue
                 medians = read_your_writes(deployment.port, tokens[-1], 200)
                 print(f"read-your-writes: leaderboard/me right after an increment: p50 {medians['with after']:.2f} ms with "
                       f"?after=, {medians['without after']:.2f} ms without; ratio "

@@ -26,6 +26,9 @@ public struct APIServer {
         public var queryTimeout: Duration = .seconds(5)
         /// How long recipe requests may wait for the fetch worker, which may be calling an upstream.
         public var fetchTimeout: Duration = .seconds(20)
+        /// How long a recipe answer the fetch worker says stays the same (the catalog's, or a cached
+        /// one until its age changes) is given again without asking (`PANTRY_RECIPE_REUSE`, seconds).
+        public var recipeReuse: Duration = .seconds(1)
         public var fetchEndpoint: String
         /// Read the log itself (`openLog`: the file on the core's host, or PostgreSQL); false when
         /// the log service is asked for by name (`PANTRY_CORE_LOG`).
@@ -112,7 +115,7 @@ public struct APIServer {
         let queries = try WorkerQueries(context: context, dataDirectory: directoryURL, timeout: configuration.queryTimeout,
                                         logger: logger)
         let recipes = try RecipeSource(context: context, endpoint: configuration.fetchEndpoint,
-                                       timeout: configuration.fetchTimeout, logger: logger)
+                                       timeout: configuration.fetchTimeout, reuse: configuration.recipeReuse, logger: logger)
         defer {
             core.stop()
             feed.stop()

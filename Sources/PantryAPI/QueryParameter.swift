@@ -30,6 +30,11 @@ enum QueryParameter {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts[0] == name else { continue }
             guard parts.count == 2 else { return "" }
+            // Most values have nothing to decode: Foundation's replacing and percent-decoding cost
+            // 5% of a search's API CPU.
+            if !parts[1].utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) {
+                return String(parts[1])
+            }
             guard let value = parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding else {
                 throw Problem(.unprocessableContent, code: "invalid_query", detail: "'\(name)' is not valid percent-encoded UTF-8")
             }

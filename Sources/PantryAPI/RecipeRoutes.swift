@@ -96,10 +96,11 @@ struct RecipeRoutes {
                                       detail: "the fetch worker answered with a payload of another kind")
 
     /// The caller's address goes with the request: the upstream calls one client may cause are
-    /// limited. The worker's answer is passed on as it wrote it.
+    /// limited. The worker's answer is passed on as it wrote it, or as it wrote it a moment ago
+    /// when it said the same bytes would stay true (`ReusableAnswers`).
     private func answer(_ request: FetchRequest, _ context: APIRequestContext) async throws -> Response {
         let body = try await recipes.fetchAsIs(request, client: context.clientAddress)
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body))
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import PantryBus
 import PantryFetch
 import PantryJSON
@@ -14,30 +15,18 @@ final class RecipeSource: Sendable {
     /// so that a slow upstream is reported as such rather than as a silent worker.
     private let deadlineMs: Int
 
-    init(context: ZMQContext, endpoint: String, timeout: Duration, logger: Logger) throws {
+    private let answers: ReusableAnswers
+
+    /// `reuse`: how long an answer the worker says stays the same may be given again without
+    /// asking it (zero: always ask).
+    init(context: ZMQContext, endpoint: String, timeout: Duration, reuse: Duration, logger: Logger) throws {
         connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, logger: logger)
         deadlineMs = max(100, Int(timeout / .milliseconds(1)) - 1_000)
-    }
-
-    /// A request on behalf of `client` (the caller's address), whose upstream calls are limited,
-    /// and how long the answer is waited for.
-    struct OnBehalf: Encodable {
-        var request: FetchRequest
-        var client: String?
-        var deadlineMs: Int
-
-        private enum CodingKeys: String, CodingKey { case client, deadlineMs }
-
-        func encode(to encoder: any Encoder) throws {
-            try request.encode(to: encoder)
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encodeIfPresent(client, forKey: .client)
-            try c.encode(deadlineMs, forKey: .deadlineMs)
-        }
+        answers = ReusableAnswers(lifetime: reuse)
     }
 
     func fetch(_ request: FetchRequest, client: String? = nil) async throws -> FetchResponse {
-        switch try JSONDecoder().decode(FetchResult.self, from: try await send(request, client: client)) {
+        switch try JSONDecoder().decode(FetchResult.self, from: try await send(try Self.checked(request), client: client)) {
         case .success(let response): return response
         case .failure(let error): throw Self.problem(error)
         }
@@ -45,25 +34,34 @@ final class RecipeSource: Sendable {
 
     /// The worker's answer, as the bytes of its `response` object, for routes that pass it on
     /// unchanged: decoding it and encoding it again cost more than the rest of a search.
-    func fetchAsIs(_ request: FetchRequest, client: String? = nil) async throws -> Data {
-        let reply = try await send(request, client: client)
-        let response = try? reply.withUnsafeBytes { bytes in
-            try JSONObjectReader.read(bytes) { json -> Data? in try json.bool("ok") ? Data(try json.object("response")) : nil }
+    func fetchAsIs(_ request: FetchRequest, client: String? = nil) async throws -> ByteBuffer {
+        let checked = try Self.checked(request)
+        if let body = answers.body(checked) { return body }
+        let reply = try await send(checked, client: client)
+        let found = try? reply.withUnsafeBytes { bytes in
+            try JSONObjectReader.read(bytes) { json -> (body: ByteBuffer, reusableForMs: Int?)? in
+                try json.bool("ok") ? (ByteBuffer(bytes: try json.object("response")), try json.optionalInt("reusableForMs")) : nil
+            }
         }
-        if let response { return response }
+        if let found {
+            if let reusable = found.reusableForMs { answers.keep(checked, found.body, reusableForMs: reusable) }
+            return found.body
+        }
         if case .failure(let error) = try JSONDecoder().decode(FetchResult.self, from: reply) { throw Self.problem(error) }
         throw RecipeRoutes.wrongPayload
     }
 
-    private func send(_ request: FetchRequest, client: String?) async throws -> Data {
-        let checked: FetchRequest
+    private static func checked(_ request: FetchRequest) throws -> FetchRequest {
         do {
-            checked = try request.validated()
+            return try request.validated()
         } catch {
-            throw Self.problem(error)
+            throw problem(error)
         }
+    }
+
+    private func send(_ checked: FetchRequest, client: String?) async throws -> Data {
         do {
-            return try await connection.send(try JSONEncoder().encode(OnBehalf(request: checked, client: client, deadlineMs: deadlineMs)))
+            return try await connection.send(Data(checked.json(client: client, deadlineMs: deadlineMs)))
         } catch {
             throw Problem(.serviceUnavailable, code: "fetch_unavailable",
                           detail: "the fetch worker did not answer in time", headers: [.retryAfter: "1"])

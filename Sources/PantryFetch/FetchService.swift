@@ -17,6 +17,7 @@ public actor FetchService {
     private let providers: [String: any RecipeProvider]
     private let images: UpstreamGate
     private let logger: Logger
+    private let memo = AnswerMemo()
     private var inFlight: [String: Task<FetchResult, Never>] = [:]
     /// Upstream calls each client may cause: the deployment's quota is everyone's, and ten junk
     /// searches from one user once spent it for the day. Cache hits are never counted.
@@ -63,28 +64,70 @@ public actor FetchService {
     /// gets no more (the API passes its own limit down, so a late answer is said to be late by
     /// the part that was slow).
     public func handle(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil) async -> FetchResult {
+        await respond(raw, client: client, deadline: deadline).result
+    }
+
+    /// The answer as the transport sends it (`FetchResult` JSON). Answers the cache or the catalog
+    /// gave are remembered encoded (`AnswerMemo`) and the next ones come from there.
+    public func encodedAnswer(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil) async -> Data {
+        if let memoized = memoizedAnswer(raw) { return memoized }
+        let (result, reuse) = await respond(raw, client: client, deadline: deadline)
+        if case .success(let response) = result, let reuse {
+            let answer = MemoizedAnswer(response, storedAt: reuse.storedAt, freshUntil: reuse.freshUntil)
+            memo.remember(reuse.key, answer)
+            if let reply = answer.reply(at: Date().timeIntervalSince1970) { return reply }
+        }
+        // FetchResult is made of strings, numbers and bytes: encoding cannot fail.
+        return try! JSONEncoder().encode(result)
+    }
+
+    /// The remembered answer to `raw` if there is one still fresh, without the actor: the
+    /// transport's own thread answers a repeated request with no hop to a task.
+    public nonisolated func memoizedAnswer(_ raw: FetchRequest) -> Data? {
+        guard AnswerMemo.remembers(raw.kind), let request = try? raw.validated(),
+              case .success(let source) = source(for: request) else { return nil }
+        return memo.reply(CanonicalKey.of(request, provider: source.name), at: Date().timeIntervalSince1970)
+    }
+
+    /// An answer that may be remembered: what it is keyed by, when its data was stored (nil for
+    /// the catalog's) and until when it is fresh.
+    private typealias Reuse = (key: String, storedAt: Double?, freshUntil: Double)
+
+    private func respond(_ raw: FetchRequest, client: String?, deadline: Double?) async -> (result: FetchResult, reuse: Reuse?) {
         let request: FetchRequest
         do {
             request = try raw.validated()
         } catch {
-            return .failure(error)
+            return (.failure(error), nil)
         }
         let source: Source
         switch self.source(for: request) {
         case .success(let found): source = found
-        case .failure(let error): return .failure(error)
+        case .failure(let error): return (.failure(error), nil)
         }
+        let key = CanonicalKey.of(request, provider: source.name)
+        let remembers = AnswerMemo.remembers(request.kind)
         if case .provider(let provider) = source, provider.isLocal {
             do {
-                return .success(FetchResponse(payload: try await provider.fetch(request), origin: .upstream, ageSeconds: 0, provider: provider.name))
+                let response = FetchResponse(payload: try await provider.fetch(request), origin: .upstream, ageSeconds: 0, provider: provider.name)
+                return (.success(response), remembers ? (key, nil, .infinity) : nil)
             } catch {
-                return .failure(Self.fetchError(error))
+                return (.failure(Self.fetchError(error)), nil)
             }
         }
 
-        let key = CanonicalKey.of(request, provider: source.name)
         let cached = await cachedEntry(key)
-        if let fresh = fresh(cached, kind: request.kind, provider: source.name) { return .success(fresh) }
+        if let fresh = fresh(cached, kind: request.kind, provider: source.name), let cached {
+            let lifetime = configuration.cacheLifetimes.seconds(for: request.kind)
+            return (.success(fresh), remembers ? (key, cached.storedAt, cached.storedAt + lifetime) : nil)
+        }
+        return (await answerFromUpstream(request, key: key, source: source, cached: cached, client: client, deadline: deadline), nil)
+    }
+
+    /// A request the cache does not answer fresh: one upstream call per key at a time, or the
+    /// expired answer if the call is slow.
+    private func answerFromUpstream(_ request: FetchRequest, key: String, source: Source, cached: FetchStore.CachedEntry?,
+                                    client: String?, deadline: Double?) async -> FetchResult {
         let task = inFlight[key] ?? {
             let until = deadline.map { ContinuousClock.now + .seconds($0) }
             let task = Task {
@@ -140,7 +183,7 @@ public actor FetchService {
         }
     }
 
-    private func source(for request: FetchRequest) -> Result<Source, FetchError> {
+    private nonisolated func source(for request: FetchRequest) -> Result<Source, FetchError> {
         switch request {
         case .image(let url):
             // Not on the allow-list is "no such image" (404), not a malformed request: the URL is
@@ -169,7 +212,7 @@ public actor FetchService {
     /// Host and port pairs images may come from: the configured image hosts at the default ports
     /// of http and https, and each upstream at its own port. The port counts: the same host at
     /// another port is another service (an admin console, a metadata endpoint).
-    private var allowedImageOrigins: Set<String> {
+    private nonisolated var allowedImageOrigins: Set<String> {
         let upstreams = [configuration.spoonacularURL, configuration.mealdbURL].compactMap(Self.origin(of:))
         return Set(configuration.imageHosts.flatMap { host in ["\(host.lowercased()):80", "\(host.lowercased()):443"] })
             .union(upstreams)
@@ -206,6 +249,8 @@ public actor FetchService {
             let payload = try await fetchUpstream(request, from: source)
             do {
                 try await store.save(payload, key: key, kind: request.kind, at: Date())
+                // An answer remembered from the entry just replaced must not outlive it.
+                memo.forget(key)
             } catch {
                 logger.error("cache write failed", metadata: ["key": "\(key)", "error": "\(error)"])
             }

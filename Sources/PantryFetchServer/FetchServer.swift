@@ -53,27 +53,29 @@ public final class FetchServer {
         }
     }
 
+    /// A request whose answer is remembered (`FetchService.memoizedAnswer`) is answered here, on
+    /// the socket's thread: a task and the hop back through the pipe cost more than the answer.
     private func receiveRequests() throws {
         while let frames = try requests.receive(dontWait: true) {
             guard frames.count >= 2 else { continue }
             let route = Array(frames.dropLast())
-            let body = frames[frames.count - 1]
+            let received: FetchRequest.Received
+            do throws(FetchError) {
+                received = try FetchRequest.received(json: frames[frames.count - 1])
+            } catch {
+                logger.debug("request refused", metadata: ["error": "\(error)"])
+                // FetchResult is made of strings, numbers and bytes: encoding cannot fail.
+                _ = try? requests.send(route + [try! JSONEncoder().encode(FetchResult.failure(error))], dontWait: true)
+                continue
+            }
+            if let answer = service.memoizedAnswer(received.request) {
+                _ = try? requests.send(route + [answer], dontWait: true)
+                continue
+            }
             let service = self.service
             let sender = answerSender
-            let logger = self.logger
             Task {
-                let result: FetchResult
-                do throws(FetchError) {
-                    let received = try FetchRequest.received(json: body)
-                    result = await service.handle(received.request, client: received.client, deadline: received.deadline)
-                } catch {
-                    result = .failure(error)
-                }
-                if case .failure(let error) = result {
-                    logger.debug("request refused", metadata: ["error": "\(error)"])
-                }
-                // FetchResult is made of strings, numbers and bytes: encoding cannot fail.
-                sender.send(route + [try! JSONEncoder().encode(result)])
+                sender.send(route + [await service.encodedAnswer(received.request, client: received.client, deadline: received.deadline)])
             }
         }
     }

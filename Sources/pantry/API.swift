@@ -87,6 +87,10 @@ struct API: AsyncParsableCommand {
             guard let seconds = Double(text), seconds > 0, seconds <= 3600 else { throw ValidationError("\(name) must be 0-3600 seconds") }
             configuration[keyPath: keyPath] = .milliseconds(Int64(seconds * 1000))
         }
+        if let text = environment["PANTRY_RECIPE_REUSE"] {
+            guard let seconds = Double(text), (0...60).contains(seconds) else { throw ValidationError("PANTRY_RECIPE_REUSE must be 0-60 seconds") }
+            configuration.recipeReuse = .milliseconds(Int64(seconds * 1000))
+        }
         if let text = environment["PANTRY_MAX_CONNECTIONS"] {
             guard let count = Int(text), count > 0 else { throw ValidationError("PANTRY_MAX_CONNECTIONS must be a positive number") }
             configuration.maxConnections = count

@@ -1,0 +1,47 @@
+import NIOCore
+import PantryFetch
+import Testing
+@testable import PantryAPI
+
+/// The API's short memory of recipe answers: never longer than the worker said they stay true,
+/// never longer than its own lifetime, nothing when either is zero, and within its bytes.
+@Suite struct ReusableAnswersTests {
+    static let soup = FetchRequest.search(query: "soup", diet: nil, maxReadyTime: nil, offset: 0, number: 10)
+    static let body = ByteBuffer(string: #"{"payload":{"type":"searchPage"},"origin":"cache","provider":"catalog","ageSeconds":3}"#)
+
+    @Test func anAnswerIsKeptForWhatTheWorkerSaidAndNoLonger() async throws {
+        let answers = ReusableAnswers(lifetime: .seconds(10))
+        answers.keep(Self.soup, Self.body, reusableForMs: 150)
+        #expect(answers.body(Self.soup) == Self.body)
+        #expect(answers.body(.search(query: "soup", diet: "vegan", maxReadyTime: nil, offset: 0, number: 10)) == nil)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(answers.body(Self.soup) == nil, "the worker's age would have changed")
+    }
+
+    @Test func anAnswerIsKeptNoLongerThanTheLifetime() async throws {
+        let answers = ReusableAnswers(lifetime: .milliseconds(100))
+        answers.keep(Self.soup, Self.body, reusableForMs: 60_000)
+        #expect(answers.body(Self.soup) == Self.body)
+        try await Task.sleep(for: .milliseconds(150))
+        #expect(answers.body(Self.soup) == nil)
+    }
+
+    @Test func zeroKeepsNothing() {
+        let off = ReusableAnswers(lifetime: .zero)
+        off.keep(Self.soup, Self.body, reusableForMs: 60_000)
+        #expect(off.body(Self.soup) == nil)
+        let on = ReusableAnswers(lifetime: .seconds(1))
+        on.keep(Self.soup, Self.body, reusableForMs: 0)
+        #expect(on.body(Self.soup) == nil)
+    }
+
+    @Test func theAnswersStayWithinTheirBytes() {
+        let answers = ReusableAnswers(lifetime: .seconds(10), capacity: 16 << 10)
+        for n in 0..<1_000 {
+            answers.keep(.search(query: "soup \(n)", diet: nil, maxReadyTime: nil, offset: 0, number: 10), Self.body, reusableForMs: 5_000)
+            #expect(answers.cost <= 16 << 10)
+        }
+        #expect(answers.body(.search(query: "soup 999", diet: nil, maxReadyTime: nil, offset: 0, number: 10)) != nil)
+        #expect(answers.body(.search(query: "soup 0", diet: nil, maxReadyTime: nil, offset: 0, number: 10)) == nil)
+    }
+}
