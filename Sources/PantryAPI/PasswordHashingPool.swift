@@ -48,6 +48,9 @@ final class PasswordHashingPool: Sendable {
         #endif
     }
 
+    /// Jobs waiting for a thread.
+    var queued: Int { jobs.withLock { $0.count } }
+
     /// Runs `work` on the pool; `Busy` at once when `queueLimit` jobs already wait.
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PantryAPI
+import Synchronization
 import Testing
 
 @Suite struct PasswordHasherTests {
@@ -56,14 +57,26 @@ import Testing
     @Test func aFullQueueIsRefusedAtOnceAndTheRestRun() async throws {
         let pool = PasswordHashingPool(threads: 1, queueLimit: 2)
         let gate = DispatchSemaphore(value: 0)
-        // One job holds the only thread; two wait; the fourth is refused without waiting.
-        async let first: Int = pool.run { gate.wait(); return 1 }
-        try await Task.sleep(for: .milliseconds(100))
+        defer { gate.signal() } // a failed step must not leave the thread blocked
+        let holding = Atomic<Bool>(false)
+        // One job holds the only thread; two wait; the fourth is refused without waiting. Each step
+        // waits for the pool to be in that state (fixed sleeps let the fourth in on a busy machine,
+        // where it then waited for the blocked thread forever).
+        async let first: Int = pool.run { holding.store(true, ordering: .relaxed); gate.wait(); return 1 }
+        try await Self.until { holding.load(ordering: .relaxed) }
         async let second: Int = pool.run { 2 }
         async let third: Int = pool.run { 3 }
-        try await Task.sleep(for: .milliseconds(100))
+        try await Self.until { pool.queued == 2 }
         await #expect(throws: PasswordHashingPool.Busy.self) { try await pool.run { 4 } }
         gate.signal()
         #expect(try await [first, second, third] == [1, 2, 3])
+    }
+
+    private static func until(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 }
