@@ -72,12 +72,16 @@ import Testing
         #expect(try await upstream.count() == 1)
     }
 
-    @Test func anExpiredThenRefreshedCacheEntryIsNotServedFromTheMemo() async throws {
+    /// A service over a fake upstream whose recipe details stay cached `lifetime` seconds, and a detail request.
+    private static func detailService(lifetime: Double) throws -> (FakeUpstream, FetchService, FetchRequest) {
         let upstream = try FakeUpstream()
         var config = upstreamConfiguration(upstream, databasePath: try temporaryDatabasePath())
-        config.cacheLifetimes.detail = 2
-        let service = try FetchService(configuration: config)
-        let detail = FetchRequest.detail(id: "spoonacular:716429")
+        config.cacheLifetimes.detail = lifetime
+        return (upstream, try FetchService(configuration: config), FetchRequest.detail(id: "spoonacular:716429"))
+    }
+
+    @Test func anExpiredThenRefreshedCacheEntryIsNotServedFromTheMemo() async throws {
+        let (upstream, service, detail) = try Self.detailService(lifetime: 2)
         _ = await service.encodedAnswer(detail)
         _ = await service.encodedAnswer(detail)
         #expect(service.memoizedAnswer(detail) != nil)
@@ -93,11 +97,7 @@ import Testing
     }
 
     @Test func staleAndFallbackAnswersAreNeverMemoized() async throws {
-        let upstream = try FakeUpstream()
-        var config = upstreamConfiguration(upstream, databasePath: try temporaryDatabasePath())
-        config.cacheLifetimes.detail = 0
-        let service = try FetchService(configuration: config)
-        let detail = FetchRequest.detail(id: "spoonacular:716429")
+        let (upstream, service, detail) = try Self.detailService(lifetime: 0)
         _ = await service.encodedAnswer(detail)
         try await upstream.mode("quota402")
         let stale = await service.encodedAnswer(detail)
