@@ -85,11 +85,12 @@ import ZeroMQ
         #expect(Set(try await names(connection, count: 10)) == ["second"], "the one that went down gets nothing")
 
         second.stop()
-        try await Task.sleep(for: .milliseconds(300))
+        // Time for the disconnection to be noticed, with room for a loaded CI machine.
+        try await Task.sleep(for: .seconds(1))
         let clock = ContinuousClock()
         let asked = clock.now
         await #expect(throws: RequestConnection.Unavailable.self) { try await connection.send(Data("{}".utf8)) }
-        #expect(clock.now - asked < .seconds(1), "not the 5 s timeout")
+        #expect(clock.now - asked < .seconds(3), "at once, not after the 5 s timeout")
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -180,12 +180,14 @@ import Testing
         let request = FetchRequest.search(query: "stew", diet: nil, maxReadyTime: nil, offset: 0, number: 5)
         let first = try await service.handle(request).get()
         try await Task.sleep(for: .seconds(2.2))
-        try await upstream.mode("slow", "&delay=3")
+        // The upstream takes 5 s: the stale answer (due after 0.3 s) must come well before it,
+        // with room for a loaded CI machine.
+        try await upstream.mode("slow", "&delay=5")
         let clock = ContinuousClock()
         let asked = clock.now
         let stale = try await service.handle(request).get()
         #expect(stale.origin == .staleCache && stale.payload == first.payload)
-        #expect(clock.now - asked < .seconds(2.5), "answered before the upstream did (it takes 3 s)")
+        #expect(clock.now - asked < .seconds(4), "answered before the upstream did (it takes 5 s)")
         try await upstream.mode("normal")
         // The late call lands and refreshes the cache; until then each ask gets the stale answer.
         var refreshed = false
