@@ -35,6 +35,9 @@ public final class APIFeed: Sendable {
         var id: UInt64
         var position: Int64
         var continuation: CheckedContinuation<Bool, Never>
+        /// Ends the wait at its timeout; cancelled when the position comes first, so no sleeping
+        /// task outlives its wait (registration waits up to 3 s, hundreds of times a second).
+        var timeout: Task<Void, Never>?
     }
 
     private struct State {
@@ -84,13 +87,17 @@ public final class APIFeed: Sendable {
                 return state.nextWaiterId
             }
             guard let id else { return continuation.resume(returning: true) }
-            Task { [self] in
-                try? await Task.sleep(for: timeout)
+            let timer = Task { [self] in
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
                 let expired = state.withLock { state in
                     state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0) }
                 }
                 expired?.continuation.resume(returning: false)
             }
+            let waiting = state.withLock { state in
+                state.waiters.firstIndex { $0.id == id }.map { state.waiters[$0].timeout = timer } != nil
+            }
+            if !waiting { timer.cancel() }
         }
     }
 
@@ -206,7 +213,10 @@ public final class APIFeed: Sendable {
             if !ready.isEmpty { state.waiters.removeAll { $0.position <= position } }
             return ready
         }
-        for waiter in ready { waiter.continuation.resume(returning: true) }
+        for waiter in ready {
+            waiter.timeout?.cancel()
+            waiter.continuation.resume(returning: true)
+        }
     }
 }
 

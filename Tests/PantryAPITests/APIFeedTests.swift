@@ -1,0 +1,14 @@
+import Logging
+import Testing
+@testable import PantryAPI
+
+struct APIFeedTests {
+    @Test func aWaitForAPositionNotAppliedEndsAtItsTimeoutAndOneAlreadyAppliedDoesNotWait() async {
+        let feed = APIFeed(models: [], keys: nil, logger: Logger(label: "test"))
+        #expect(await feed.waitUntilApplied(0, timeout: .seconds(30)))
+        let clock = ContinuousClock()
+        let asked = clock.now
+        #expect(await feed.waitUntilApplied(5, timeout: .milliseconds(50)) == false)
+        #expect(clock.now - asked >= .milliseconds(50))
+    }
+}
