@@ -3,6 +3,7 @@ import Hummingbird
 import PantryBus
 import PantryDomain
 import PantryFetch
+import PantryJSON
 import HTTPTypes
 
 /// Register, log in, log out, change the password, close the account, and who am I.
@@ -101,7 +102,12 @@ struct AccountRoutes {
         var username: String
         var email: String
         var password: String
-        enum CodingKeys: String, CodingKey, CaseIterable { case username, email, password }
+        static let fields = ["username", "email", "password"]
+        init(json: borrowing JSONObjectReader) throws {
+            username = try json.string("username")
+            email = try json.string("email")
+            password = try json.string("password")
+        }
     }
 
     /// The new account, and a session for it, so the app needs no separate log-in.
@@ -168,7 +174,12 @@ struct AccountRoutes {
         var username: String?
         var email: String?
         var password: String
-        enum CodingKeys: String, CodingKey, CaseIterable { case username, email, password }
+        static let fields = ["username", "email", "password"]
+        init(json: borrowing JSONObjectReader) throws {
+            username = try json.optionalString("username")
+            email = try json.optionalString("email")
+            password = try json.string("password")
+        }
 
         func login() throws -> String {
             guard let login = username ?? email, (username == nil) != (email == nil), !login.isEmpty else {
@@ -237,7 +248,11 @@ struct AccountRoutes {
     struct PasswordChange: RequestDocument {
         var currentPassword: String
         var newPassword: String
-        enum CodingKeys: String, CodingKey, CaseIterable { case currentPassword, newPassword }
+        static let fields = ["currentPassword", "newPassword"]
+        init(json: borrowing JSONObjectReader) throws {
+            currentPassword = try json.string("currentPassword")
+            newPassword = try json.string("newPassword")
+        }
     }
 
     /// A new password ends every other session: the answer carries the one session that stays.
@@ -260,7 +275,8 @@ struct AccountRoutes {
 
     struct AccountDeletion: RequestDocument {
         var password: String
-        enum CodingKeys: String, CodingKey, CaseIterable { case password }
+        static let fields = ["password"]
+        init(json: borrowing JSONObjectReader) throws { password = try json.string("password") }
     }
 
     /// Closes the account for good: every read model forgets the user and the core destroys the

@@ -15,10 +15,12 @@ struct BearerAuthenticator: RouterMiddleware {
     let verified = VerifiedTokens()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization] else {
+        // The values as sent: the subscript joins every field of a name into a new string.
+        let headers = request.headers[values: .authorization]
+        guard let header = headers.first else {
             throw Problem.invalidToken("a bearer token is required")
         }
-        guard let token = Self.bearerToken(header) else {
+        guard headers.count == 1, let token = Self.bearerToken(header) else {
             throw Problem.invalidToken("the Authorization header must be 'Bearer <token>'")
         }
         let now = Date()

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PantryDomain
+import PantryJSON
 
 /// The endpoints that change a user's data, one command each. The user is always the token's:
 /// no body or path names a user, so nobody can act for someone else.
@@ -99,32 +100,49 @@ struct NewGrocery: RequestDocument {
     var amount: Double?
     var unit: String?
     var recipeId: String?
-    enum CodingKeys: String, CodingKey, CaseIterable { case ingredient, amount, unit, recipeId }
+    static let fields = ["ingredient", "amount", "unit", "recipeId"]
+    init(json: borrowing JSONObjectReader) throws {
+        ingredient = try json.string("ingredient")
+        amount = try json.optionalDouble("amount")
+        unit = try json.optionalString("unit")
+        recipeId = try json.optionalString("recipeId")
+    }
 }
 
 struct GroceryCheck: RequestDocument {
     var checked: Bool
-    enum CodingKeys: String, CodingKey, CaseIterable { case checked }
+    static let fields = ["checked"]
+    init(json: borrowing JSONObjectReader) throws { checked = try json.bool("checked") }
 }
 
 struct OwnedIngredient: RequestDocument {
     var recipeId: String
     var ingredient: String
-    enum CodingKeys: String, CodingKey, CaseIterable { case recipeId, ingredient }
+    static let fields = ["recipeId", "ingredient"]
+    init(json: borrowing JSONObjectReader) throws {
+        recipeId = try json.string("recipeId")
+        ingredient = try json.string("ingredient")
+    }
 }
 
 struct CartAdjustment: RequestDocument {
     var recipeId: String
     var delta: Int
-    enum CodingKeys: String, CodingKey, CaseIterable { case recipeId, delta }
+    static let fields = ["recipeId", "delta"]
+    init(json: borrowing JSONObjectReader) throws {
+        recipeId = try json.string("recipeId")
+        delta = try json.int("delta")
+    }
 }
 
 struct CookingStart: RequestDocument {
     var minutes: Int?
-    enum CodingKeys: String, CodingKey, CaseIterable { case minutes }
+    static let fields = ["minutes"]
+    init(json: borrowing JSONObjectReader) throws { minutes = try json.optionalInt("minutes") }
 }
 
 struct Experience: RequestDocument {
     var text: String
-    enum CodingKeys: String, CodingKey, CaseIterable { case text }
+    static let fields = ["text"]
+    init(json: borrowing JSONObjectReader) throws { text = try json.string("text") }
 }

@@ -11,24 +11,49 @@ import Synchronization
 public final class SQLiteEventStore: EventStore {
     public let path: String
     private let pool: DatabasePool
+    private let readOnly: Bool
+    /// The writer's page cache, in KiB. The writer keeps its cache across its own commits, while a
+    /// reader connection starts cold after every commit it did not make: so the core's lookups (the
+    /// idempotency record, earned points) run on the writer, whose cache then holds the indexes'
+    /// upper levels and recent leaves.
+    static let writerCacheKiB = 64 * 1024
     /// Last known version per stream, so an append checks its expectation without a query.
     private let streamVersions = Mutex<[String: Int64]>([:])
 
     /// `checkpointsInBackground` leaves WAL checkpoints to a `BackgroundCheckpointer` (the core).
     public init(path: String, readOnly: Bool = false, checkpointsInBackground: Bool = false) throws {
         self.path = path
+        self.readOnly = readOnly
         var config = Configuration()
         config.readonly = readOnly
         config.label = "events"
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             if checkpointsInBackground { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
             // A WAL that SQLite starts over is cut back to this, rather than kept at its largest.
             if !readOnly { try db.execute(sql: "PRAGMA journal_size_limit = \(BackgroundCheckpointer.walLimitBytes)") }
         }
         pool = try DatabasePool(path: path, configuration: config)
-        if !readOnly { try Self.migrator.migrate(pool) }
+        if !readOnly {
+            // On the writer, once the pool is open: GRDB sets `synchronous = NORMAL` on its writer
+            // after `prepareDatabase` runs, and NORMAL syncs the WAL only at checkpoints, so an
+            // append that had returned could be lost with the power.
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.writerCacheKiB)")
+            }
+            try Self.migrator.migrate(pool)
+        }
+    }
+
+    /// A pragma's value on the writer's connection, for the tests.
+    func writerPragma(_ name: String) throws -> Int {
+        try pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA \(name)") ?? -1 }
+    }
+
+    /// Runs `lookup` on the writer's connection when this store writes (see `writerCacheKiB`).
+    private func onWarmestConnection<T>(_ lookup: (Database) throws -> T) throws -> T {
+        readOnly ? try pool.read(lookup) : try pool.writeWithoutTransaction(lookup)
     }
 
     /// A reader of a log that another process (the core) creates: nil until that process has
@@ -172,7 +197,7 @@ public final class SQLiteEventStore: EventStore {
 
     public func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand] {
         guard !commandIds.isEmpty else { return [:] }
-        return try pool.read { db in
+        return try onWarmestConnection { db in
             var found: [String: AcceptedCommand] = [:]
             // Well under SQLite's limit on bound values, whatever the batch.
             for start in stride(from: 0, to: commandIds.count, by: 500) {
@@ -193,7 +218,7 @@ public final class SQLiteEventStore: EventStore {
 
     public func earnedPoints(_ points: [PointKey]) throws -> Set<PointKey> {
         guard !points.isEmpty else { return [] }
-        return try pool.read { db in
+        return try onWarmestConnection { db in
             // The same expressions as the index's, so SQLite searches the index.
             let statement = try db.cachedStatement(sql: """
                 SELECT 1 FROM events WHERE type = 'PointEarned' AND user_id = ?

@@ -121,6 +121,11 @@ public final class UserKeyStore: PersonalDataVault, Sendable {
         }.map { SymmetricKey(data: $0) }
     }
 
+    /// A pragma's value on the writer's connection, for the tests.
+    func writerPragma(_ name: String) throws -> Int {
+        try pool().writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA \(name)") ?? -1 }
+    }
+
     private func pool() throws -> DatabasePool {
         try database.withLock { database in
             if let database { return database }
@@ -132,10 +137,12 @@ public final class UserKeyStore: PersonalDataVault, Sendable {
             configuration.busyMode = .timeout(10)
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA secure_delete = ON")
-                if !readOnly { try db.execute(sql: "PRAGMA synchronous = FULL") }
             }
             let pool = try DatabasePool(path: path, configuration: configuration)
             if !readOnly {
+                // GRDB sets `synchronous = NORMAL` on the pool's writer after `prepareDatabase`;
+                // a key must be on disk before the events it seals are.
+                try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
                 try pool.write { db in
                     try db.execute(sql: "CREATE TABLE IF NOT EXISTS user_keys (user_id TEXT PRIMARY KEY, key BLOB NOT NULL) WITHOUT ROWID")
                 }

@@ -40,7 +40,6 @@ public final class ProjectionStore: Sendable {
         config.label = projection.name
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
-            try db.execute(sql: bulkLoad ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
             if checkpointsInBackground { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
             try db.execute(sql: "PRAGMA journal_size_limit = \(BackgroundCheckpointer.walLimitBytes)")
         }
@@ -57,6 +56,8 @@ public final class ProjectionStore: Sendable {
             }
             pool = try DatabasePool(path: path, configuration: config)
         }
+        // On the writer, once the pool is open: GRDB sets NORMAL there after `prepareDatabase`.
+        if bulkLoad { try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = OFF") } }
         self.pool = pool
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: \(projection.name)") { db in

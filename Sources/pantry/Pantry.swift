@@ -30,7 +30,7 @@ struct DataOptions: ParsableArguments {
 func bootstrapLogging() {
     let level = ProcessInfo.processInfo.environment["PANTRY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
     LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
+        var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
         handler.logLevel = level
         return handler
     }

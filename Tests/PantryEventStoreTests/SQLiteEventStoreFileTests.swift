@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Logging
-import PantryEventStore
+@testable import PantryEventStore
 import Testing
 
 @Suite struct SQLiteEventStoreFileTests {
@@ -28,6 +28,19 @@ import Testing
         }
     }
 
+
+    /// An append that returned is on disk: the writer syncs the WAL at every commit (FULL). GRDB
+    /// sets NORMAL on a pool's writer after `prepareDatabase`, which is where FULL used to be set,
+    /// so every commit until now was synced only at the next checkpoint. The writer also keeps the
+    /// large page cache that the core's lookups run in.
+    @Test func theWriterSyncsEveryCommitAndKeepsItsCache() throws {
+        try withTemporaryDirectory { dir in
+            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+            #expect(try store.writerPragma("synchronous") == 2)
+            #expect(try store.writerPragma("cache_size") == -SQLiteEventStore.writerCacheKiB)
+            #expect(try store.writerPragma("journal_size_limit") == BackgroundCheckpointer.walLimitBytes)
+        }
+    }
 
     /// The core's log leaves checkpoints to the background: no append copies the WAL into the
     /// file (that fsync stalled group commits), the checkpointer does, and nothing is lost.

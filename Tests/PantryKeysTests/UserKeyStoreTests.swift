@@ -1,10 +1,18 @@
 import Foundation
-import PantryKeys
+@testable import PantryKeys
 import Testing
 
 @Suite struct UserKeyStoreTests {
     func temporaryPath() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("pantry-keys-\(UUID().uuidString).sqlite").path
+    }
+
+    /// A key is on disk before the events it seals: its commit is synced (FULL), not left to the
+    /// next checkpoint as GRDB's default for a pool's writer (NORMAL) would.
+    @Test func theKeyFileSyncsEveryCommit() throws {
+        let keys = try UserKeyStore(path: temporaryPath(), readOnly: false)
+        #expect(try keys.writerPragma("synchronous") == 2)
+        #expect(try keys.writerPragma("secure_delete") == 1)
     }
 
     @Test func sealedFieldsOpenOnlyForTheirUserWithTheirKey() throws {
