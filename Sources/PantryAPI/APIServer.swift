@@ -109,15 +109,13 @@ public struct APIServer {
             })
             feed.start(context: context, feed: configuration.endpoints.events, openLog: { remote })
         }
-        let core = CoreConnection(context: context, endpoint: configuration.endpoints.commands,
-                                  timeout: configuration.coreTimeout, logger: logger)
-        core.start()
+        let core = try CoreConnection(context: context, endpoint: configuration.endpoints.commands,
+                                      timeout: configuration.coreTimeout, logger: logger)
         let queries = try WorkerQueries(context: context, dataDirectory: directoryURL, timeout: configuration.queryTimeout,
                                         logger: logger)
         let recipes = try RecipeSource(context: context, endpoint: configuration.fetchEndpoint,
                                        timeout: configuration.fetchTimeout, reuse: configuration.recipeReuse, logger: logger)
         defer {
-            core.stop()
             feed.stop()
             context.shutdown()
         }
