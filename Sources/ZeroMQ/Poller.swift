@@ -15,17 +15,22 @@ public struct ZMQPollEvents: OptionSet, Sendable, Hashable {
     public static let writable = ZMQPollEvents(rawValue: Int16(ZMQ_POLLOUT))
 }
 
-/// Waits on several sockets at once with `zmq_poll`.
+/// Waits on several sockets (and plain file descriptors) at once with `zmq_poll`.
 ///
 /// Holds its sockets, so like them it belongs to one thread.
 public struct ZMQPoller {
-    private var registrations: [(socket: ZMQSocket, events: ZMQPollEvents)] = []
+    private var registrations: [(socket: ZMQSocket?, fileDescriptor: Int32, events: ZMQPollEvents)] = []
 
     public init() {}
 
     /// Adds a socket to watch; results from ``poll(timeoutMilliseconds:)`` come in registration order.
     public mutating func register(_ socket: ZMQSocket, for events: ZMQPollEvents = .readable) {
-        registrations.append((socket, events))
+        registrations.append((socket, 0, events))
+    }
+
+    /// Adds a file descriptor to watch (an eventfd other threads wake this one with), in the same order.
+    public mutating func register(fileDescriptor: Int32, for events: ZMQPollEvents = .readable) {
+        registrations.append((nil, fileDescriptor, events))
     }
 
     /// Waits until a registered socket is ready or the timeout passes (0 returns at once,
@@ -37,8 +42,8 @@ public struct ZMQPoller {
         // ENOTSOCK instead of handing libzmq a freed socket.
         var items = try registrations.map { registration in
             zmq_pollitem_t(
-                socket: try registration.socket.openHandle("zmq_poll"),
-                fd: 0,
+                socket: try registration.socket?.openHandle("zmq_poll"),
+                fd: registration.fileDescriptor,
                 events: registration.events.rawValue,
                 revents: 0
             )

@@ -9,16 +9,19 @@ import ZeroMQ
 /// several workers named, requests go only to those connected, and with none a request fails at
 /// once instead of waiting out its timeout.
 @Suite struct RequestConnectionTests {
-    /// A worker: a ROUTER on `endpoint` answering every request with `name`, on its own thread,
-    /// until `stop()` closes the socket (as a host going down would).
+    /// A worker: a ROUTER on `endpoint` answering every request with `answer(request)` (nothing
+    /// when nil), on its own thread, until `stop()` closes the socket (as a host going down would).
     final class NamedWorker: Sendable {
         private let running = Atomic<Bool>(true)
         private let finished = DispatchSemaphore(value: 0)
 
-        init(context: ZMQContext, endpoint: String, name: String) throws {
+        convenience init(context: ZMQContext, endpoint: String, name: String) throws {
+            try self.init(context: context, endpoint: endpoint) { _ in Data(name.utf8) }
+        }
+
+        init(context: ZMQContext, endpoint: String, answer: @escaping @Sendable (Data) -> Data?) throws {
             let bound = DispatchSemaphore(value: 0)
             let failure = Mutex<(any Error)?>(nil)
-            let answer = Data(name.utf8)
             // The thread makes and owns its socket, as the workers do.
             Thread { [self] in
                 defer { finished.signal() }
@@ -34,8 +37,9 @@ import ZeroMQ
                 }
                 bound.signal()
                 while running.load(ordering: .relaxed) {
-                    guard let request = try? router.receive(), request.count == 3 else { continue }
-                    _ = try? router.send([request[0], request[1], answer])
+                    guard let request = try? router.receive(), request.count == 3,
+                          let reply = answer(request[2]) else { continue }
+                    _ = try? router.send([request[0], request[1], reply])
                 }
                 router.close()
             }.start()
@@ -91,6 +95,47 @@ import ZeroMQ
         let asked = clock.now
         await #expect(throws: RequestConnection.Unavailable.self) { try await connection.send(Data("{}".utf8)) }
         #expect(clock.now - asked < .seconds(3), "at once, not after the 5 s timeout")
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Callers on many tasks at once each get their own answer: requests queued in memory, with
+    /// one wake-up of the socket thread per burst, are neither lost nor mixed up.
+    @Test(.timeLimit(.minutes(1)))
+    func manyCallersAtOnceEachGetTheirOwnAnswer() async throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let echo = try NamedWorker(context: context, endpoint: endpoint("echo")) { $0 }
+        defer { echo.stop() }
+        let connection = try RequestConnection(context: context, endpoint: endpoint("echo"), timeout: .seconds(20),
+                                               logger: Logger(label: "test"))
+        let mismatched = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for n in 0..<3_000 {
+                group.addTask { String(decoding: try await connection.send(Data("\(n)".utf8)), as: UTF8.self) != "\(n)" }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(mismatched == 0)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A request the peer never answers fails once its own deadline passes, and the connection
+    /// goes on serving the others.
+    @Test(.timeLimit(.minutes(1)))
+    func anUnansweredRequestFailsAtItsDeadlineAndTheOthersAreStillAnswered() async throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let worker = try NamedWorker(context: context, endpoint: endpoint("picky")) { $0 == Data("ignored".utf8) ? nil : $0 }
+        defer { worker.stop() }
+        let connection = try RequestConnection(context: context, endpoint: endpoint("picky"), timeout: .seconds(20),
+                                               logger: Logger(label: "test"))
+        let clock = ContinuousClock()
+        let asked = clock.now
+        await #expect(throws: RequestConnection.Unavailable.self) {
+            try await connection.send(Data("ignored".utf8), timeout: .milliseconds(300))
+        }
+        let waited = clock.now - asked
+        #expect(waited >= .milliseconds(300) && waited < .seconds(10), "\(waited)")
+        #expect(try await connection.send(Data("answered".utf8)) == Data("answered".utf8))
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -32,6 +32,23 @@ import ZeroMQ
         #expect(try pull.receive(dontWait: true) == frames("wake up"))
     }
 
+    /// A plain file descriptor (the pipe another thread wakes a socket thread with) polls beside sockets.
+    @Test func pollReportsAReadableFileDescriptorBesideSockets() throws {
+        let context = try ZMQContext()
+        let pull = try makeSocket(context, .pull)
+        try pull.bind("tcp://127.0.0.1:*")
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        var poller = ZMQPoller()
+        poller.register(pull)
+        poller.register(fileDescriptor: ends[0])
+        #expect(try poller.poll(timeoutMilliseconds: 0) == [[], []])
+        var byte: UInt8 = 1
+        #expect(write(ends[1], &byte, 1) == 1)
+        #expect(try poller.poll(timeoutMilliseconds: testTimeoutMilliseconds) == [[], .readable])
+    }
+
     @Test func pollReportsWritableOnlyWhileAPeerCanTakeMessages() throws {
         let context = try ZMQContext()
         let push = try makeSocket(context, .push)
