@@ -23,13 +23,11 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
     }
 
     /// What the app's own pages may do: load only from here, no inline script, no framing.
-    static var pagePolicy: String {
-        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
-            + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-    }
+    static var pagePolicy: String { WebAppHeaders.pagePolicy }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        switch request.uri.path {
+        let path = request.uri.path
+        switch path {
         case "/docs":
             return try docs()
         case "/docs/redoc.standalone.js":
@@ -41,12 +39,25 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         default:
             var response = try await files.handle(request, context: context, next: next)
-            if response.headers[.contentSecurityPolicy] == nil, response.headers[.contentType]?.hasPrefix("text/html") == true {
-                response.headers[.contentSecurityPolicy] = Self.pagePolicy
+            // One pass over the fields, no joined copies: the subscripts join every field of a name.
+            var isPage = false, hasPolicy = false, hasOwnHeaders = false
+            for field in response.headers {
+                switch field.name {
+                case .contentType: isPage = field.value.hasPrefix("text/html")
+                case .contentSecurityPolicy: hasPolicy = true
+                case .contentTypeOptions, .referrerPolicy: hasOwnHeaders = true
+                default: break
+                }
             }
-            if request.uri.path.hasSuffix(".yaml") { response.headers[.contentType] = "application/yaml" }
-            response.headers[.contentTypeOptions] = "nosniff"
-            response.headers[.referrerPolicy] = "same-origin"
+            if isPage, !hasPolicy { response.headers[.contentSecurityPolicy] = Self.pagePolicy }
+            if path.hasSuffix(".yaml") { response.headers[.contentType] = "application/yaml" }
+            if hasOwnHeaders {
+                response.headers[.contentTypeOptions] = "nosniff"
+                response.headers[.referrerPolicy] = "same-origin"
+            } else {
+                response.headers.append(WebAppHeaders.noSniffing)
+                response.headers.append(WebAppHeaders.sameOriginReferrer)
+            }
             return response
         }
     }
@@ -62,6 +73,14 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
                 + "font-src 'self' data:; frame-ancestors 'none'",
         ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: page)))
     }
+}
+
+/// Made once (a generic type has no stored statics): the middleware sees every request, API routes included.
+private enum WebAppHeaders {
+    static let pagePolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
+        + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    static let noSniffing = HTTPField(name: .contentTypeOptions, value: "nosniff")
+    static let sameOriginReferrer = HTTPField(name: .referrerPolicy, value: "same-origin")
 }
 
 private extension HTTPField.Name {

@@ -21,11 +21,16 @@ def test_the_app_the_contract_and_the_docs_are_served(api):
     policy = page.headers["content-security-policy"]
     assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe" not in policy
     assert page.headers["x-content-type-options"] == "nosniff"
+    # API answers carry the same two headers, and no page policy.
+    board = api.get("/v1/leaderboard")
+    assert board.status == 200 and board.headers["x-content-type-options"] == "nosniff"
+    assert board.headers["referrer-policy"] == "same-origin" and "content-security-policy" not in board.headers
     for path in ("/app/app.js", "/app/screens/recipe.js", "/sw.js"):
         script = api.get(path)
         assert script.status == 200 and "javascript" in script.headers["content-type"], path
     contract = api.get("/openapi.yaml")
     assert contract.status == 200 and contract.body == (ROOT / "schemas" / "openapi.yaml").read_bytes()
+    assert contract.headers["content-type"] == "application/yaml"
     docs = api.get("/docs")
     assert docs.status == 200 and b'<redoc spec-url="/openapi.yaml">' in docs.body
     renderer = api.get("/docs/redoc.standalone.js")
