@@ -11,6 +11,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 PROCESSES = ["core", "worker leaderboard", "worker carts", "worker favourites", "worker groceries",
@@ -214,8 +215,42 @@ def wrk(url, seconds, connections, script=None):
 PACE_MS = 10
 
 
-def half_rate(work, name, url, script, rate, requests, seconds, quoted, increments):
-    """The route again at half of `rate`, paced by wrk's `delay()`; its p99 against the 10 ms target."""
+class FsyncProbe:
+    """Times a 4 KiB write and fdatasync of a file of its own every 10 ms, on a thread, in `directory`:
+    what any fsync on that file system waited meanwhile, the log's included, whatever Pantry did."""
+
+    def __init__(self, directory):
+        self.path = os.path.join(directory, "fsync-probe")
+        self.timings = []
+        self.running = True
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while self.running:
+                os.pwrite(fd, b"x" * 4096, 0)
+                began = time.perf_counter()
+                os.fdatasync(fd)
+                self.timings.append((time.perf_counter() - began) * 1000)
+                time.sleep(0.01)
+        finally:
+            os.close(fd)
+            os.unlink(self.path)
+
+    def stop(self):
+        self.running = False
+        self.thread.join()
+        t = sorted(self.timings)
+        stalls = sum(1 for x in t if x > 20)
+        return (f"fsync probe beside it: p50 {t[len(t) // 2]:.2f} ms, p99 {t[int(len(t) * 0.99)]:.2f} ms, "
+                f"max {t[-1]:.0f} ms, {stalls} of {len(t)} over 20 ms")
+
+
+def half_rate(work, name, url, script, rate, requests, seconds, quoted, increments, data):
+    """The route again at half of `rate`, paced by wrk's `delay()`; its p99 against the 10 ms target.
+    For durable increments, an fsync probe runs beside it: the log's commits wait on the disk."""
     asked = rate / 2
     connections = max(2, round(asked * (PACE_MS + 1) / 1000))
     paced = os.path.join(work, "paced.lua")
@@ -225,10 +260,12 @@ def half_rate(work, name, url, script, rate, requests, seconds, quoted, incremen
         elif script:
             f.write(open(script).read())
         f.write(f"\ndelay = function() return {PACE_MS} end\n")
+    probe = FsyncProbe(data) if increments else None
     achieved, p99, errors, _ = wrk(url, seconds, connections, paced)
     verdict = "" if p99 is not None and p99 <= 10 else "  (missed)"
-    return (f"  {name:22} {achieved:8.0f}/s of {asked:.0f}/s asked, {connections} connections: p99 "
+    line = (f"  {name:22} {achieved:8.0f}/s of {asked:.0f}/s asked, {connections} connections: p99 "
             f"{p99 if p99 is not None else float('nan'):.2f} ms (target <= 10), non-2xx {errors}{verdict}")
+    return line + (f"\n  {'':22} {probe.stop()}" if probe else "")
 
 
 def read_your_writes(port, token, samples):
@@ -310,7 +347,7 @@ def main():
                           f"{p99 if p99 is not None else float('nan'):8.2f} {errors:8d}{'' if ratio >= target else '  (missed)'}")
                     cpu_lines.append(f"  {name:22} bare {bare_cpu:.0f}; {cpu_per_request(tree, before, after, requests)}")
                     half_lines.append(half_rate(work, name, url, script, rate, requests, args.seconds, quoted,
-                                                script == scripts["increments"]))
+                                                script == scripts["increments"], deployment.data))
                 print("CPU per request, microseconds (user + system, from /proc), by process:")
                 print("\n".join(cpu_lines))
                 print(f"At half the rate above, each connection waiting {PACE_MS} ms after each answer (Debian's wrk has no "
