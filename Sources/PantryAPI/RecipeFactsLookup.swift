@@ -34,9 +34,10 @@ struct RecipeFactsLookup {
     /// left out here (an over-long title is shortened, an unusable image or ingredient dropped),
     /// so that a real recipe is never refused for its provider's formatting.
     static func facts(of recipe: Recipe) -> RecipeFacts {
-        let title = (try? Validate.title(recipe.title)) ?? String(recipe.title.unicodeScalars.prefix(Validate.maxTitleLength))
+        let cleanTitle = Validate.singleLine(recipe.title)
+        let title = (try? Validate.title(cleanTitle)) ?? String(cleanTitle.unicodeScalars.prefix(Validate.maxTitleLength))
         var seen = Set<String>()
-        let ingredients = recipe.ingredients.compactMap { try? Validate.ingredient($0.name) }
+        let ingredients = recipe.ingredients.compactMap { try? Validate.ingredient(Validate.singleLine($0.name)) }
             .filter { seen.insert($0.lowercased()).inserted }
         return RecipeFacts(title: title, image: (try? Validate.imageURL(recipe.image)) ?? nil,
                            ingredients: Array(ingredients.prefix(RecipeFacts.maxIngredients)))

@@ -14,24 +14,39 @@ public enum Validate {
     /// Trimmed, non-empty, at most `max` Unicode scalars (as JSON Schema's `maxLength` counts: a
     /// title of 300 letters took 20,000 combining marks when graphemes were counted), no control
     /// characters (but line breaks and tabs where `multiline`), and none of the invisible or
-    /// bidirectional controls that make public text lie about what it says.
+    /// bidirectional controls that make public text lie about what it says. Controls are looked
+    /// for before trimming, as the contract's patterns do: "kg\n" is refused, not read as "kg".
     static func text(_ raw: String, max: Int, code: Rejection.Code, field: String, multiline: Bool = false) throws(Rejection) -> String {
         if let value = trimmedPrintableASCII(raw) {
             guard !value.isEmpty else { throw Rejection(code, "\(field) must not be empty") }
             guard value.utf8.count <= max else { throw Rejection(code, "\(field) must be at most \(max) characters") }
             return value
         }
+        try refuseControls(in: raw, multiline: multiline, code: code, field: field)
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !value.isEmpty else { throw Rejection(code, "\(field) must not be empty") }
         guard value.unicodeScalars.count <= max else { throw Rejection(code, "\(field) must be at most \(max) characters") }
+        return value
+    }
+
+    private static func refuseControls(in raw: String, multiline: Bool = false, code: Rejection.Code, field: String) throws(Rejection) {
         let allowed: Set<Unicode.Scalar> = multiline ? ["\n", "\r", "\t"] : []
-        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) else {
+        guard !raw.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) else {
             throw Rejection(code, "\(field) must not contain control characters")
         }
-        guard !value.unicodeScalars.contains(where: isInvisibleControl) else {
+        guard !raw.unicodeScalars.contains(where: isInvisibleControl) else {
             throw Rejection(code, "\(field) must not contain invisible or bidirectional control characters")
         }
-        return value
+    }
+
+    /// What the single-line rules can take of text from elsewhere (an upstream recipe's title or
+    /// ingredient): every control or invisible character a space, the ends trimmed.
+    public static func singleLine(_ raw: String) -> String {
+        var kept = String.UnicodeScalarView()
+        for scalar in raw.unicodeScalars {
+            kept.append(scalar.properties.generalCategory == .control || isInvisibleControl(scalar) ? " " : scalar)
+        }
+        return String(kept).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     public static func commandId(_ raw: String) throws(Rejection) -> CommandID {
@@ -121,6 +136,7 @@ public enum Validate {
 
     public static func unit(_ raw: String?) throws(Rejection) -> String? {
         guard let raw else { return nil }
+        try refuseControls(in: raw, code: .invalidUnit, field: "unit")
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         if value.isEmpty { return nil }
         return try text(value, max: maxUnitLength, code: .invalidUnit, field: "unit")

