@@ -22,8 +22,6 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
         self.docsAssets = docsAssets
     }
 
-    /// What the app's own pages may do: load only from here, no inline script, no framing.
-    static var pagePolicy: String { WebAppHeaders.pagePolicy }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
@@ -40,24 +38,19 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
         default:
             var response = try await files.handle(request, context: context, next: next)
             // One pass over the fields, no joined copies: the subscripts join every field of a name.
-            var isPage = false, hasPolicy = false, hasOwnHeaders = false
+            var isPage = false, hasPolicy = false
             for field in response.headers {
                 switch field.name {
                 case .contentType: isPage = field.value.hasPrefix("text/html")
                 case .contentSecurityPolicy: hasPolicy = true
-                case .contentTypeOptions, .referrerPolicy: hasOwnHeaders = true
                 default: break
                 }
             }
-            if isPage, !hasPolicy { response.headers[.contentSecurityPolicy] = Self.pagePolicy }
+            if isPage, !hasPolicy { response.headers[.contentSecurityPolicy] = WebAppHeaders.pagePolicy }
             if path.hasSuffix(".yaml") { response.headers[.contentType] = "application/yaml" }
-            if hasOwnHeaders {
-                response.headers[.contentTypeOptions] = "nosniff"
-                response.headers[.referrerPolicy] = "same-origin"
-            } else {
-                response.headers.append(WebAppHeaders.noSniffing)
-                response.headers.append(WebAppHeaders.sameOriginReferrer)
-            }
+            // Only this middleware sets these two, so they are appended, not searched for first.
+            response.headers.append(WebAppHeaders.noSniffing)
+            response.headers.append(WebAppHeaders.sameOriginReferrer)
             return response
         }
     }
@@ -77,6 +70,7 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
 
 /// Made once (a generic type has no stored statics): the middleware sees every request, API routes included.
 private enum WebAppHeaders {
+    /// What the app's own pages may do: load only from here, no inline script, no framing.
     static let pagePolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
     static let noSniffing = HTTPField(name: .contentTypeOptions, value: "nosniff")

@@ -28,7 +28,7 @@ public struct ZMQPoller {
         registrations.append((socket, 0, events))
     }
 
-    /// Adds a file descriptor to watch (an eventfd other threads wake this one with), in the same order.
+    /// Adds a file descriptor to watch (the pipe other threads wake a socket thread with), in the same order.
     public mutating func register(fileDescriptor: Int32, for events: ZMQPollEvents = .readable) {
         registrations.append((nil, fileDescriptor, events))
     }
