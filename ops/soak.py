@@ -12,7 +12,7 @@ import threading
 import time
 import urllib.request
 
-WAL_LIMIT = 64 << 20
+WAL_LIMIT = 128 << 20  # the writers' journal_size_limit (BackgroundCheckpointer.journalSizeLimit)
 RSS_GROWTH_LIMIT = 1.2
 ROLES = ["core", "worker leaderboard", "worker carts", "worker favourites", "worker groceries",
          "worker experiences", "fetch"]

@@ -27,11 +27,11 @@ public final class SQLiteEventStore: EventStore {
         var config = Configuration()
         config.readonly = readOnly
         config.label = "events"
-        config.busyMode = .timeout(10)
+        config.busyMode = .retrying(for: 10)
         config.prepareDatabase { db in
             if checkpointsInBackground { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
-            // A WAL that SQLite starts over is cut back to this, rather than kept at its largest.
-            if !readOnly { try db.execute(sql: "PRAGMA journal_size_limit = \(BackgroundCheckpointer.walLimitBytes)") }
+            // A WAL that a burst grew past this is cut back when SQLite starts it over.
+            if !readOnly { try db.execute(sql: "PRAGMA journal_size_limit = \(BackgroundCheckpointer.journalSizeLimit)") }
         }
         pool = try DatabasePool(path: path, configuration: config)
         if !readOnly {

@@ -38,10 +38,10 @@ public final class ProjectionStore: Sendable {
         self.logger = logger
         var config = Configuration()
         config.label = projection.name
-        config.busyMode = .timeout(10)
+        config.busyMode = .retrying(for: 10)
         config.prepareDatabase { db in
             if checkpointsInBackground { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
-            try db.execute(sql: "PRAGMA journal_size_limit = \(BackgroundCheckpointer.walLimitBytes)")
+            try db.execute(sql: "PRAGMA journal_size_limit = \(BackgroundCheckpointer.journalSizeLimit)")
         }
         var pool = try DatabasePool(path: path, configuration: config)
         let layout = try pool.read { db in

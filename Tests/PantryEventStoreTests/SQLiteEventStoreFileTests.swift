@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 @testable import PantryEventStore
 import Testing
 
@@ -38,7 +39,7 @@ import Testing
             let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
             #expect(try store.writerPragma("synchronous") == 2)
             #expect(try store.writerPragma("cache_size") == -SQLiteEventStore.writerCacheKiB)
-            #expect(try store.writerPragma("journal_size_limit") == BackgroundCheckpointer.walLimitBytes)
+            #expect(try store.writerPragma("journal_size_limit") == BackgroundCheckpointer.journalSizeLimit)
         }
     }
 
@@ -65,6 +66,37 @@ import Testing
         }
     }
 
+
+    /// Under commits that never pause, with a reader always somewhere in the WAL, a passive
+    /// checkpoint never reaches the WAL's end, so SQLite never starts it over. The checkpointer
+    /// restarts it once it holds `walLimitBytes` of frames: the file stays near that size while
+    /// dozens of times more is written through it.
+    @Test func theWALStartsOverOnceItHoldsTheLimitUnderContinuousWrites() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let store = try SQLiteEventStore(path: path, checkpointsInBackground: true)
+            let limit: Int64 = 256 << 10
+            let checkpointer = try BackgroundCheckpointer(path: path, walLimitBytes: limit, interval: 0.005,
+                                                          logger: Logger(label: "test"))
+            let reader = try SQLiteEventStore(path: path, readOnly: true)
+            let writing = Atomic<Bool>(true)
+            let readerDone = DispatchSemaphore(value: 0)
+            Thread {
+                while writing.load(ordering: .relaxed) { _ = try? reader.read(after: 0, limit: 50) }
+                readerDone.signal()
+            }.start()
+            let payload = #"{"text":"\#(String(repeating: "x", count: 1_000))"}"#
+            for n in 0..<2_000 {
+                _ = try store.append([append("s\(n)", expecting: 0, event("PointEarned", payload, commandId: "c\(n)"))])
+            }
+            writing.store(false, ordering: .relaxed)
+            readerDone.wait()
+            checkpointer.stop()
+            let walBytes = try #require(FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber).int64Value
+            #expect(walBytes < 8 * limit, "the WAL reached \(walBytes) bytes")
+            #expect(try reader.headPosition() == 2_000)
+        }
+    }
 
     /// A worker started at the same moment as the core must not read a log without its tables.
     @Test func aReaderWaitsUntilTheWriterHasCreatedTheTables() throws {
