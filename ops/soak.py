@@ -1,7 +1,7 @@
 """ops/soak: the Procfile's processes under the load test's mix plus every other command type for
 --minutes, sampling every process's RSS and every SQLite file's size each 10 s into a CSV and an
-SVG plot. Fails if a WAL passes 64 MB, if a process's RSS grows more than 20% after the first
-minute, or if the load test's exact check fails. Run through ops/soak."""
+SVG plot. Fails if a WAL passes 128 MB (the writers' journal_size_limit), if a process's RSS grows
+more than 20% after the first minute, or if the load test's exact check fails. Run through ops/soak."""
 import argparse
 import csv
 import json
