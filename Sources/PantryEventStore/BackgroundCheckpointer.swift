@@ -21,15 +21,25 @@ import Synchronization
 /// which made the increments' p99 at half rate 25 ms. The WAL's size is read from its frames, not
 /// its file, which is left at its size (`journalSizeLimit`, set by the writer, cuts back only a WAL
 /// that a burst made larger): a commit that overwrites blocks the file already has is synced without
-/// a journal commit of the file system, whereas one that grows the file waits for one.
+/// the file's size and blocks, whereas one that grows the file syncs those too.
+///
+/// A reader that stays in the WAL (a backup copying the log, a long read) makes every RESTART wait
+/// `restartWait` and give up, holding the writer all that time: tried every turn, that held it a
+/// third of the time. After a refusal the next try waits `restartBackoff`, doubled at each refusal up
+/// to `maxRestartBackoff`, and the refusal is logged once until a RESTART succeeds.
 public final class BackgroundCheckpointer: Sendable {
     public static let walLimitBytes: Int64 = 64 << 20
     /// The writers' `journal_size_limit`: a WAL restarted at `walLimitBytes` keeps its blocks.
     public static let journalSizeLimit = 2 * walLimitBytes
     static let restartWait: TimeInterval = 0.1
+    static let restartBackoff: Duration = .seconds(1)
+    static let maxRestartBackoff: Duration = .seconds(30)
 
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
+    /// RESTART checkpoints that succeeded, and that readers made give up, for tests.
+    let restarts = Atomic<Int>(0)
+    let refusedRestarts = Atomic<Int>(0)
 
     public init(path: String, walLimitBytes: Int64 = walLimitBytes, interval: TimeInterval = 0.2, logger: Logger) throws {
         var config = Configuration()
@@ -39,14 +49,32 @@ public final class BackgroundCheckpointer: Sendable {
         let frameBytes = try connection.read { try Int64.fetchOne($0, sql: "PRAGMA page_size") ?? 4096 } + 24
         let thread = Thread { [self] in
             defer { finished.signal() }
+            let clock = ContinuousClock()
+            var nextRestart = clock.now
+            var refusalsInARow = 0
             while !stopping.load(ordering: .relaxed) {
                 do {
-                    try connection.writeWithoutTransaction { db in
-                        let frames = try db.checkpoint(.passive).walFrameCount
-                        if Int64(frames) * frameBytes > walLimitBytes { _ = try db.checkpoint(.restart) }
+                    let frames = try connection.writeWithoutTransaction { try $0.checkpoint(.passive).walFrameCount }
+                    if Int64(frames) * frameBytes > walLimitBytes, clock.now >= nextRestart {
+                        do {
+                            _ = try connection.writeWithoutTransaction { try $0.checkpoint(.restart) }
+                            restarts.add(1, ordering: .relaxed)
+                            if refusalsInARow > 0 {
+                                logger.info("WAL started over", metadata: ["path": "\(path)", "refused before": "\(refusalsInARow)"])
+                            }
+                            refusalsInARow = 0
+                        } catch DatabaseError.SQLITE_BUSY {
+                            refusedRestarts.add(1, ordering: .relaxed)
+                            refusalsInARow += 1
+                            if refusalsInARow == 1 {
+                                logger.warning("a reader stays in the WAL, which cannot start over and grows until it leaves", metadata: [
+                                    "path": "\(path)", "wal MiB": "\(Int64(frames) * frameBytes >> 20)"])
+                            }
+                            nextRestart = clock.now + min(Self.restartBackoff * (1 << min(refusalsInARow - 1, 5)), Self.maxRestartBackoff)
+                        }
                     }
                 } catch DatabaseError.SQLITE_BUSY {
-                    // Readers stayed in the WAL longer than `restartWait`: the next turn tries again.
+                    // Another connection's checkpoint is under way: the next turn tries again.
                 } catch {
                     logger.warning("background checkpoint failed", metadata: ["error": "\(error)"])
                 }

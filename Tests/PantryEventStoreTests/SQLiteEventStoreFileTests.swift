@@ -98,6 +98,46 @@ import Testing
         }
     }
 
+    /// A reader that stays in the WAL (a backup copying the log) makes a RESTART wait and give up,
+    /// holding the writer meanwhile: tried every turn, the writer was held most of the time. It is
+    /// tried again only after a backoff, and the WAL starts over once the reader has left.
+    @Test func aReaderThatStaysInTheWALIsNotWaitedForAtEveryTurn() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let store = try SQLiteEventStore(path: path, checkpointsInBackground: true)
+            var appended = 0
+            func appendOne() throws {
+                _ = try store.append([append("s\(appended)", expecting: 0, event(commandId: "c\(appended)"))])
+                appended += 1
+            }
+            try appendOne()
+            let checkpointer = try BackgroundCheckpointer(path: path, walLimitBytes: 64 << 10, interval: 0.01,
+                                                          logger: Logger(label: "test"))
+            defer { checkpointer.stop() }
+            let reader = try DatabaseQueue(path: path)
+            let inside = DispatchSemaphore(value: 0), leave = DispatchSemaphore(value: 0), left = DispatchSemaphore(value: 0)
+            Thread {
+                try? reader.read { db in
+                    _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events")
+                    inside.signal()
+                    leave.wait()
+                }
+                left.signal()
+            }.start()
+            inside.wait()
+            let holding = Date().addingTimeInterval(1.5)
+            while Date() < holding { try appendOne() }
+            let refusedWhileHeld = checkpointer.refusedRestarts.load(ordering: .relaxed)
+            leave.signal()
+            left.wait()
+            #expect(refusedWhileHeld >= 1, "the WAL passed its limit while the reader held it")
+            #expect(refusedWhileHeld <= 3, "\(refusedWhileHeld) RESTARTs waited for the reader in 1.5 s")
+            let deadline = Date().addingTimeInterval(10)
+            while checkpointer.restarts.load(ordering: .relaxed) == 0, Date() < deadline { try appendOne() }
+            #expect(checkpointer.restarts.load(ordering: .relaxed) >= 1, "the WAL started over once the reader left")
+        }
+    }
+
     /// A worker started at the same moment as the core must not read a log without its tables.
     @Test func aReaderWaitsUntilTheWriterHasCreatedTheTables() throws {
         try withTemporaryDirectory { directory in
