@@ -16,7 +16,7 @@ import Synchronization
 /// waits up to `restartWait` for the readers to leave the WAL, holding the writer off that long at
 /// most; the next commit then writes from the WAL's start.
 ///
-/// A RESTART holds the writer for the rest of the copy and an fsync of the file (10-25 ms here), so
+/// A RESTART holds the writer for the rest of the copy and an fsync of the file (3-25 ms here), so
 /// the limit sets how often a commit waits that long: at 16 MiB, every 0.4 s at 3,500 increments/s,
 /// which made the increments' p99 at half rate 25 ms. The WAL's size is read from its frames, not
 /// its file, which is left at its size (`journalSizeLimit`, set by the writer, cuts back only a WAL
