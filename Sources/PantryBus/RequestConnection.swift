@@ -6,9 +6,9 @@ import ZeroMQ
 /// Lets async code ask a worker (a projection worker, the fetch worker) or the core over ZeroMQ.
 /// One thread owns a DEALER socket; callers queue requests in memory and wake the thread through
 /// a pipe only when it may be asleep, so a burst of requests costs one wake-up, not a socket send
-/// each under a shared lock (that lock's contention was 4% of the API's CPU per command). Every request carries a frame with its own id, which the peer
-/// echoes back, so answers may come in any order (a worker parks queries that wait for a
-/// position) and still reach the right caller.
+/// each under a shared lock (that lock's contention was 4% of the API's CPU per command). Every
+/// request carries a frame with its own id, which the peer echoes back, so answers may come in any
+/// order (a worker parks queries that wait for a position) and still reach the right caller.
 ///
 /// `endpoint` may name several workers of one kind (separated by spaces or commas: one per worker
 /// host). Requests then go round-robin to those connected, and only to them, so a worker host that
@@ -96,7 +96,9 @@ private final class Waiting: Sendable {
         /// The pipe was written to since the thread last emptied `unsent`: it will look again.
         var woken = false
         /// No waiter's deadline is earlier: the thread scans for overdue waiters only from then.
-        var earliestDeadline = ContinuousClock.Instant.now + .seconds(3600)
+        var earliestDeadline = ContinuousClock.Instant.now + State.horizon
+        /// Further ahead than any request's deadline: "no waiter is due before then".
+        static let horizon: Duration = .seconds(3600)
     }
 
     private let endpoint: String
@@ -183,7 +185,7 @@ private final class Waiting: Sendable {
         let overdue = state.withLock { state -> [Waiter] in
             guard state.earliestDeadline <= now else { return [] }
             var overdue: [Waiter] = []
-            var earliest = now + .seconds(3600)
+            var earliest = now + State.horizon
             for (id, waiter) in state.byId {
                 if waiter.deadline <= now {
                     overdue.append(waiter)

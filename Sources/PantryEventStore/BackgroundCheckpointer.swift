@@ -56,8 +56,8 @@ public final class BackgroundCheckpointer: Sendable {
             var refusalsInARow = 0
             while !stopping.load(ordering: .relaxed) {
                 do {
-                    let frames = try connection.writeWithoutTransaction { try $0.checkpoint(.passive).walFrameCount }
-                    if Int64(frames) * frameBytes > walLimitBytes, clock.now >= nextRestart {
+                    let walBytes = try Int64(connection.writeWithoutTransaction { try $0.checkpoint(.passive).walFrameCount }) * frameBytes
+                    if walBytes > walLimitBytes, clock.now >= nextRestart {
                         do {
                             _ = try connection.writeWithoutTransaction { try $0.checkpoint(.restart) }
                             restarts.add(1, ordering: .relaxed)
@@ -70,7 +70,7 @@ public final class BackgroundCheckpointer: Sendable {
                             refusalsInARow += 1
                             if refusalsInARow == 1 {
                                 logger.warning("a reader stays in the WAL, which cannot start over and grows until it leaves", metadata: [
-                                    "path": "\(path)", "wal MiB": "\(Int64(frames) * frameBytes >> 20)"])
+                                    "path": "\(path)", "wal MiB": "\(walBytes >> 20)"])
                             }
                             nextRestart = clock.now + min(Self.restartBackoff * (1 << min(refusalsInARow - 1, 5)), Self.maxRestartBackoff)
                         }
