@@ -57,7 +57,7 @@ import Testing
             }
             #expect(try fileSize() == before, "no append checkpointed the WAL into the file")
 
-            let checkpointer = try BackgroundCheckpointer(path: path, interval: 0.01, logger: Logger(label: "test"))
+            let checkpointer = try BackgroundCheckpointer(path: path, intervals: 0.001...0.01, logger: Logger(label: "test"))
             let deadline = Date().addingTimeInterval(10)
             while try fileSize() <= before, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
             checkpointer.stop()
@@ -76,7 +76,7 @@ import Testing
             let path = dir.appendingPathComponent("events.sqlite").path
             let store = try SQLiteEventStore(path: path, checkpointsInBackground: true)
             let limit: Int64 = 256 << 10
-            let checkpointer = try BackgroundCheckpointer(path: path, walLimitBytes: limit, interval: 0.005,
+            let checkpointer = try BackgroundCheckpointer(path: path, walLimitBytes: limit, intervals: 0.0005...0.005,
                                                           logger: Logger(label: "test"))
             let reader = try SQLiteEventStore(path: path, readOnly: true)
             let writing = Atomic<Bool>(true)
@@ -111,7 +111,7 @@ import Testing
                 appended += 1
             }
             try appendOne()
-            let checkpointer = try BackgroundCheckpointer(path: path, walLimitBytes: 64 << 10, interval: 0.01,
+            let checkpointer = try BackgroundCheckpointer(path: path, walLimitBytes: 64 << 10, intervals: 0.001...0.01,
                                                           logger: Logger(label: "test"))
             defer { checkpointer.stop() }
             let reader = try DatabaseQueue(path: path)

@@ -19,7 +19,7 @@ import PantryEventStore
         try store.catchUp(from: h.log, batchSize: 1)
         #expect(try fileSize() == before, "no commit checkpointed the WAL into the file")
 
-        let checkpointer = try BackgroundCheckpointer(path: path, interval: 0.01, logger: Logger(label: "test"))
+        let checkpointer = try BackgroundCheckpointer(path: path, intervals: 0.001...0.01, logger: Logger(label: "test"))
         let deadline = Date().addingTimeInterval(10)
         while try fileSize() <= before, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         checkpointer.stop()
