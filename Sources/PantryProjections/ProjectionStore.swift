@@ -42,6 +42,9 @@ public final class ProjectionStore: Sendable {
         config.prepareDatabase { db in
             if checkpointsInBackground { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
             try db.execute(sql: "PRAGMA journal_size_limit = \(BackgroundCheckpointer.journalSizeLimit)")
+            // A deleted user's rows are overwritten, not left readable in free pages: Debian's
+            // SQLite is built that way, others need asking.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         var pool = try DatabasePool(path: path, configuration: config)
         let layout = try pool.read { db in
