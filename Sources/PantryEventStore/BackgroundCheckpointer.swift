@@ -38,10 +38,10 @@ import Synchronization
 ///
 /// Each turn's sync competes on the disk with the commits' own: with turns every 0.2 s, the
 /// increments' p99 at half rate was 9.4, 11.5 and 63 ms in three runs, against 8.6, 9.6 and 9.9
-/// with the turns paced as follows, alternated. But turns too far apart let the WAL pass its limit by a
-/// turn's writes, hundreds of MB at full rate. So the next turn comes when the WAL, growing as fast
-/// as it did since the last turn, would reach the limit, within `intervals`: once a second while it
-/// fills slowly, sooner as it nears the limit.
+/// with the turns paced as follows, alternated. But turns too far apart let the WAL pass its limit
+/// by a turn's writes, hundreds of MB at full rate. So the next turn comes when the WAL, growing as
+/// fast as it did since the last turn, would reach the limit, within `intervals`: once a second
+/// while it fills slowly, sooner as it nears the limit.
 public final class BackgroundCheckpointer: Sendable {
     public static let walLimitBytes: Int64 = 64 << 20
     /// The writers' `journal_size_limit`: a WAL restarted at `walLimitBytes` keeps its blocks.
