@@ -107,7 +107,9 @@ public final class BackgroundCheckpointer: Sendable {
                 } catch DatabaseError.SQLITE_BUSY {
                     // Another connection's checkpoint is under way: the next turn tries again.
                 } catch {
+                    // A failing disk fails every turn: one line a second says so, not twenty.
                     logger.warning("background checkpoint failed", metadata: ["error": "\(error)"])
+                    pause = intervals.upperBound
                 }
                 _ = wake.wait(timeout: .now() + pause)
             }
