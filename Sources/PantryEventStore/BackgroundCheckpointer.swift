@@ -90,7 +90,8 @@ public final class BackgroundCheckpointer: Sendable {
                         do {
                             // Again, for what came during the first sync (tens of ms under load),
                             // which the RESTART would otherwise copy and sync holding the writer.
-                            _ = try copyAndSync()
+                            // Only a help: whatever makes it fail, the RESTART meets and tells.
+                            _ = try? copyAndSync()
                             _ = try connection.writeWithoutTransaction { try $0.checkpoint(.restart) }
                             restarts.add(1, ordering: .relaxed)
                             if refusalsInARow > 0 {
