@@ -84,9 +84,7 @@ public final class BackgroundCheckpointer: Sendable {
                 do {
                     let walBytes = try copyAndSync()
                     let now = clock.now
-                    pause = Self.pause(walBytes: walBytes, limit: walLimitBytes, since: lastTurn, now: now, intervals: intervals)
-                    lastTurn = (now, walBytes)
-                    if walBytes > walLimitBytes, clock.now >= nextRestart {
+                    if walBytes > walLimitBytes, now >= nextRestart {
                         do {
                             // Again, for what came during the first sync (tens of ms under load),
                             // which the RESTART would otherwise copy and sync holding the writer.
@@ -108,11 +106,12 @@ public final class BackgroundCheckpointer: Sendable {
                             nextRestart = clock.now + min(Self.restartBackoff * (1 << min(refusalsInARow - 1, 5)), Self.maxRestartBackoff)
                         }
                     }
-                    if walBytes > walLimitBytes {
-                        // Over the limit the growth rate no longer matters: the turn that can try
-                        // the RESTART (the next, unless a reader refused the last) is what is due.
-                        pause = min(max((nextRestart - clock.now).seconds, intervals.lowerBound), intervals.upperBound)
-                    }
+                    // Over the limit the growth rate no longer matters: the turn that can try the
+                    // RESTART (the next, unless a reader refused the last) is what is due.
+                    pause = walBytes > walLimitBytes
+                        ? min(max((nextRestart - clock.now) / .seconds(1), intervals.lowerBound), intervals.upperBound)
+                        : Self.pause(walBytes: walBytes, limit: walLimitBytes, since: lastTurn, now: now, intervals: intervals)
+                    lastTurn = (now, walBytes)
                 } catch DatabaseError.SQLITE_BUSY {
                     // Another connection's checkpoint is under way: the next turn tries again.
                 } catch {
@@ -134,7 +133,7 @@ public final class BackgroundCheckpointer: Sendable {
     static func pause(walBytes: Int64, limit: Int64, since last: (at: ContinuousClock.Instant, walBytes: Int64),
                       now: ContinuousClock.Instant, intervals: ClosedRange<TimeInterval>) -> TimeInterval {
         let grown = walBytes >= last.walBytes ? walBytes - last.walBytes : walBytes
-        let elapsed = (now - last.at).seconds
+        let elapsed = (now - last.at) / .seconds(1)
         guard grown > 0, elapsed > 0 else { return walBytes < limit ? intervals.upperBound : intervals.lowerBound }
         let untilLimit = Double(limit - walBytes) / (Double(grown) / elapsed)
         return min(max(untilLimit, intervals.lowerBound), intervals.upperBound)
@@ -159,12 +158,5 @@ public final class BackgroundCheckpointer: Sendable {
         stopping.store(true, ordering: .relaxed)
         wake.signal()
         finished.wait()
-    }
-}
-
-extension Duration {
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
