@@ -198,19 +198,17 @@ public final class SQLiteEventStore: EventStore {
     public func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand] {
         guard !commandIds.isEmpty else { return [:] }
         return try onWarmestConnection { db in
+            // One cached statement asked once per id: a statement with an `IN` list of the batch's
+            // ids had to be prepared anew for every batch, which was a third of the lookup's cost.
+            let statement = try db.cachedStatement(sql: """
+                SELECT MIN(position), MAX(position), command_fingerprint FROM events WHERE command_id = ?
+                """)
             var found: [String: AcceptedCommand] = [:]
-            // Well under SQLite's limit on bound values, whatever the batch.
-            for start in stride(from: 0, to: commandIds.count, by: 500) {
-                let ids = commandIds[start..<min(start + 500, commandIds.count)]
-                let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT command_id, MIN(position), MAX(position), command_fingerprint FROM events
-                    WHERE command_id IN (\(placeholders)) GROUP BY command_id
-                    """, arguments: StatementArguments(Array(ids)))
-                while let row = try rows.next() {
-                    let first: Int64 = row[1], last: Int64 = row[2], fingerprint: Int64? = row[3]
-                    found[row[0]] = AcceptedCommand(positions: first...last, fingerprint: fingerprint.map { UInt64(bitPattern: $0) })
-                }
+            for commandId in commandIds where found[commandId] == nil {
+                guard let row = try Row.fetchOne(statement, arguments: [commandId]),
+                      let first = row[0] as Int64?, let last = row[1] as Int64? else { continue }
+                let fingerprint: Int64? = row[2]
+                found[commandId] = AcceptedCommand(positions: first...last, fingerprint: fingerprint.map { UInt64(bitPattern: $0) })
             }
             return found
         }
