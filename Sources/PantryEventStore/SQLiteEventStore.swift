@@ -52,8 +52,19 @@ public final class SQLiteEventStore: EventStore {
     }
 
     /// Runs `lookup` on the writer's connection when this store writes (see `writerCacheKiB`).
+    /// The lookups run in one read transaction: a statement outside a transaction takes and drops
+    /// SQLite's WAL read lock (`fcntl` on the -shm file) by itself, and the core asks one statement
+    /// per command of a batch.
     private func onWarmestConnection<T>(_ lookup: (Database) throws -> T) throws -> T {
-        readOnly ? try pool.read(lookup) : try pool.writeWithoutTransaction(lookup)
+        if readOnly { return try pool.read(lookup) }
+        return try pool.writeWithoutTransaction { db in
+            var result: Result<T, any Error>?
+            try db.inTransaction(.deferred) {
+                result = Result { try lookup(db) }
+                return .commit
+            }
+            return try result!.get()
+        }
     }
 
     /// A reader of a log that another process (the core) creates: nil until that process has
