@@ -37,4 +37,28 @@ import Testing
         #expect(abs(seconds - 1) < 0.001, "32 MiB in a second leaves a second to the limit: \(seconds)")
         #expect(pause(from: limit, to: 60 << 20, after: 0.5) < 0.05 + 1e-9)
     }
+
+    /// A refused RESTART is tried again after the backoff, or sooner if the WAL doubles first: a
+    /// reader that a busy machine slowed for a moment let the WAL grow for the whole backoff.
+    @Test func aRefusedRestartIsTriedAfterTheBackoffOrOnceTheWALHasDoubled() {
+        var schedule = BackgroundCheckpointer.RestartSchedule(backoff: .milliseconds(250), maxBackoff: .seconds(30))
+        #expect(schedule.isDue(walBytes: limit + 1, now: start), "nothing refused yet")
+        schedule.refused(walBytes: limit, now: start)
+        #expect(!schedule.isDue(walBytes: limit + (1 << 20), now: start + .milliseconds(100)))
+        #expect(schedule.isDue(walBytes: limit + (1 << 20), now: start + .milliseconds(250)))
+        #expect(schedule.isDue(walBytes: 2 * limit, now: start + .milliseconds(10)))
+
+        schedule.refused(walBytes: 2 * limit, now: start)
+        #expect(!schedule.isDue(walBytes: 3 * limit, now: start + .milliseconds(499)), "the backoff doubled")
+        #expect(schedule.isDue(walBytes: 3 * limit, now: start + .milliseconds(500)))
+        #expect(schedule.isDue(walBytes: 4 * limit, now: start), "and so did the size")
+        #expect(schedule.refusalsInARow == 2)
+
+        for _ in 0..<20 { schedule.refused(walBytes: limit, now: start) }
+        #expect(!schedule.isDue(walBytes: limit, now: start + .seconds(29)), "the backoff stops growing at 30 s")
+        #expect(schedule.isDue(walBytes: limit, now: start + .seconds(30)))
+
+        schedule.succeeded()
+        #expect(schedule.isDue(walBytes: limit + 1, now: start) && schedule.refusalsInARow == 0)
+    }
 }
