@@ -58,12 +58,13 @@ public final class SQLiteEventStore: EventStore {
     private func onWarmestConnection<T>(_ lookup: (Database) throws -> T) throws -> T {
         if readOnly { return try pool.read(lookup) }
         return try pool.writeWithoutTransaction { db in
-            var result: Result<T, any Error>?
+            var result: T?
+            // A lookup that throws rolls the transaction back, and the error goes on to the caller.
             try db.inTransaction(.deferred) {
-                result = Result { try lookup(db) }
+                result = try lookup(db)
                 return .commit
             }
-            return try result!.get()
+            return result!
         }
     }
 
