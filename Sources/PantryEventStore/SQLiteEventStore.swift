@@ -244,14 +244,32 @@ public final class SQLiteEventStore: EventStore {
         try pool.read { db in try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(position), 0) FROM events") ?? 0 }
     }
 
+    /// Positions counted per read transaction in `countsByType`.
+    static let countChunk: Int64 = 20_000
+
+    /// Counted up to the head as it is when the count starts, `chunk` positions per read
+    /// transaction. One scan of a large log held its read snapshot for seconds, and the WAL
+    /// cannot start over under a snapshot: `pantry stats` every 10 s on a 2 GB log let the log's
+    /// WAL grow to 203 MiB in a 45-minute soak. Positions up to that head never change, so the
+    /// sum is the count at that head.
     public func countsByType() throws -> [String: Int] {
-        try pool.read { db in
-            var counts: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT type, COUNT(*) AS n FROM events GROUP BY type") {
-                counts[row["type"]] = row["n"]
+        try countsByType(chunk: Self.countChunk)
+    }
+
+    func countsByType(chunk: Int64) throws -> [String: Int] {
+        let head = try headPosition()
+        var counts: [String: Int] = [:]
+        for start in stride(from: Int64(0), to: head, by: Int(chunk)) {
+            try pool.read { db in
+                let statement = try db.cachedStatement(sql: """
+                    SELECT type, COUNT(*) FROM events WHERE position > ? AND position <= ? GROUP BY type
+                    """)
+                for row in try Row.fetchAll(statement, arguments: [start, min(start + chunk, head)]) {
+                    counts[row[0], default: 0] += row[1] as Int
+                }
             }
-            return counts
         }
+        return counts
     }
 
     /// Columns by index, in `columns` order: replay reads millions of rows through here.

@@ -144,6 +144,21 @@ import Testing
         }
     }
 
+    /// Counted in chunks of positions, each a short read (a whole large log in one read held the
+    /// WAL for seconds): the sums are the whole log's, whatever the chunk's size against the head.
+    @Test func countsByTypeAddsUpChunkByChunk() throws {
+        try withTemporaryDirectory { dir in
+            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+            for n in 0..<23 {
+                _ = try store.append([append("s\(n)", expecting: 0, event(n % 3 == 0 ? "A" : "B", commandId: "c\(n)"))])
+            }
+            for chunk: Int64 in [1, 4, 23, 1_000] {
+                #expect(try store.countsByType(chunk: chunk) == ["A": 8, "B": 15], "chunk \(chunk)")
+            }
+            #expect(try SQLiteEventStore(path: dir.appendingPathComponent("empty.sqlite").path).countsByType() == [:])
+        }
+    }
+
     /// A worker started at the same moment as the core must not read a log without its tables.
     @Test func aReaderWaitsUntilTheWriterHasCreatedTheTables() throws {
         try withTemporaryDirectory { directory in
