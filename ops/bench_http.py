@@ -50,10 +50,19 @@ def wait_ready(port, path, timeout=60):
 
 
 class Deployment:
-    """The Procfile's processes on a fresh data directory, started directly or through honcho."""
+    """The Procfile's processes on a fresh data directory, started directly or through honcho.
 
-    def __init__(self, bin_dir, honcho, root):
+    Every process, wrk and the bare route each run in a session of their own, as honcho starts the
+    Procfile's (and systemd would give each service its own cgroup). With the kernel's autogroups
+    (`kernel.sched_autogroup_enabled`) the cores are shared between sessions first: processes
+    started directly in this script's session, wrk's too, took more of the cores from wrk than
+    the same processes under honcho, so honcho looked 5-9% slower (12 alternated starts) although
+    every process cost the same CPU per request and made the same system calls."""
+
+    def __init__(self, bin_dir, honcho, root, history=None):
         self.data = tempfile.mkdtemp(prefix="pantry-bench-http-")
+        if history:
+            subprocess.run(["cp", "-a", f"{history}/.", self.data], check=True)
         self.port = free_port()
         self.bin = os.path.join(bin_dir, "pantry")
         env = {**os.environ, "PANTRY_LOG_LEVEL": os.environ.get("PANTRY_LOG_LEVEL", "info"),
@@ -67,10 +76,27 @@ class Deployment:
                                                stderr=subprocess.STDOUT)]
         else:
             self.processes = [subprocess.Popen([self.bin, *p.split(), "--data", self.data], env=env, stdout=self.log,
-                                               stderr=subprocess.STDOUT) for p in PROCESSES]
+                                               stderr=subprocess.STDOUT, start_new_session=True) for p in PROCESSES]
             self.processes.append(subprocess.Popen([self.bin, "api", "--data", self.data, "--port", str(self.port)],
-                                                   env=env, stdout=self.log, stderr=subprocess.STDOUT))
+                                                   env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                                   start_new_session=True))
         wait_ready(self.port, "/ready")
+        if history:
+            self.wait_caught_up()
+
+    def wait_caught_up(self, timeout=1800):
+        """Until every worker has applied the whole log: a worker catching up would share the cores."""
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            status, body = request(self.port, "GET", "/ready")
+            readiness = json.loads(body) if status == 200 else {}
+            lags = [worker["lag"] for worker in readiness.get("workers", {}).values()]
+            if lags and max(lags) == 0:
+                print(f"  every worker at the head ({readiness['head']}) {time.monotonic() - started:.0f} s after the start",
+                      flush=True)
+                return
+            time.sleep(2)
+        sys.exit(f"bench-http: the workers did not catch up with the log within {timeout} s")
 
     def stop(self):
         for process in self.processes:
@@ -203,7 +229,8 @@ def wrk(url, seconds, connections, script=None):
     args = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency"]
     if script:
         args += ["-s", script]
-    output = subprocess.run(args + [url], capture_output=True, text=True, timeout=seconds + 60).stdout
+    output = subprocess.run(args + [url], capture_output=True, text=True, timeout=seconds + 60,
+                            start_new_session=True).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     requests = int(re.search(r"(\d+) requests in", output).group(1))
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
@@ -291,6 +318,9 @@ def main():
     parser.add_argument("--seconds", type=int, default=10, help="seconds of wrk per measurement")
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--users", type=int, default=200)
+    parser.add_argument("--log-events", type=int, default=0,
+                        help="start each deployment from a log of this many events (pantry-bench log: 10,000 users, "
+                             "mostly points), as after months of traffic, rather than an empty one")
     parser.add_argument("--honcho", action="store_true", help="also start the deployment the way ops/run does")
     parser.add_argument("--routes", help="only these routes, comma-separated names as printed (e.g. 'cached recipe search'); "
                                          "read-your-writes runs only when every route does")
@@ -299,12 +329,20 @@ def main():
 
     bare_port = free_port()
     bare = subprocess.Popen([os.path.join(args.bin, "pantry-bench"), "http-bare", "--port", str(bare_port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     wait_ready(bare_port, "/bare")
     work = tempfile.mkdtemp(prefix="pantry-bench-http-lua-")
     try:
+        history = None
+        if args.log_events:
+            history = os.path.join(work, "history")
+            started = time.monotonic()
+            subprocess.run([os.path.join(args.bin, "pantry-bench"), "log", "--events", str(args.log_events), "--data", history],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            print(f"== a log of {args.log_events} events made in {time.monotonic() - started:.0f} s; "
+                  "each deployment starts from a copy of it", flush=True)
         for honcho in ([False, True] if args.honcho else [False]):
-            deployment = Deployment(args.bin, honcho, root)
+            deployment = Deployment(args.bin, honcho, root, history)
             try:
                 tokens = prepare(deployment, args.users)
                 quoted = ",".join(f'"{t}"' for t in tokens)
