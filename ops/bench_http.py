@@ -123,7 +123,7 @@ def prepare(deployment, users):
         tokens.append(json.loads(body)["token"])
     ids = [json.loads(request(deployment.port, "GET", "/v1/me", token=t)[1])["userId"] for t in tokens[:1]]
     facts = {"title": "Bench recipe", "ingredients": [f"ingredient {i}" for i in range(INGREDIENTS)]}
-    lines = [json.dumps({"commandId": f"record-{r}", "type": "UseOwnedIngredient", "data": {
+    lines = [json.dumps({"commandId": f"bench-http-record-{r}", "type": "UseOwnedIngredient", "data": {
         "userId": ids[0], "recipeId": f"bench-recipe-{r}", "ingredient": "ingredient 0", "recipe": facts}})
         for r in range(RECIPES)]
     submitted = subprocess.run([deployment.bin, "submit", "--data", deployment.data], input="\n".join(lines).encode(),
