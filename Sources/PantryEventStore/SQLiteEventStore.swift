@@ -244,22 +244,30 @@ public final class SQLiteEventStore: EventStore {
         try pool.read { db in try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(position), 0) FROM events") ?? 0 }
     }
 
-    /// Positions counted per read transaction in `countsByType`.
-    static let countChunk: Int64 = 20_000
+    /// Positions counted per read transaction in `countsByType`: a few milliseconds on a loaded
+    /// machine, well within the `BackgroundCheckpointer.restartWait` a RESTART waits for readers.
+    static let countChunk: Int64 = 5_000
+    /// How long `countsByType` holds no read transaction between two chunks: several of a waiting
+    /// RESTART's tries, which come every 0.2 ms (`Database.BusyMode.retrying`).
+    static let countPause: TimeInterval = 0.001
 
     /// Counted up to the head as it is when the count starts, `chunk` positions per read
-    /// transaction. One scan of a large log held its read snapshot for seconds, and the WAL
-    /// cannot start over under a snapshot: `pantry stats` every 10 s on a 2 GB log let the log's
-    /// WAL grow to 203 MiB in a 45-minute soak. Positions up to that head never change, so the
-    /// sum is the count at that head.
+    /// transaction, with `pause` between them. Positions up to that head never change, so the sum
+    /// is the count at that head. The WAL cannot start over while a reader is in it:
+    /// - one scan of a large log held its snapshot for seconds (`pantry stats` every 10 s let the
+    ///   log's WAL reach 203 MiB in a 45-minute soak);
+    /// - chunks of 20,000 read back to back still left a RESTART no moment without a reader, for
+    ///   the whole count (2-3 s on a 1.6 GB log under load; the WAL reached 111 MiB in the next
+    ///   45-minute soak).
     public func countsByType() throws -> [String: Int] {
-        try countsByType(chunk: Self.countChunk)
+        try countsByType(chunk: Self.countChunk, pause: Self.countPause)
     }
 
-    func countsByType(chunk: Int64) throws -> [String: Int] {
+    func countsByType(chunk: Int64, pause: TimeInterval) throws -> [String: Int] {
         let head = try headPosition()
         var counts: [String: Int] = [:]
         for start in stride(from: Int64(0), to: head, by: Int(chunk)) {
+            if start > 0 { Thread.sleep(forTimeInterval: pause) }
             try pool.read { db in
                 let statement = try db.cachedStatement(sql: """
                     SELECT type, COUNT(*) FROM events WHERE position > ? AND position <= ? GROUP BY type
