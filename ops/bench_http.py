@@ -320,7 +320,7 @@ def main():
     parser.add_argument("--users", type=int, default=200)
     parser.add_argument("--log-events", type=int, default=0,
                         help="start each deployment from a log of this many events (pantry-bench log: 10,000 users, "
-                             "mostly points), as after months of traffic, rather than an empty one")
+                             "mostly points), as a deployment that has served a while has, rather than an empty one")
     parser.add_argument("--honcho", action="store_true", help="also start the deployment the way ops/run does")
     parser.add_argument("--routes", help="only these routes, comma-separated names as printed (e.g. 'cached recipe search'); "
                                          "read-your-writes runs only when every route does")
@@ -337,8 +337,10 @@ def main():
         if args.log_events:
             history = os.path.join(work, "history")
             started = time.monotonic()
-            subprocess.run([os.path.join(args.bin, "pantry-bench"), "log", "--events", str(args.log_events), "--data", history],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            made = subprocess.run([os.path.join(args.bin, "pantry-bench"), "log", "--events", str(args.log_events),
+                                   "--data", history], capture_output=True, text=True)
+            if made.returncode != 0:
+                sys.exit(f"bench-http: pantry-bench log failed: {made.stderr.strip()[-2000:]}")
             print(f"== a log of {args.log_events} events made in {time.monotonic() - started:.0f} s; "
                   "each deployment starts from a copy of it", flush=True)
         for honcho in ([False, True] if args.honcho else [False]):
