@@ -23,19 +23,32 @@ public final class CommandProcessor {
     public private(set) var loadedFromSnapshot: Int64 = 0
     /// Set when the state could not be rebuilt after a failed append: nothing is decided until it is.
     private var needsReload = false
+    /// Which ids the idempotency record may hold: only those are looked up.
+    private let acceptedIds: AcceptedCommandFilter
     private let logger: Logger
 
     /// With `snapshotPath`, the state is also kept in a snapshot there, written in the background
-    /// every `snapshotEvery` events, and a start folds only the log after it.
+    /// every `snapshotEvery` events, and a start folds only the log after it. The accepted command
+    /// ids are kept in a filter of at most `commandIdFilterBytes` (see `AcceptedCommandFilter`).
     public init(store: any EventStore, keys: UserKeyStore, snapshotPath: String? = nil, snapshotEvery: Int64 = 100_000,
-                logger: Logger = Logger(label: "pantry.core")) throws {
+                commandIdFilterBytes: Int = 64 << 20, logger: Logger = Logger(label: "pantry.core")) throws {
         self.store = store
         self.keys = keys
         self.logger = logger
         self.snapshots = snapshotPath.map { CoreSnapshotFile(path: $0, logger: logger) }
         self.snapshotEvery = snapshotEvery
+        acceptedIds = AcceptedCommandFilter(maxBytes: commandIdFilterBytes, logger: logger)
         try load()
+        acceptedIds.startReading(store, through: head)
     }
+
+    /// Waits until the command ids logged before the start are in the filter (tests and benchmarks).
+    public func waitForCommandIds() {
+        acceptedIds.waitForReading()
+    }
+
+    /// Memory the command-id filter holds now.
+    public var commandIdFilterBytes: Int { acceptedIds.bytes }
 
     /// The snapshot (if it belongs to this log) and the log after it, or else the whole log,
     /// folded into memory. Called at start and after a failed append, because the failed batch's
@@ -152,7 +165,8 @@ public final class CommandProcessor {
         }
         let known: [CommandID: AcceptedCommand]
         do {
-            known = try store.acceptedCommands(batch.map(\.commandId))
+            let asked = acceptedIds.mayHaveAccepted(batch.map(\.commandId))
+            known = asked.isEmpty ? [:] : try store.acceptedCommands(asked)
         } catch {
             logger.error("could not read the idempotency record", metadata: ["error": "\(error)"])
             return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)") }, appended: [])
@@ -227,6 +241,9 @@ public final class CommandProcessor {
         }
 
         if !appends.isEmpty {
+            // Before the append: a commit that reports a failure may still reach the disk (a failed
+            // fsync), and an id wrongly taken for a logged one costs only a lookup.
+            acceptedIds.insert(appendOwners.map { batch[$0].commandId })
             do {
                 // The keys that seal this batch's registrations are on disk before the events are.
                 try keys.persistPending()

@@ -25,6 +25,15 @@ struct Core: ParsableCommand {
     @Option(help: "Events between two snapshots of the core's state (a start folds only the log after the last).")
     var snapshotEvery: Int64 = 100_000
 
+    @Option(help: "MiB the core may keep of accepted command ids (2 bytes each) so new commands need no idempotency lookup; past it, or with 0, every id is looked up in the log.")
+    var commandIdFilterMib = 64
+
+    func validate() throws {
+        guard (0...1 << 20).contains(commandIdFilterMib) else {
+            throw ValidationError("--command-id-filter-mib must be 0-1048576")
+        }
+    }
+
     func run() throws {
         bootstrapLogging()
         let logger = Logger(label: "pantry.core")
@@ -40,7 +49,8 @@ struct Core: ParsableCommand {
         logger.info("event log", metadata: ["log": "\(location)"])
         let processor = try CommandProcessor(
             store: store, keys: UserKeyStore(path: directory.userKeys, readOnly: false),
-            snapshotPath: directory.coreSnapshot, snapshotEvery: snapshotEvery, logger: logger)
+            snapshotPath: directory.coreSnapshot, snapshotEvery: snapshotEvery, commandIdFilterBytes: commandIdFilterMib << 20,
+            logger: logger)
         // WAL checkpoints are the SQLite file's; PostgreSQL checkpoints by itself. The snapshot
         // is a file in the data directory whatever the log.
         let checkpointer = try location.sqlitePath.map { try BackgroundCheckpointer(path: $0, logger: logger) }

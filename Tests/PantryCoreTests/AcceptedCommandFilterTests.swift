@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+@testable import PantryCore
+import PantryDomain
+import PantryEventStore
+import Testing
+
+@Suite struct AcceptedCommandFilterTests {
+    private static var quiet: Logger {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    @Test func untilTheLogIsReadEveryIdIsAskedOfTheLog() throws {
+        try withTemporaryDirectory { dir in
+            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+            let filter = AcceptedCommandFilter(maxBytes: 64 << 20, logger: Self.quiet)
+            #expect(filter.mayHaveAccepted(["a", "b"]) == ["a", "b"])
+            filter.startReading(store, through: 0)
+            filter.waitForReading()
+            #expect(filter.mayHaveAccepted(["a", "b"]) == [])
+            filter.insert(["a"])
+            #expect(filter.mayHaveAccepted(["a", "b"]) == ["a"])
+        }
+    }
+
+    @Test func theFilterGrowsAsIdsComeAndLetsGoPastItsLimit() throws {
+        try withTemporaryDirectory { dir in
+            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+            // 1,000 ids take about 2,000 bytes; the next layers 4,000 and 8,000; 16,000 more would pass the limit.
+            let filter = AcceptedCommandFilter(maxBytes: 15_000, minimumCapacity: 1_000, logger: Self.quiet)
+            filter.startReading(store, through: 0)
+            filter.waitForReading()
+            let ids = (0..<7_000).map { "id-\($0)" }
+            filter.insert(ids)
+            #expect(filter.bytes == [1_000, 2_000, 4_000].map { BloomFilter(capacity: $0).bytes }.reduce(0, +))
+            #expect(filter.mayHaveAccepted(ids) == ids)
+            let others = (0..<10_000).map { "other-\($0)" }
+            #expect(filter.mayHaveAccepted(others).count < 100)
+            filter.insert(["one-more"])
+            #expect(filter.bytes == 0)
+            #expect(filter.mayHaveAccepted(others) == others)
+        }
+    }
+}
+
+/// The real log, with every id the core asks about counted.
+final class CountingStore: EventStore, @unchecked Sendable {
+    let log: SQLiteEventStore
+    private(set) var askedIds: [String] = []
+
+    init(_ log: SQLiteEventStore) { self.log = log }
+
+    func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>] { try log.append(appends) }
+    func read(after position: Int64, limit: Int) throws -> [RecordedEvent] { try log.read(after: position, limit: limit) }
+    func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent] {
+        try log.read(after: position, through: last, types: types)
+    }
+    func read(positions: [Int64]) throws -> [RecordedEvent] { try log.read(positions: positions) }
+    func readStream(_ streamId: String) throws -> [RecordedEvent] { try log.readStream(streamId) }
+    func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand] {
+        askedIds += commandIds
+        return try log.acceptedCommands(commandIds)
+    }
+    func earnedPoints(_ points: [PointKey]) throws -> Set<PointKey> { try log.earnedPoints(points) }
+    func headPosition() throws -> Int64 { try log.headPosition() }
+    func countsByType() throws -> [String: Int] { try log.countsByType() }
+}
+
+@Suite struct CommandIdLookupTests {
+    private func open(_ store: any EventStore, path: String, filterBytes: Int = 64 << 20) throws -> CommandProcessor {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        return try CommandProcessor(store: store, keys: keyStore(besideLog: path), commandIdFilterBytes: filterBytes, logger: logger)
+    }
+
+    /// 50 users, each registered and then using an ingredient 20 times: 1,050 commands, of which
+    /// the 4 first uses per user earn a point and the others are refused (already earned).
+    private func commands() -> [CommandEnvelope] {
+        (0..<50).map { envelope("register-\($0)", register("u\($0)")) }
+            + (0..<50).flatMap { user in
+                (0..<20).map { n in envelope("use-\(user)-\(n)", use("u\(user)", "r\(n % 4)", n % 2 == 0 ? "salt" : "flour")) }
+            }
+    }
+
+    @Test func idsLoggedBeforeAStartAreStillDuplicatesOnceTheirFilterIsRead() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let first = try open(SQLiteEventStore(path: path), path: path)
+            let outcomes = stride(from: 0, to: commands().count, by: 50).flatMap { start in
+                first.process(Array(commands()[start..<min(start + 50, commands().count)]))
+            }
+            let head = first.head
+            #expect(outcomes.filter { $0.status == .accepted }.count > 100)
+
+            let store = CountingStore(try SQLiteEventStore(path: path))
+            let again = try open(store, path: path)
+            again.waitForCommandIds()
+            let retried = again.process(commands())
+            for (before, after) in zip(outcomes, retried) where before.status == .accepted {
+                #expect(after == .accepted(before.commandId!, before.positions!.first!...before.positions!.last!, duplicate: true))
+            }
+            #expect(again.head == head)
+            // Every accepted id was found in the filter and looked up; a rejected one may be a new command now.
+            let accepted = Set(outcomes.filter { $0.status == .accepted }.compactMap(\.commandId))
+            #expect(accepted.isSubset(of: Set(store.askedIds)))
+        }
+    }
+
+    @Test func aNewCommandIdIsNotLookedUpInTheLog() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let store = CountingStore(try SQLiteEventStore(path: path))
+            let processor = try open(store, path: path)
+            processor.waitForCommandIds()
+            let outcomes = processor.process(commands())
+            #expect(outcomes.allSatisfy { $0.status != .failed })
+            #expect(store.askedIds.count < 5)
+            // A retry and a reuse are looked up, and answered from the log.
+            let retry = processor.process([envelope("use-3-2", use("u3", "r2", "salt")), envelope("use-3-1", register("u99"))])
+            #expect(retry[0].duplicate == true)
+            #expect(retry[1].code == "command_id_reused")
+            #expect(store.askedIds.suffix(2) == ["use-3-2", "use-3-1"])
+        }
+    }
+
+    @Test func withNoRoomForTheFilterEveryIdIsLookedUpAndRetriesStillWork() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let store = CountingStore(try SQLiteEventStore(path: path))
+            let processor = try open(store, path: path, filterBytes: 1_000)
+            processor.waitForCommandIds()
+            #expect(processor.commandIdFilterBytes == 0)
+            let outcomes = processor.process(commands())
+            #expect(store.askedIds.count == commands().count)
+            let retried = processor.process(commands())
+            #expect(zip(outcomes, retried).allSatisfy { before, after in
+                before.status != .accepted || (after.duplicate == true && after.positions == before.positions)
+            })
+        }
+    }
+}
