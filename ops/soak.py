@@ -6,6 +6,7 @@ import argparse
 import csv
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -96,6 +97,9 @@ def main():
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--out", default="ops/out")
     args = parser.parse_args()
+    # A soak stopped by SIGTERM stops what it started, as one stopped by Ctrl-C does (both used to
+    # leave every process and the load test running).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("soak: stopped by SIGTERM"))
     os.makedirs(args.out, exist_ok=True)
     data = os.path.abspath(os.path.join(args.out, f"soak-data-{int(time.time())}"))
     os.makedirs(data)
@@ -125,6 +129,7 @@ def main():
     driver = threading.Thread(target=other_commands, args=(base, stop, counts), daemon=True)
     driver.start()
     samples, started, failures = [], time.monotonic(), []
+    finished = False
     try:
         while loadtest.poll() is None:
             sample = {"t": time.monotonic() - started}
@@ -139,12 +144,15 @@ def main():
             samples.append(sample)
             time.sleep(10)
         output = loadtest.stdout.read()
+        finished = True
     finally:
         stop.set()
-        for process in processes.values():
+        for process in [loadtest, *processes.values()]:
             process.terminate()
-        for process in processes.values():
+        for process in [loadtest, *processes.values()]:
             process.wait(timeout=30)
+        if not finished:
+            subprocess.run(["rm", "-rf", data])
     head = json.loads(subprocess.run([pantry, "stats", "--data", data, "--json"], capture_output=True).stdout)["head"]
     keys = sorted({k for s in samples for k in s if k not in ("t", "head")})
     for s in samples:
