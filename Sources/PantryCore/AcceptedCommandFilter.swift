@@ -112,6 +112,7 @@ final class AcceptedCommandFilter {
                     return
                 }
                 layers.append(next)
+                logger.info("the command-id filter grew", metadata: ["bytes": "\(bytes)", "capacity": "\(next.capacity)"])
             }
             layers[layers.count - 1].insert(Self.hash(id))
         }
