@@ -7,20 +7,20 @@ import Synchronization
 
 /// Which command ids the log may hold, kept in memory so that the core asks the log's index only
 /// about ids it may have accepted before. A new command, which nearly every command is, then
-/// needs no lookup: the lookup was a fifth of the core's CPU per durable increment (perf during
-/// `ops/bench-http`'s increments).
+/// needs no lookup (the lookup was 6-7% of the core's CPU per new durable increment; README).
 ///
-/// The ids already in the log at start are read in the background, in short read transactions
-/// so the WAL can still start over; until they are all in, every id is asked of the log. The ids
-/// the core appends are added as it appends them. Two bytes per id, in Bloom filters that double
-/// as they fill, up to `maxBytes`; past that the filter is let go and every id is asked of the
-/// log, as before it existed. Not thread-safe: the core's one thread owns it.
+/// The ids already in the log at start are read in the background into a filter of their own,
+/// in short read transactions so that the WAL can still start over; until that filter is in,
+/// every id is asked of the log. The ids the core appends go into filters that double as they
+/// fill. Two bytes per id in all, up to `maxBytes`; past that the filters are let go and every id
+/// is asked of the log, as before they existed. Not thread-safe: the core's one thread owns it.
 final class AcceptedCommandFilter {
-    /// Positions read per read transaction, and the pause between two (see `countsByType`).
+    /// Positions read per read transaction, and the pause between two (as
+    /// `SQLiteEventStore.countsByType` reads).
     static let readChunk = 5_000
     static let readPause: TimeInterval = 0.001
     private let maxBytes: Int
-    /// The first filter holds at least this many ids (2 MiB by default).
+    /// The first filter of appended ids holds this many (2 MB by default).
     private let minimumCapacity: Int
     private let logger: Logger
     private var layers: [BloomFilter] = []
@@ -42,12 +42,17 @@ final class AcceptedCommandFilter {
             abandon("the command-id filter is off")
             return
         }
-        let first = BloomFilter(capacity: max(minimumCapacity, 2 * Int(clamping: head)))
-        guard first.bytes <= maxBytes else {
-            abandon("the log's command ids need more than the filter may use")
+        // A command has one event or more: `head` ids at most.
+        let logged = Int(clamping: head)
+        guard BloomFilter.bytes(capacity: logged) + BloomFilter.bytes(capacity: minimumCapacity) <= maxBytes else {
+            abandon("the log's \(head) events may hold more command ids than the filter's \(maxBytes) bytes")
             return
         }
-        layers = [first]
+        layers = [BloomFilter(capacity: minimumCapacity)]
+        guard head > 0 else {
+            complete = true
+            return
+        }
         let logger = logger
         let reading = reading
         reading.done.enter()
@@ -55,10 +60,11 @@ final class AcceptedCommandFilter {
             defer { reading.done.leave() }
             let started = ContinuousClock.now
             do {
-                let filter = try Self.read(store, through: head, into: BloomFilter(capacity: first.capacity))
+                let filter = try Self.read(store, through: head, into: BloomFilter(capacity: logged))
                 reading.filter.withLock { $0 = filter }
                 logger.info("read the log's command ids", metadata: [
-                    "ids": "\(filter.count)", "milliseconds": "\((ContinuousClock.now - started) / .milliseconds(1))",
+                    "ids": "\(filter.count)", "bytes": "\(filter.bytes)",
+                    "milliseconds": "\((ContinuousClock.now - started) / .milliseconds(1))",
                 ])
             } catch {
                 logger.warning("could not read the log's command ids; every command id is asked of the log",
@@ -108,7 +114,7 @@ final class AcceptedCommandFilter {
             if layers[layers.count - 1].isFull {
                 let next = BloomFilter(capacity: 2 * layers[layers.count - 1].capacity)
                 guard bytes + next.bytes <= maxBytes else {
-                    abandon("the command-id filter reached its \(maxBytes >> 20) MiB")
+                    abandon("the command-id filter reached its \(maxBytes) bytes")
                     return
                 }
                 layers.append(next)
@@ -120,7 +126,8 @@ final class AcceptedCommandFilter {
 
     private func takeWhatWasRead() {
         guard !complete, let read = reading.filter.withLock({ $0.take() }) else { return }
-        if !abandoned { layers[0].formUnion(read) }
+        // First: appended ids go into the last filter.
+        if !abandoned { layers.insert(read, at: 0) }
         complete = true
     }
 

@@ -1,4 +1,4 @@
-/// A split-block Bloom filter over byte strings (the layout Apache Parquet uses): each key sets
+/// A split-block Bloom filter of 64-bit hashes (the layout Apache Parquet uses): each key sets
 /// one bit in each of the 8 words of one 32-byte block, so a lookup touches one cache line.
 /// `mayContain` is never false for an inserted key; at 16 bits per key and full, it is true for
 /// about one other key in 800 (1,301 of 1,000,000 random keys in `BloomFilterTests`).
@@ -17,10 +17,16 @@ struct BloomFilter: Sendable {
 
     init(capacity: Int) {
         self.capacity = max(capacity, 1)
-        let blocks = (self.capacity * Self.bitsPerKey + 255) / 256
+        let blocks = Self.blocks(capacity: self.capacity)
         self.blocks = UInt64(blocks)
         words = [UInt32](repeating: 0, count: blocks * Self.wordsPerBlock)
     }
+
+    /// 32-byte blocks for `capacity` keys at `bitsPerKey`.
+    private static func blocks(capacity: Int) -> Int { (max(capacity, 1) * bitsPerKey + 255) / 256 }
+
+    /// What a filter for `capacity` keys takes, before making one.
+    static func bytes(capacity: Int) -> Int { blocks(capacity: capacity) * wordsPerBlock * MemoryLayout<UInt32>.size }
 
     var bytes: Int { words.count * MemoryLayout<UInt32>.size }
     var isFull: Bool { count >= capacity }
@@ -41,13 +47,6 @@ struct BloomFilter: Sendable {
             return false
         }
         return true
-    }
-
-    /// Adds every key of `other`, which must have the same capacity.
-    mutating func formUnion(_ other: BloomFilter) {
-        precondition(other.words.count == words.count, "only filters of one size can be joined")
-        for index in words.indices { words[index] |= other.words[index] }
-        count += other.count
     }
 
     /// The upper half of the hash picks the block (multiply-shift, no division); the lower half

@@ -97,6 +97,8 @@ final class CountingStore: EventStore, @unchecked Sendable {
             let store = CountingStore(try SQLiteEventStore(path: path))
             let again = try open(store, path: path)
             again.waitForCommandIds()
+            // The log's ids in a filter of their own, and a first one for the ids appended from now on.
+            #expect(again.commandIdFilterBytes == BloomFilter.bytes(capacity: Int(head)) + BloomFilter.bytes(capacity: 1 << 20))
             let retried = again.process(commands())
             for (before, after) in zip(outcomes, retried) where before.status == .accepted {
                 #expect(after == .accepted(before.commandId!, before.positions!.first!...before.positions!.last!, duplicate: true))

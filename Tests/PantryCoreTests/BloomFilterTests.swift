@@ -36,17 +36,10 @@ import Testing
         #expect((0..<10_000).allSatisfy { _ in !filter.mayContain(keys.next()) })
     }
 
-    @Test func aJoinedFilterHoldsTheKeysOfBoth() {
-        var keys = Keys(state: 3)
-        var left = BloomFilter(capacity: 10_000)
-        var right = BloomFilter(capacity: 10_000)
-        let leftKeys = (0..<5_000).map { _ in keys.next() }
-        let rightKeys = (0..<5_000).map { _ in keys.next() }
-        for key in leftKeys { left.insert(key) }
-        for key in rightKeys { right.insert(key) }
-        #expect(!rightKeys.allSatisfy(left.mayContain))
-        left.formUnion(right)
-        #expect((leftKeys + rightKeys).allSatisfy(left.mayContain))
-        #expect(left.count == 10_000)
+    @Test func theSizeIsKnownBeforeTheFilterIsMade() {
+        for capacity in [0, 1, 15, 16, 17, 1_000, 1 << 20] {
+            #expect(BloomFilter.bytes(capacity: capacity) == BloomFilter(capacity: capacity).bytes)
+        }
+        #expect(BloomFilter(capacity: 1 << 20).bytes == 2 << 20)
     }
 }
