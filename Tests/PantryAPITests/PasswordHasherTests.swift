@@ -57,25 +57,45 @@ import Testing
     @Test func aFullQueueIsRefusedAtOnceAndTheRestRun() async throws {
         let pool = PasswordHashingPool(threads: 1, queueLimit: 2)
         let gate = DispatchSemaphore(value: 0)
-        defer { gate.signal() } // a failed step must not leave the thread blocked
+        // Tasks rather than `async let`: a failed step leaves the scope, and leaving it waited for
+        // `async let` children before this defer ran, with the gate shut (the run hung, under a
+        // soak's load, 2026-11-27).
+        defer { gate.signal() }
         let holding = Atomic<Bool>(false)
         // One job holds the only thread; two wait; the fourth is refused without waiting. Each step
         // waits for the pool to be in that state (fixed sleeps let the fourth in on a busy machine,
         // where it then waited for the blocked thread forever).
-        async let first: Int = pool.run { holding.store(true, ordering: .relaxed); gate.wait(); return 1 }
-        try await Self.until { holding.load(ordering: .relaxed) }
-        async let second: Int = pool.run { 2 }
-        async let third: Int = pool.run { 3 }
-        try await Self.until { pool.queued == 2 }
-        await #expect(throws: PasswordHashingPool.Busy.self) { try await pool.run { 4 } }
+        let first = Task { try await pool.run { holding.store(true, ordering: .relaxed); gate.wait(); return 1 } }
+        try await Self.until("the first job holds the thread") { holding.load(ordering: .relaxed) }
+        let second = Task { try await pool.run { 2 } }
+        let third = Task { try await pool.run { 3 } }
+        try await Self.until("two jobs wait") { pool.queued == 2 }
+        let fourth = FourthOutcome()
+        Task {
+            do {
+                _ = try await pool.run { 4 }
+                fourth.state.store(FourthOutcome.ran, ordering: .relaxed)
+            } catch {
+                fourth.state.store(error is PasswordHashingPool.Busy ? FourthOutcome.refused : FourthOutcome.ran, ordering: .relaxed)
+            }
+        }
+        try await Self.until("the fourth job is answered at once") { fourth.state.load(ordering: .relaxed) != FourthOutcome.pending }
+        #expect(fourth.state.load(ordering: .relaxed) == FourthOutcome.refused)
         gate.signal()
-        #expect(try await [first, second, third] == [1, 2, 3])
+        #expect(try await [first.value, second.value, third.value] == [1, 2, 3])
     }
 
-    private static func until(_ condition: () -> Bool) async throws {
+    private final class FourthOutcome: Sendable {
+        static let pending = 0, refused = 1, ran = 2
+        let state = Atomic<Int>(FourthOutcome.pending)
+    }
+
+    struct NotReached: Error { var state: String }
+
+    private static func until(_ state: String, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while !condition() {
-            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            guard ContinuousClock.now < deadline else { throw NotReached(state: state) }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
