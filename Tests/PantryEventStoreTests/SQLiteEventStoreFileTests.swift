@@ -93,7 +93,10 @@ import Testing
             readerDone.wait()
             checkpointer.stop()
             let walBytes = try #require(FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber).int64Value
-            #expect(walBytes < 8 * limit, "the WAL reached \(walBytes) bytes")
+            // Never started over, the WAL holds everything written: 41 MB (157 times the limit).
+            // The checkpointer's thread can lag a busy machine: 8.3 times once while the whole
+            // suite ran in parallel.
+            #expect(walBytes < 32 * limit, "the WAL reached \(walBytes) bytes")
             #expect(try reader.headPosition() == 2_000)
         }
     }
