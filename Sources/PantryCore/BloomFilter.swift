@@ -1,7 +1,7 @@
 /// A split-block Bloom filter of 64-bit hashes (the layout Apache Parquet uses): each key sets
 /// one bit in each of the 8 words of one 32-byte block, so a lookup touches one cache line.
 /// `mayContain` is never false for an inserted key; at 16 bits per key and full, it is true for
-/// about one other key in 800 (1,301 of 1,000,000 random keys in `BloomFilterTests`).
+/// about one other key in 800 (1,301 of 1,000,000 other command ids in a run of `BloomFilterTests`).
 struct BloomFilter: Sendable {
     static let bitsPerKey = 16
     private static let wordsPerBlock = 8
