@@ -67,8 +67,7 @@ final class AcceptedCommandFilter {
                     "milliseconds": "\((ContinuousClock.now - started) / .milliseconds(1))",
                 ])
             } catch {
-                logger.warning("could not read the log's command ids; every command id is asked of the log",
-                               metadata: ["error": "\(error)"])
+                reading.failure.withLock { $0 = "\(error)" }
             }
         }
     }
@@ -125,15 +124,21 @@ final class AcceptedCommandFilter {
     }
 
     private func takeWhatWasRead() {
-        guard !complete, let read = reading.filter.withLock({ $0.take() }) else { return }
+        guard !complete, !abandoned else { return }
+        if let failure = reading.failure.withLock({ $0.take() }) {
+            abandon("could not read the log's command ids (\(failure))")
+            return
+        }
+        guard let read = reading.filter.withLock({ $0.take() }) else { return }
         // First: appended ids go into the last filter.
-        if !abandoned { layers.insert(read, at: 0) }
+        layers.insert(read, at: 0)
         complete = true
     }
 
-    /// The log's ids up to the head at start, once the background read has them.
+    /// The log's ids up to the head at start once the background read has them, or why it could not.
     private final class BackgroundRead: Sendable {
         let filter = Mutex<BloomFilter?>(nil)
+        let failure = Mutex<String?>(nil)
         let done = DispatchGroup()
     }
 

@@ -25,6 +25,20 @@ import Testing
         }
     }
 
+    @Test func aLogWhoseIdsCannotBeReadLetsTheFilterGo() throws {
+        try withTemporaryDirectory { dir in
+            let store = CountingStore(try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path))
+            store.unreadable = true
+            let filter = AcceptedCommandFilter(maxBytes: 64 << 20, logger: Self.quiet)
+            filter.startReading(store, through: 10)
+            #expect(filter.bytes > 0)
+            filter.waitForReading()
+            #expect(filter.bytes == 0)
+            filter.insert(["a"])
+            #expect(filter.mayHaveAccepted(["a", "b"]) == ["a", "b"])
+        }
+    }
+
     @Test func theFilterGrowsAsIdsComeAndLetsGoPastItsLimit() throws {
         try withTemporaryDirectory { dir in
             let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
@@ -45,15 +59,22 @@ import Testing
     }
 }
 
-/// The real log, with every id the core asks about counted.
+/// The real log, with every id the core asks about counted; `unreadable` makes its range reads
+/// fail, as a log that cannot be read does.
 final class CountingStore: EventStore, @unchecked Sendable {
     let log: SQLiteEventStore
     private(set) var askedIds: [String] = []
+    var unreadable = false
+
+    struct Unreadable: Error {}
 
     init(_ log: SQLiteEventStore) { self.log = log }
 
     func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>] { try log.append(appends) }
-    func read(after position: Int64, limit: Int) throws -> [RecordedEvent] { try log.read(after: position, limit: limit) }
+    func read(after position: Int64, limit: Int) throws -> [RecordedEvent] {
+        if unreadable { throw Unreadable() }
+        return try log.read(after: position, limit: limit)
+    }
     func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent] {
         try log.read(after: position, through: last, types: types)
     }
