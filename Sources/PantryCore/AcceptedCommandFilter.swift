@@ -9,9 +9,10 @@ import Synchronization
 /// about ids it may have accepted before. A new command, which nearly every command is, then
 /// needs no lookup (the lookup was 6-7% of the core's CPU per new durable increment; README).
 ///
-/// The ids already in the log at start are read in the background into a filter of their own,
-/// in short read transactions so that the WAL can still start over; until that filter is in,
-/// every id is asked of the log. The ids the core appends go into filters that double as they
+/// The ids already in the log at start go into a filter of their own: those after the core's
+/// snapshot as the start folds them, those before it read in the background, in short read
+/// transactions so that the WAL can still start over; until that filter is in, every id is asked
+/// of the log. The ids the core appends go into filters that double as they
 /// fill. Two bytes per id in all, up to `maxBytes`; past that the filters are let go and every id
 /// is asked of the log, as before they existed. Not thread-safe: the core's one thread owns it.
 final class AcceptedCommandFilter {
@@ -36,20 +37,28 @@ final class AcceptedCommandFilter {
 
     var bytes: Int { layers.reduce(0) { $0 + $1.bytes } }
 
-    /// Starts reading the ids of positions `1...head` from `store`.
-    func startReading(_ store: any EventStore, through head: Int64) {
+    /// The filter for the ids of a log whose head is `head` (a command has one event or more:
+    /// `head` ids at most), for the start's fold to fill; nil when the filter is off or too small.
+    func filterForLog(head: Int64) -> BloomFilter? {
         guard maxBytes > 0 else {
             abandon("the command-id filter is off")
-            return
+            return nil
         }
-        // A command has one event or more: `head` ids at most.
         let logged = Int(clamping: head)
         guard BloomFilter.bytes(capacity: logged) + BloomFilter.bytes(capacity: minimumCapacity) <= maxBytes else {
             abandon("the log's \(head) events may hold more command ids than the filter's \(maxBytes) bytes")
-            return
+            return nil
         }
+        return BloomFilter(capacity: logged)
+    }
+
+    /// Takes `logged`, which holds the ids the fold saw after `snapshot`, and reads the ids of
+    /// positions `1...snapshot` into it in the background (none when the fold read the whole log).
+    func start(_ logged: BloomFilter?, readingThrough snapshot: Int64, of store: any EventStore) {
+        guard let logged else { return }
         layers = [BloomFilter(capacity: minimumCapacity)]
-        guard head > 0 else {
+        guard snapshot > 0 else {
+            if logged.count > 0 { layers.insert(logged, at: 0) }
             complete = true
             return
         }
@@ -60,10 +69,10 @@ final class AcceptedCommandFilter {
             defer { reading.done.leave() }
             let started = ContinuousClock.now
             do {
-                let filter = try Self.read(store, through: head, into: BloomFilter(capacity: logged))
+                let filter = try Self.read(store, through: snapshot, into: logged)
                 reading.filter.withLock { $0 = filter }
-                logger.info("read the log's command ids", metadata: [
-                    "ids": "\(filter.count)", "bytes": "\(filter.bytes)",
+                logger.info("read the command ids before the snapshot", metadata: [
+                    "position": "\(snapshot)", "bytes": "\(filter.bytes)",
                     "milliseconds": "\((ContinuousClock.now - started) / .milliseconds(1))",
                 ])
             } catch {

@@ -38,8 +38,9 @@ public final class CommandProcessor {
         self.snapshots = snapshotPath.map { CoreSnapshotFile(path: $0, logger: logger) }
         self.snapshotEvery = snapshotEvery
         acceptedIds = AcceptedCommandFilter(maxBytes: commandIdFilterBytes, logger: logger)
-        try load()
-        acceptedIds.startReading(store, through: head)
+        var logged = acceptedIds.filterForLog(head: try store.headPosition())
+        try load { logged?.insert(AcceptedCommandFilter.hash($0)) }
+        acceptedIds.start(logged, readingThrough: loadedFromSnapshot, of: store)
     }
 
     /// Waits until the command ids logged before the start are in the filter (tests and benchmarks).
@@ -52,8 +53,8 @@ public final class CommandProcessor {
 
     /// The snapshot (if it belongs to this log) and the log after it, or else the whole log,
     /// folded into memory. Called at start and after a failed append, because the failed batch's
-    /// events were already evolved into `state`.
-    private func load() throws {
+    /// events were already evolved into `state`. `folding` sees the command id of each event folded.
+    private func load(folding: (CommandID) -> Void = { _ in }) throws {
         let started = ContinuousClock.now
         var state = PantryState()
         var versions: [String: Int64] = [:]
@@ -85,6 +86,7 @@ public final class CommandProcessor {
                 let event = try EventCoding.decode(
                     type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing)
                 Decider.evolve(&state, event)
+                folding(recorded.metadata.commandId)
                 versions[recorded.streamId] = recorded.streamVersion
                 Self.track(recorded.type, of: recorded.metadata.userId, at: recorded.position, in: &accounts)
                 position = recorded.position

@@ -17,7 +17,7 @@ import Testing
             let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
             let filter = AcceptedCommandFilter(maxBytes: 64 << 20, logger: Self.quiet)
             #expect(filter.mayHaveAccepted(["a", "b"]) == ["a", "b"])
-            filter.startReading(store, through: 0)
+            filter.start(filter.filterForLog(head: 0), readingThrough: 0, of: store)
             filter.waitForReading()
             #expect(filter.mayHaveAccepted(["a", "b"]) == [])
             filter.insert(["a"])
@@ -30,7 +30,7 @@ import Testing
             let store = CountingStore(try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path))
             store.unreadable = true
             let filter = AcceptedCommandFilter(maxBytes: 64 << 20, logger: Self.quiet)
-            filter.startReading(store, through: 10)
+            filter.start(filter.filterForLog(head: 10), readingThrough: 10, of: store)
             #expect(filter.bytes > 0)
             filter.waitForReading()
             #expect(filter.bytes == 0)
@@ -44,7 +44,7 @@ import Testing
             let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
             // 1,000 ids take about 2,000 bytes; the next layers 4,000 and 8,000; 16,000 more would pass the limit.
             let filter = AcceptedCommandFilter(maxBytes: 15_000, minimumCapacity: 1_000, logger: Self.quiet)
-            filter.startReading(store, through: 0)
+            filter.start(filter.filterForLog(head: 0), readingThrough: 0, of: store)
             filter.waitForReading()
             let ids = (0..<7_000).map { "id-\($0)" }
             filter.insert(ids)
@@ -90,10 +90,13 @@ final class CountingStore: EventStore, @unchecked Sendable {
 }
 
 @Suite struct CommandIdLookupTests {
+    /// With a snapshot every 100 events, a start folds only the log after the last one and reads
+    /// the command ids before it in the background.
     private func open(_ store: any EventStore, path: String, filterBytes: Int = 64 << 20) throws -> CommandProcessor {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        return try CommandProcessor(store: store, keys: keyStore(besideLog: path), commandIdFilterBytes: filterBytes, logger: logger)
+        return try CommandProcessor(store: store, keys: keyStore(besideLog: path), snapshotPath: path + ".snapshot",
+                                    snapshotEvery: 100, commandIdFilterBytes: filterBytes, logger: logger)
     }
 
     /// 50 users, each registered and then using an ingredient 20 times: 1,050 commands, of which
@@ -114,9 +117,12 @@ final class CountingStore: EventStore, @unchecked Sendable {
             }
             let head = first.head
             #expect(outcomes.filter { $0.status == .accepted }.count > 100)
+            first.waitForSnapshot()
 
             let store = CountingStore(try SQLiteEventStore(path: path))
             let again = try open(store, path: path)
+            // Ids before the snapshot read in the background, those after it seen by the fold.
+            #expect(again.loadedFromSnapshot > 0 && again.loadedFromSnapshot < head)
             again.waitForCommandIds()
             // The log's ids in a filter of their own, and a first one for the ids appended from now on.
             #expect(again.commandIdFilterBytes == BloomFilter.bytes(capacity: Int(head)) + BloomFilter.bytes(capacity: 1 << 20))
