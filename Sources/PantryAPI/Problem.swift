@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PantryDomain
+import PantryJSON
 
 /// An RFC 9457 problem document (`application/problem+json`). Every error the API answers has
 /// this shape, so clients switch on `code` whatever went wrong.
@@ -21,24 +22,20 @@ public struct Problem: HTTPResponseError, Sendable {
 
     /// The same for every problem of one code, as RFC 9457 asks of `title`.
     public var title: String {
-        let words = code.replacingOccurrences(of: "_", with: " ")
+        let words = String(code.map { $0 == "_" ? " " : $0 })
         return words.prefix(1).uppercased() + words.dropFirst()
     }
 
-    struct Document: Codable {
-        var type: String
-        var title: String
-        var status: Int
-        var detail: String
-        var code: String
-    }
-
+    /// Written directly, in the key order a sorted `JSONEncoder` gave: an encoder per problem was
+    /// a fifth of the API's CPU for a request it refuses, and a flood is answered with refusals.
     public var document: Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Plain strings and an integer: encoding cannot fail.
-        return try! encoder.encode(Document(type: Self.typePrefix + code, title: title, status: status.code,
-                                            detail: detail, code: code))
+        var json = JSONObjectWriter()
+        json.field("code", code)
+        json.field("detail", detail)
+        json.field("status", status.code)
+        json.field("title", title)
+        json.field("type", Self.typePrefix + code)
+        return Data(json.finish())
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {

@@ -31,6 +31,18 @@ import Testing
         #expect(problem.response.headers[.contentType] == "application/problem+json")
     }
 
+    @Test func aDetailWithQuotesControlsAndUnicodeReadsBackAsWritten() throws {
+        let detail = "the field \"name\" at /v1/me\nholds \\ and \u{1}: ÁNNA 🍳 \u{2028}"
+        let problem = Problem(.unprocessableContent, code: "invalid_field", detail: detail)
+        let document = try #require(try JSONSerialization.jsonObject(with: problem.document) as? [String: Any])
+        #expect(Set(document.keys) == ["code", "detail", "status", "title", "type"])
+        #expect(document["detail"] as? String == detail)
+        #expect(document["title"] as? String == "Invalid field")
+        #expect(document["status"] as? Int == 422)
+        // Slashes are left as they are, as the encoder this replaced was told to.
+        #expect(String(decoding: problem.document, as: UTF8.self).contains("https://pantry.example/problems/invalid_field"))
+    }
+
     @Test func unexpectedErrorsBecomeAGeneric500() {
         struct Oops: Error { var secret = "do not show" }
         let problem = Problem.from(Oops())
