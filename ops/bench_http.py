@@ -1,11 +1,13 @@
 """ops/bench-http: each hot Pantry route under wrk beside a bare Hummingbird route, alternated in
 one run on this machine, printing every route's ratio to the bare one; then read-your-writes
-(`?after=` the position just written against the same read without it). Run through ops/bench-http."""
+(`?after=` the position just written against the same read without it); then where a durable
+increment's CPU goes. Run through ops/bench-http."""
 import argparse
 import http.client
 import json
 import os
 import re
+import resource
 import socket
 import statistics
 import subprocess
@@ -225,6 +227,12 @@ def cpu_per_request(tree, before, after, requests):
     return ", ".join(f"{name} {micro:.0f}" for micro, name in used if micro >= 0.5)
 
 
+def children_cpu_seconds():
+    """CPU of the children waited for so far: around a `wrk` call, what wrk itself spent."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def wrk(url, seconds, connections, script=None):
     args = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency"]
     if script:
@@ -293,6 +301,42 @@ def half_rate(work, name, url, script, rate, requests, seconds, quoted, incremen
     line = (f"  {name:22} {achieved:8.0f}/s of {asked:.0f}/s asked, {connections} connections: p99 "
             f"{p99 if p99 is not None else float('nan'):.2f} ms (target <= 10), non-2xx {errors}{verdict}")
     return line + (f"\n  {'':22} {probe.stop()}" if probe else "")
+
+
+BUDGET_BODIES = [
+    ("refused by the API", "a recipeId that is a number: no command is sent",
+     """'{"recipeId":%d,"ingredient":"ingredient %d"}'"""),
+    ("refused by the core", "an ingredient the recipe lacks: decided, nothing written",
+     """'{"recipeId":"bench-recipe-%d","ingredient":"chocolate %d"}'"""),
+]
+
+
+def increment_budget(work, url, bare_url, quoted, seconds, connections, tree, accepted):
+    """The increments' route and clients again with two bodies that stop earlier, each beside the bare
+    route: what the HTTP path, the hop to the core and the append each cost, and the CPU that all of
+    Pantry's processes may spend on an increment for 0.35 of the bare route on this machine."""
+    lines = []
+    wrk_on_bare = []
+    for name, why, body in BUDGET_BODIES:
+        script = os.path.join(work, "budget.lua")
+        with open(script, "w") as f:
+            f.write(LUA_INCREMENT.replace("""'{"recipeId":"bench-recipe-%%d","ingredient":"ingredient %%d"}'""",
+                                          body.replace("%", "%%")) % (quoted, RECIPES, INGREDIENTS, 0))
+        wrk_before = children_cpu_seconds()
+        bare_rate, _, _, bare_requests = wrk(bare_url, seconds, connections)
+        wrk_on_bare.append((children_cpu_seconds() - wrk_before) * 1e6 / bare_requests)
+        before, wrk_before = cpu_seconds(tree), children_cpu_seconds()
+        rate, _, refusals, requests = wrk(url, seconds, connections, script)
+        wrk_cpu = (children_cpu_seconds() - wrk_before) * 1e6 / requests
+        lines.append(f"  {name:22} {rate / bare_rate:5.2f}  {cpu_per_request(tree, before, cpu_seconds(tree), requests)}, "
+                     f"wrk {wrk_cpu:.0f} ({why}; {refusals} of {requests} refused)")
+    ratio, cpu, wrk_cpu, bare_server = accepted
+    lines.append(f"  {'accepted':22} {ratio:5.2f}  {cpu}, wrk {wrk_cpu:.0f} (the durable increments above)")
+    # CPU-bound on the cores wrk shares: the rate is the cores over CPU per request, wrk's included.
+    budget = (bare_server + statistics.mean(wrk_on_bare)) / 0.35 - wrk_cpu
+    lines.append(f"  at 0.35 of the bare route (bare {bare_server:.0f} + wrk {statistics.mean(wrk_on_bare):.0f} µs a request), "
+                 f"every Pantry process together may spend about {budget:.0f} µs on an increment")
+    return lines
 
 
 def read_your_writes(port, token, samples):
@@ -374,18 +418,21 @@ def main():
                 request(deployment.port, "GET", "/v1/recipes/search?query=soup")  # into the fetch cache
                 cpu_lines = []
                 half_lines = []
+                accepted = None
                 for name, url, script, target in routes:
                     bare_before = cpu_seconds([bare.pid])
                     bare_rate, _, _, bare_requests = wrk(f"http://127.0.0.1:{bare_port}/bare", args.seconds, args.connections)
                     bare_cpu = (cpu_seconds([bare.pid])[bare.pid] - bare_before[bare.pid]) * 1e6 / bare_requests
                     tree = process_tree([p.pid for p in deployment.processes])
-                    before = cpu_seconds(tree)
+                    before, wrk_before = cpu_seconds(tree), children_cpu_seconds()
                     rate, p99, errors, requests = wrk(url, args.seconds, args.connections, script)
-                    after = cpu_seconds(tree)
+                    after, wrk_cpu = cpu_seconds(tree), (children_cpu_seconds() - wrk_before) * 1e6 / requests
                     ratio = rate / bare_rate
                     print(f"{name:24} {bare_rate:10.0f} {rate:10.0f} {ratio:7.2f} {'>=' + str(target):>7} "
                           f"{p99 if p99 is not None else float('nan'):8.2f} {errors:8d}{'' if ratio >= target else '  (missed)'}")
                     cpu_lines.append(f"  {name:22} bare {bare_cpu:.0f}; {cpu_per_request(tree, before, after, requests)}")
+                    if script == scripts["increments"]:
+                        accepted = (ratio, cpu_per_request(tree, before, after, requests), wrk_cpu, bare_cpu)
                     half_lines.append(half_rate(work, name, url, script, rate, requests, args.seconds, quoted,
                                                 script == scripts["increments"], deployment.data))
                 print("CPU per request, microseconds (user + system, from /proc), by process:")
@@ -393,6 +440,12 @@ def main():
                 print(f"At half the rate above, each connection waiting {PACE_MS} ms after each answer (Debian's wrk has no "
                       "fixed rate, so a slow answer also slows the rate):")
                 print("\n".join(half_lines))
+                if accepted:
+                    print("Where a durable increment's CPU goes: the same route and clients, each beside the bare route "
+                          "(ratio; CPU per request in microseconds, by process):")
+                    print("\n".join(increment_budget(work, f"{base}/v1/me/owned-ingredients", f"http://127.0.0.1:{bare_port}/bare",
+                                                   quoted, args.seconds, args.connections,
+                                                   process_tree([p.pid for p in deployment.processes]), accepted)))
                 if args.routes:
                     continue
                 medians = read_your_writes(deployment.port, tokens[-1], 200)

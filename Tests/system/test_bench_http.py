@@ -1,6 +1,7 @@
 """`ops/bench-http` in short, on the build under test: the benchmark behind the README's HTTP
 figures starts from a log it made, waits for every worker to apply it, and measures each route it
-was asked for with every answer a 2xx. A benchmark that no longer runs is found here, not on the
+was asked for with every answer a 2xx, and beside the increments the same route refused by the API
+and by the core, every answer a refusal. A benchmark that no longer runs is found here, not on the
 day its figures are wanted (a made log's `record-N` commands once made every run fail)."""
 import os
 import pathlib
@@ -33,3 +34,10 @@ def test_a_short_run_from_a_made_log_measures_each_route_with_no_errors(pantry_b
         half_rate = re.search(rf"^  {name}\s+\d+/s of \d+/s asked.*non-2xx (\d+)", output, re.MULTILINE)
         assert half_rate and half_rate.group(1) == "0", output
     assert "fsync probe beside it" in output
+
+    # Beside the increments, the same route stopped earlier: every request refused where it should be.
+    for stage in ["refused by the API", "refused by the core"]:
+        budget = re.search(rf"^  {stage}\s+([\d.]+)\s+api \d+.*; (\d+) of (\d+) refused\)", output, re.MULTILINE)
+        assert budget and float(budget.group(1)) > 0 and budget.group(2) == budget.group(3), output
+    assert re.search(r"^  refused by the core .*core \d+", output, re.MULTILINE), output
+    assert re.search(r"may spend about -?\d+ µs on an increment", output), output
