@@ -27,6 +27,18 @@ enum APIMetrics {
         timer.recordNanoseconds(nanoseconds)
     }
 
+    private static let projectionPositions = Mutex<[String: Gauge]>([:])
+
+    /// The position a worker said it has applied, with each worker's gauge made once.
+    static func projectionPosition(worker: String, _ position: Int64) {
+        projectionPositions.withLock { gauges in
+            if let known = gauges[worker] { return known }
+            let made = Gauge(label: "pantry_projection_position", dimensions: [("projection", worker)])
+            gauges[worker] = made
+            return made
+        }.record(position)
+    }
+
     private struct CommandKey: Hashable {
         var type: String
         var outcome: String

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import Logging
-import Metrics
 import PantryBus
+import PantryJSON
 import ZeroMQ
 
 /// The API's questions to the projection workers, over ZeroMQ (`schemas/zeromq.md`, queries).
@@ -35,25 +35,37 @@ final class WorkerQueries: Sendable {
         guard let connection = connections[worker] else { preconditionFailure("no worker named \(worker)") }
         let reply: Data
         do {
-            reply = try await connection.send(try JSONEncoder().encode(query), timeout: timeout)
+            reply = try await connection.send(query.document, timeout: timeout)
         } catch {
             throw Problem(.serviceUnavailable, code: "worker_unavailable",
                           detail: "the \(worker) worker did not answer in time", headers: [.retryAfter: "1"])
         }
-        // A failure is `{"position": P, "error": {...}}`; only that key needs looking at.
-        let head = try JSONDecoder().decode(ReplyHead.self, from: reply)
-        Gauge(label: "pantry_projection_position", dimensions: [("projection", worker)]).record(head.position)
+        let head = try ReplyHead(reply)
+        APIMetrics.projectionPosition(worker: worker, head.position)
         if let error = head.error { throw Self.problem(error, worker: worker, position: head.position) }
         return reply
     }
 
-    private struct ReplyHead: Decodable {
-        struct Failure: Decodable {
+    /// A failure is `{"position": P, "error": {...}}`; only those keys are read, not the result,
+    /// which a `JSONDecoder` would first have made into a tree of its own.
+    private struct ReplyHead {
+        struct Failure {
             var code: String
             var message: String
         }
         var position: Int64
         var error: Failure?
+
+        init(_ reply: Data) throws {
+            (position, error) = try reply.withUnsafeBytes { bytes in
+                try JSONObjectReader.read(bytes) { json in
+                    let error = try json.optionalObject("error").map { error in
+                        try JSONObjectReader.read(error) { try Failure(code: $0.string("code"), message: $0.string("message")) }
+                    }
+                    return (try json.int64("position"), error)
+                }
+            }
+        }
     }
 
     private static func problem(_ error: ReplyHead.Failure, worker: String, position: Int64) -> Problem {

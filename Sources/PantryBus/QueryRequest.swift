@@ -5,7 +5,7 @@ import PantryJSON
 /// `{"query": "top", "limit": 10, "after": 42}`; absent fields are left out of the JSON. `after`
 /// asks the worker to answer only once it has applied that log position (read-your-writes),
 /// waiting at most `wait` milliseconds.
-public struct QueryRequest: Encodable, Hashable, Sendable {
+public struct QueryRequest: Hashable, Sendable {
     public var query: String
     public var after: Int64?
     public var wait: Int?
@@ -51,6 +51,21 @@ public struct QueryRequest: Encodable, Hashable, Sendable {
                 return request
             }
         }
+    }
+
+    /// The query as the API sends it, with only the fields that are set: written directly, as a
+    /// `JSONEncoder` per query was a twentieth of the API's CPU for a read a worker answers.
+    public var document: Data {
+        var json = JSONObjectWriter()
+        json.field("query", query)
+        if let after { json.field("after", after) }
+        if let wait { json.field("wait", wait) }
+        json.field("userId", userId)
+        json.field("recipeId", recipeId)
+        json.field("text", text)
+        if let limit { json.field("limit", limit) }
+        if let radius { json.field("radius", radius) }
+        return Data(json.finish())
     }
 
     /// The question without how long to wait for it: two requests with the same question get
