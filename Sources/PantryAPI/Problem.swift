@@ -26,8 +26,8 @@ public struct Problem: HTTPResponseError, Sendable {
         return words.prefix(1).uppercased() + words.dropFirst()
     }
 
-    /// Written directly, in the key order a sorted `JSONEncoder` gave: an encoder per problem was
-    /// a fifth of the API's CPU for a request it refuses, and a flood is answered with refusals.
+    /// Written directly, in the key order a sorted `JSONEncoder` gave: an encoder per problem cost
+    /// a sixth of the API's CPU for a request it refuses, and a flood is answered with refusals.
     public var document: Data {
         var json = JSONObjectWriter()
         json.field("code", code)
