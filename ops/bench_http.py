@@ -306,8 +306,10 @@ def half_rate(work, name, url, script, rate, requests, seconds, quoted, incremen
 BUDGET_BODIES = [
     ("refused by the API", "a recipeId that is a number: no command is sent",
      """'{"recipeId":%d,"ingredient":"ingredient %d"}'"""),
-    ("refused by the core", "an ingredient the recipe lacks: decided, nothing written",
-     """'{"recipeId":"bench-recipe-%d","ingredient":"chocolate %d"}'"""),
+    # Refused by the core's field rules, before the recipe's ingredients are matched: the bench's
+    # recipes have 200 each, and matching one that is not there was a third of the core's CPU.
+    ("refused by the core", "a blank ingredient: decided, nothing written",
+     """'{"recipeId":"bench-recipe-%d","ingredient":" %.0s"}'"""),
 ]
 
 
