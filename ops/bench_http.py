@@ -233,6 +233,14 @@ def children_cpu_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
+def measured(url, seconds, connections, script, tree):
+    """`wrk` against `url`, with the CPU per request of each process of `tree` (by name) and wrk's own."""
+    before, wrk_before = cpu_seconds(tree), children_cpu_seconds()
+    rate, p99, errors, requests = wrk(url, seconds, connections, script)
+    wrk_cpu = (children_cpu_seconds() - wrk_before) * 1e6 / requests
+    return rate, p99, errors, requests, cpu_per_request(tree, before, cpu_seconds(tree), requests), wrk_cpu
+
+
 def wrk(url, seconds, connections, script=None):
     args = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency"]
     if script:
@@ -324,14 +332,10 @@ def increment_budget(work, url, bare_url, quoted, seconds, connections, tree, ac
         with open(script, "w") as f:
             f.write(LUA_INCREMENT.replace("""'{"recipeId":"bench-recipe-%%d","ingredient":"ingredient %%d"}'""",
                                           body.replace("%", "%%")) % (quoted, RECIPES, INGREDIENTS, 0))
-        wrk_before = children_cpu_seconds()
-        bare_rate, _, _, bare_requests = wrk(bare_url, seconds, connections)
-        wrk_on_bare.append((children_cpu_seconds() - wrk_before) * 1e6 / bare_requests)
-        before, wrk_before = cpu_seconds(tree), children_cpu_seconds()
-        rate, _, refusals, requests = wrk(url, seconds, connections, script)
-        wrk_cpu = (children_cpu_seconds() - wrk_before) * 1e6 / requests
-        lines.append(f"  {name:22} {rate / bare_rate:5.2f}  {cpu_per_request(tree, before, cpu_seconds(tree), requests)}, "
-                     f"wrk {wrk_cpu:.0f} ({why}; {refusals} of {requests} refused)")
+        bare_rate, _, _, _, _, wrk_cpu = measured(bare_url, seconds, connections, None, {})
+        wrk_on_bare.append(wrk_cpu)
+        rate, _, refusals, requests, cpu, wrk_cpu = measured(url, seconds, connections, script, tree)
+        lines.append(f"  {name:22} {rate / bare_rate:5.2f}  {cpu}, wrk {wrk_cpu:.0f} ({why}; {refusals} of {requests} refused)")
     ratio, cpu, wrk_cpu, bare_server = accepted
     lines.append(f"  {'accepted':22} {ratio:5.2f}  {cpu}, wrk {wrk_cpu:.0f} (the durable increments above)")
     # CPU-bound on the cores wrk shares: the rate is the cores over CPU per request, wrk's included.
@@ -426,15 +430,13 @@ def main():
                     bare_rate, _, _, bare_requests = wrk(f"http://127.0.0.1:{bare_port}/bare", args.seconds, args.connections)
                     bare_cpu = (cpu_seconds([bare.pid])[bare.pid] - bare_before[bare.pid]) * 1e6 / bare_requests
                     tree = process_tree([p.pid for p in deployment.processes])
-                    before, wrk_before = cpu_seconds(tree), children_cpu_seconds()
-                    rate, p99, errors, requests = wrk(url, args.seconds, args.connections, script)
-                    after, wrk_cpu = cpu_seconds(tree), (children_cpu_seconds() - wrk_before) * 1e6 / requests
+                    rate, p99, errors, requests, cpu, wrk_cpu = measured(url, args.seconds, args.connections, script, tree)
                     ratio = rate / bare_rate
                     print(f"{name:24} {bare_rate:10.0f} {rate:10.0f} {ratio:7.2f} {'>=' + str(target):>7} "
                           f"{p99 if p99 is not None else float('nan'):8.2f} {errors:8d}{'' if ratio >= target else '  (missed)'}")
-                    cpu_lines.append(f"  {name:22} bare {bare_cpu:.0f}; {cpu_per_request(tree, before, after, requests)}")
+                    cpu_lines.append(f"  {name:22} bare {bare_cpu:.0f}; {cpu}")
                     if script == scripts["increments"]:
-                        accepted = (ratio, cpu_per_request(tree, before, after, requests), wrk_cpu, bare_cpu)
+                        accepted = (ratio, cpu, wrk_cpu, bare_cpu)
                     half_lines.append(half_rate(work, name, url, script, rate, requests, args.seconds, quoted,
                                                 script == scripts["increments"], deployment.data))
                 print("CPU per request, microseconds (user + system, from /proc), by process:")
