@@ -137,6 +137,9 @@ let package = Package(
         ),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
         .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryDomain", "Curl"]),
+        // Bearer tokens and the operator's proof, signed with the API's token key.
+        .target(name: "PantryTokens", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "PantryTokensTests", dependencies: ["PantryTokens", .product(name: "Crypto", package: "swift-crypto")]),
         // The HTTP API process: accounts, tokens, command endpoints, health and metrics (Hummingbird).
         .target(
             name: "PantryAPI",
@@ -148,6 +151,7 @@ let package = Package(
                 "PantryCore",
                 "PantryBus",
                 "PantryFetch",
+                "PantryTokens",
                 "ZeroMQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -181,6 +185,7 @@ let package = Package(
                 "PantryFetch",
                 "PantryFetchServer",
                 "PantryLoad",
+                "PantryTokens",
                 "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -208,7 +213,7 @@ let package = Package(
         // `pantry loadtest`: the seeded workload, the points ledger, the result and its plot.
         .target(
             name: "PantryLoad",
-            dependencies: ["Curl", "PantryDomain", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: ["Curl", "PantryDomain", "PantryTokens", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .testTarget(
             name: "PantryLoadTests",

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import PantryTokens
 
 /// The per-request context: Hummingbird's core storage plus the session a bearer token proved.
 public struct APIRequestContext: RequestContext {

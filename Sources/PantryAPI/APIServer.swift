@@ -12,6 +12,7 @@ import PantryKeys
 import Prometheus
 import ServiceLifecycle
 import ZeroMQ
+import PantryTokens
 
 /// The `pantry api` process: Hummingbird in front, the core and its event feed behind, over ZeroMQ.
 public struct APIServer {
@@ -34,6 +35,8 @@ public struct APIServer {
         /// the log service is asked for by name (`PANTRY_CORE_LOG`).
         public var readsLogFile = true
         public var tokenLifetimeSeconds: Int64 = 24 * 3600
+        /// The token key shared by every API process (`PANTRY_TOKEN_KEY`); nil for the data directory's own.
+        public var tokenKey: String?
         /// scrypt's cost as log2 N. 15 (32 MiB, ~90 ms) protects real accounts; a load test that
         /// registers thousands of throwaway users may lower it to 10.
         public var passwordLogN = 15
@@ -77,12 +80,12 @@ public struct APIServer {
     }
 
     /// Serves until SIGTERM or SIGINT, then finishes the requests in flight and stops.
-    public func run(environment: [String: String] = ProcessInfo.processInfo.environment) async throws {
+    public func run() async throws {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
         let directoryURL = configuration.dataDirectory.url
-        let signer = TokenSigner(key: try TokenSigner.loadKey(dataDirectory: directoryURL, environment: environment),
+        let signer = TokenSigner(key: try TokenSigner.loadKey(dataDirectory: directoryURL, configured: configuration.tokenKey),
                                  lifetimeSeconds: configuration.tokenLifetimeSeconds)
         let revocations = RevocationList()
         let hasher = PasswordHasher(logN: configuration.passwordLogN)
@@ -136,7 +139,8 @@ public struct APIServer {
                                                                                accounts: accounts, feed: feed))
         let submitter = CommandSubmitter(core: core)
         HealthRoutes(feed: feed, queries: queries, registry: registry).register(on: router)
-        AccountRoutes(submitter: submitter, accounts: accounts, feed: feed, hasher: hasher, signer: signer, revocations: revocations,
+        AccountRoutes(submitter: submitter, accounts: accounts, feed: feed, hasher: hasher,
+                      operatorHasher: PasswordHasher(logN: PasswordHasher.logNRange.lowerBound), signer: signer, revocations: revocations,
                       throttle: SharedLoginThrottle(), perClient: RateLimiter(configuration.loginLimitPerClient),
                       overall: RateLimiter(configuration.loginLimitOverall), decoyHash: decoyHash, leaderboard: leaderboard)
             .register(public: router, authenticated: authenticated)

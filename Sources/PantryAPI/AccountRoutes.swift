@@ -5,6 +5,7 @@ import PantryDomain
 import PantryFetch
 import PantryJSON
 import HTTPTypes
+import PantryTokens
 
 /// Register, log in, log out, change the password, close the account, and who am I.
 struct AccountRoutes {
@@ -16,6 +17,8 @@ struct AccountRoutes {
     let accounts: AccountDirectory
     let feed: APIFeed
     let hasher: PasswordHasher
+    /// For the operator's throwaway users (the load test's password is public): the lowest cost.
+    let operatorHasher: PasswordHasher
     let signer: TokenSigner
     let revocations: RevocationList
     let throttle: SharedLoginThrottle
@@ -29,21 +32,29 @@ struct AccountRoutes {
 
     func register(public routes: Router<APIRequestContext>, authenticated: RouterGroup<APIRequestContext>) {
         routes.post("v1/accounts") { request, context in
-            try await admit(context.clientAddress)
-            return try await registerAccount(request)
+            let byOperator = isOperator(request)
+            if !byOperator { try await admit(context.clientAddress) }
+            return try await registerAccount(request, hasher: byOperator ? operatorHasher : hasher)
         }
         routes.post("v1/sessions") { request, context in
-            try await admit(context.clientAddress)
+            if !isOperator(request) { try await admit(context.clientAddress) }
             return try await logIn(request, client: context.clientAddress)
         }
         authenticated.delete("v1/sessions/current") { _, context in
             try await logOut(try context.requireSession())
         }
+        // Both check the password with scrypt: a log-in attempt in all but name, admitted and
+        // throttled like one (unthrottled, one address with 40 connections kept the hashing queue
+        // full for 12 s, and a stolen token could guess the password without a single 429).
         authenticated.put("v1/me/password") { request, context in
-            try await changePassword(request, session: try context.requireSession())
+            let session = try context.requireSession()
+            try await admit(context.clientAddress)
+            return try await changePassword(request, session: session)
         }
         authenticated.delete("v1/me") { request, context in
-            try await deleteAccount(request, session: try context.requireSession())
+            let session = try context.requireSession()
+            if !isOperator(request) { try await admit(context.clientAddress) }
+            return try await deleteAccount(request, session: session)
         }
         authenticated.get("v1/me") { request, context in
             try await me(request, session: try context.requireSession())
@@ -58,6 +69,14 @@ struct AccountRoutes {
             command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
         revocations.revoke(session.tokenId, expiresAt: session.expiresAt)
         return Response(status: .noContent)
+    }
+
+    private static let operatorField = HTTPField.Name(TokenSigner.operatorHeader)!
+
+    /// The operator's own tool (the load test registering and removing its users), which holds
+    /// the token key: not limited per address, as it registers thousands from one.
+    private func isOperator(_ request: Request) -> Bool {
+        request.headers[Self.operatorField].map { signer.isOperatorProof($0) } ?? false
     }
 
     /// Before any hashing: a flood from one client, or from everywhere, is refused without hashing.
@@ -120,7 +139,7 @@ struct AccountRoutes {
         var expiresAt: Int64
     }
 
-    private func registerAccount(_ request: Request) async throws -> Response {
+    private func registerAccount(_ request: Request, hasher: PasswordHasher) async throws -> Response {
         let body = try await JSONBody.decode(Registration.self, from: request)
         guard PasswordHasher.passwordLengths.contains(body.password.unicodeScalars.count) else {
             throw Problem(.unprocessableContent, code: "invalid_password", detail: "password must be 8-128 characters")
@@ -203,12 +222,7 @@ struct AccountRoutes {
         let body = try await JSONBody.decode(Credentials.self, from: request)
         let login = try body.login()
         let throttleKey = "\(Username.skeleton(login))|\(client)"
-        if let wait = throttle.retryAfter(throttleKey) {
-            let seconds = await Self.holdRefusal(retryAfter: wait)
-            throw Problem(.tooManyRequests, code: "too_many_attempts",
-                          detail: "too many failed logins for this account; try again in \(seconds) s",
-                          headers: [.retryAfter: String(seconds)])
-        }
+        try await refuseWhileThrottled(throttleKey, what: "failed logins for this account")
         var account = accounts.account(named: login)
         var valid = try await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash)
         if account == nil || !valid {
@@ -220,12 +234,18 @@ struct AccountRoutes {
                 valid = try await hasher.verify(body.password, against: fresher.passwordHash)
             }
         }
-        guard let account, valid else {
-            throttle.recordFailure(throttleKey)
-            throw Problem.invalidCredentials
-        }
+        guard let account, valid else { throw Problem.invalidCredentials }
         throttle.recordSuccess(throttleKey)
         return newSession(for: account, status: .created)
+    }
+
+    /// 429 `too_many_attempts`, held like every refusal, while `key` has failed too often; otherwise
+    /// the attempt counts as failed until `recordSuccess`.
+    private func refuseWhileThrottled(_ key: String, what: String) async throws {
+        guard let wait = throttle.admit(key) else { return }
+        let seconds = await Self.holdRefusal(retryAfter: wait)
+        throw Problem(.tooManyRequests, code: "too_many_attempts", detail: "too many \(what); try again in \(seconds) s",
+                      headers: [.retryAfter: String(seconds)])
     }
 
     private func newSession(for account: AccountDirectory.Account, status: HTTPResponse.Status) -> Response {
@@ -237,11 +257,16 @@ struct AccountRoutes {
     }
 
     /// The password of the session's own account, checked before anything that cannot be undone.
+    /// Failures slow down further checks on the account from every address: only a holder of one
+    /// of its tokens can ask, so nobody but a thief is slowed down by them.
     private func requirePassword(_ password: String, of session: SessionClaims) async throws -> AccountDirectory.Account {
+        let throttleKey = "password-check|\(session.userId)"
+        try await refuseWhileThrottled(throttleKey, what: "password checks for this account")
         guard let account = accounts.account(id: session.userId),
               try await hasher.verify(password, against: account.passwordHash) else {
             throw Problem(.forbidden, code: "wrong_password", detail: "the password is wrong")
         }
+        throttle.recordSuccess(throttleKey)
         return account
     }
 

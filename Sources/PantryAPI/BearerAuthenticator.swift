@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Synchronization
+import PantryTokens
 
 /// Requires `Authorization: Bearer <token>` signed by this deployment, unexpired, not logged out,
 /// for an account that still exists and whose password has not changed since; the claims become

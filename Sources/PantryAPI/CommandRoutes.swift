@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import PantryDomain
 import PantryJSON
+import PantryTokens
 
 /// The endpoints that change a user's data, one command each. The user is always the token's:
 /// no body or path names a user, so nobody can act for someone else.

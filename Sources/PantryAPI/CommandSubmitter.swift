@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import PantryCore
 import PantryDomain
+import PantryTokens
 
 /// Sends a command to the core and turns the outcome into an HTTP answer: the log positions when
 /// accepted, a problem document otherwise. Counts every outcome for `/metrics`.

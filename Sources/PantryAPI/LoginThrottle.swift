@@ -26,6 +26,15 @@ public struct LoginThrottle: Sendable {
         return wait > 0 ? wait : nil
     }
 
+    /// Seconds to wait, or nil after counting this attempt as failed until `recordSuccess` says
+    /// otherwise: checked and counted at once, so that twenty guesses sent together do not all
+    /// pass the check before the first is known to have failed (they did: 24 of 60 were hashed).
+    public mutating func admit(_ username: String, now: Date) -> TimeInterval? {
+        if let wait = retryAfter(username, now: now) { return wait }
+        recordFailure(username, now: now)
+        return nil
+    }
+
     public mutating func recordFailure(_ username: String, now: Date) {
         let key = username.lowercased()
         var recent = recentFailures(key, now: now)
@@ -61,8 +70,8 @@ public final class SharedLoginThrottle: Sendable {
         throttle.withLock { $0.retryAfter(username, now: now) }
     }
 
-    public func recordFailure(_ username: String, now: Date = Date()) {
-        throttle.withLock { $0.recordFailure(username, now: now) }
+    public func admit(_ username: String, now: Date = Date()) -> TimeInterval? {
+        throttle.withLock { $0.admit(username, now: now) }
     }
 
     public func recordSuccess(_ username: String) {

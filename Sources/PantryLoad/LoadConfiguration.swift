@@ -1,3 +1,5 @@
+import PantryTokens
+
 /// What `pantry loadtest` is asked to do.
 public struct LoadConfiguration: Sendable {
     public var url: String
@@ -25,6 +27,9 @@ public struct LoadConfiguration: Sendable {
     /// latency breaks; nil for one rate or none. The warm-up runs at the first step's rate.
     public var ramp: [Double]?
     public var stepSeconds: Double = 20
+    /// Signs the operator's proof on registrations, log-ins and deletions when the load test can read
+    /// the API's token key: its thousands of users from one address then pass the per-address limits.
+    public var operatorSigner: TokenSigner?
 
     /// When each request is due; nil when every client sends as fast as it is answered.
     public var schedule: Schedule? {

@@ -4,6 +4,7 @@ import Foundation
 import PantryDomain
 import Histogram
 import Synchronization
+import PantryTokens
 
 /// A run's figures, and its raw histograms for the plot.
 public struct LoadRun: Sendable {
@@ -31,7 +32,7 @@ public struct LoadRunner: Sendable {
     }
 
     public func run() throws -> LoadRun {
-        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
         do {
             let ready = try client.ready()
             guard ready.status == 200 else {
@@ -108,7 +109,7 @@ public struct LoadRunner: Sendable {
             let count = done.load(ordering: .relaxed)
             progress(ProgressLine.render(label: "users", done: count, total: users, perSecond: rate(count, since: started)), false)
         }) { thread -> Result<([(Int, String)], Int), LoadError> in
-            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
             var tokens: [(Int, String)] = []
             var retries = 0
             for user in stride(from: thread, to: users, by: configuration.clients) {
@@ -161,6 +162,13 @@ public struct LoadRunner: Sendable {
             if response.status == 201
                 || (attempt > 0 && response.status == 409 && client.problemCode(response) == "username_taken") {
                 return try logIn(user, client: client, retries: &retries)
+            }
+            if response.status == 429, configuration.operatorSigner == nil {
+                throw LoadError(description: """
+                    registering \(username) was refused (HTTP 429 \(client.problemCode(response) ?? "")): the API limits \
+                    registrations per address. Let the load test read the API's token key (--data DIR holding \
+                    \(TokenSigner.keyFileName), or PANTRY_TOKEN_KEY) so it registers its users as the operator
+                    """)
             }
             guard Self.worthRetrying(response.status) else {
                 throw LoadError(description: "registering \(username) failed: HTTP \(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))")
@@ -223,7 +231,7 @@ public struct LoadRunner: Sendable {
         let samplerDone = DispatchSemaphore(value: 0)
         let samplerThread = Thread { [configuration] in
             var lag = RunStats.histogram()
-            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
             while !shared.finished.load(ordering: .relaxed) {
                 if let response = try? client.ready(), let ready = client.decode(Reply.Ready.self, response),
                    let leaderboard = ready.workers["leaderboard"] {
@@ -269,7 +277,7 @@ public struct LoadRunner: Sendable {
     private func driveClient(_ index: Int, tokens: [String], items: [Item], shared: Shared, started: UInt64,
                              measuredFrom: UInt64, deadline: UInt64?,
                              schedule: Schedule?) -> (RunStats, PointsLedger) {
-        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
         var workload = ClientWorkload(seed: configuration.seed, client: index, clients: configuration.clients,
                                       users: configuration.users, items: items, mix: configuration.mix,
                                       keyPrefix: configuration.runPrefix)
@@ -378,7 +386,7 @@ public struct LoadRunner: Sendable {
     /// up to 2 s, then answers 503); nil when the leaderboard cannot be read at all.
     private func waitForLeaderboard(at position: Int64, token: String) -> Double? {
         let started = now()
-        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
         while elapsed(since: started) < 60 {
             if let response = try? client.top(1, token: token, after: position) {
                 if response.status == 200, let seen = PantryClient.position(in: response.body), seen >= position {
@@ -424,7 +432,7 @@ public struct LoadRunner: Sendable {
             let count = done.load(ordering: .relaxed)
             progress(ProgressLine.render(label: label, done: count, total: users, perSecond: rate(count, since: started)), false)
         }) { thread -> [(Int, T)] in
-            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout)
+            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
             var answers: [(Int, T)] = []
             for user in stride(from: thread, to: users, by: configuration.clients) {
                 if let answer = body(user, client) { answers.append((user, answer)) }

@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import PantryTokens
 
 /// Pantry's HTTP API as the load test calls it, over one libcurl handle: one kept-alive
 /// connection, reused for every request. Not thread-safe: one per thread.
@@ -8,18 +9,21 @@ public final class PantryClient {
     let timeout: Double
     private let easy = CurlEasy()
     private let decoder = JSONDecoder()
+    /// Proves the operator on the set-up and clean-up calls (`LoadConfiguration.operatorSigner`).
+    private let operatorSigner: TokenSigner?
 
-    public init(baseURL: String, timeout: Double) {
+    public init(baseURL: String, timeout: Double, operatorSigner: TokenSigner? = nil) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout
+        self.operatorSigner = operatorSigner
     }
 
     public func register(username: String, email: String, password: String) throws(CurlError) -> HTTPResponse {
-        try send(.post, "/v1/accounts", body: ["username": username, "email": email, "password": password])
+        try send(.post, "/v1/accounts", body: ["username": username, "email": email, "password": password], asOperator: true)
     }
 
     public func logIn(username: String, password: String) throws(CurlError) -> HTTPResponse {
-        try send(.post, "/v1/sessions", body: ["username": username, "password": password])
+        try send(.post, "/v1/sessions", body: ["username": username, "password": password], asOperator: true)
     }
 
     public func useIngredient(_ item: Item, token: String, key: String) throws(CurlError) -> HTTPResponse {
@@ -36,7 +40,7 @@ public final class PantryClient {
     }
 
     public func deleteAccount(token: String, password: String) throws(CurlError) -> HTTPResponse {
-        try send(.delete, "/v1/me", body: ["password": password], token: token)
+        try send(.delete, "/v1/me", body: ["password": password], token: token, asOperator: true)
     }
 
     public func randomRecipes(count: Int) throws(CurlError) -> HTTPResponse {
@@ -83,8 +87,9 @@ public final class PantryClient {
     }
 
     private func send(_ method: HTTPRequest.Method, _ path: String, body: KeyValuePairs<String, String>? = nil,
-                      token: String? = nil, key: String? = nil) throws(CurlError) -> HTTPResponse {
+                      token: String? = nil, key: String? = nil, asOperator: Bool = false) throws(CurlError) -> HTTPResponse {
         var headers: [(name: String, value: String)] = []
+        if asOperator, let operatorSigner { headers.append((TokenSigner.operatorHeader, operatorSigner.operatorProof())) }
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         if let key { headers.append(("Idempotency-Key", key)) }
         var data: Data?

@@ -67,6 +67,7 @@ struct API: AsyncParsableCommand {
         configuration.port = chosenPort
         configuration.coreTimeout = .milliseconds(Int64(coreTimeout * 1000))
         configuration.tokenLifetimeSeconds = tokenLifetime
+        configuration.tokenKey = environment["PANTRY_TOKEN_KEY"]
         configuration.readsLogFile = logService == nil && environment["PANTRY_CORE_LOG"] == nil
         if let cost = passwordCost ?? environment["PANTRY_PASSWORD_COST"].flatMap(Int.init) {
             guard PasswordHasher.logNRange.contains(cost) else { throw ValidationError("PANTRY_PASSWORD_COST must be 10-20") }
@@ -111,6 +112,6 @@ struct API: AsyncParsableCommand {
         case let path?: configuration.accessLogPath = path
         case nil: break
         }
-        try await APIServer(configuration: configuration, logger: Logger(label: "pantry.api")).run(environment: environment)
+        try await APIServer(configuration: configuration, logger: Logger(label: "pantry.api")).run()
     }
 }

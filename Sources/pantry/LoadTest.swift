@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PantryLoad
+import PantryTokens
 
 struct LoadTest: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,13 +15,16 @@ struct LoadTest: ParsableCommand {
             user's points are read back and compared with the ledger of accepted commands: any lost
             or doubled point exits 1. The same --seed drives the same choices; usernames start with
             a run prefix from the seed and the clock, so reruns against one deployment never collide.
-            Deploy with `pantry api --password-cost 10` so that registering thousands is quick.
+            Where it can read the API's token key (--data, or PANTRY_TOKEN_KEY) it registers its
+            users as the operator: past the per-address log-in limits, hashed at the lowest cost.
             Exit status: 0 passed, 1 the check failed, 2 the run could not be made, 3 a --fail-on
             threshold was missed.
             """,
         subcommands: [LoadTestCompare.self])
 
     @Option(help: "The API's base URL.") var url = "http://127.0.0.1:8080"
+    @Option(help: "The API's data directory, whose api-token.key lets the users be registered as the operator; default PANTRY_DATA or ./data (PANTRY_TOKEN_KEY, when set, is the key).")
+    var data: String?
     @Option(help: "Users to register and spread the load over.") var users = 10_000
     @Option(help: "Concurrent HTTP clients, each a thread with its own connection.") var clients = 64
     @Option(help: "Seconds to drive the load (default 60 unless --requests is given).") var duration: Double?
@@ -93,9 +97,21 @@ struct LoadTest: ParsableCommand {
         configured.cleanup = cleanup
         configured.ramp = rampRates
         configured.stepSeconds = stepSeconds
+        let environment = ProcessInfo.processInfo.environment
+        let dataDirectory = URL(fileURLWithPath: data ?? environment["PANTRY_DATA"] ?? "./data")
+        do {
+            configured.operatorSigner = try TokenSigner.existingKey(dataDirectory: dataDirectory, configured: environment["PANTRY_TOKEN_KEY"])
+                .map { TokenSigner(key: $0) }
+        } catch {
+            FileHandle.standardError.write(Data("loadtest: the token key cannot be read: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
         let thresholds = try failOn.map { try Thresholds(parsing: $0) }
         let startedAt = ISO8601DateFormatter().string(from: Date())
         FileHandle.standardError.write(Data("loadtest: seed \(seed), run prefix \(prefix), \(users) users, \(clients) clients against \(url)\n".utf8))
+        FileHandle.standardError.write(Data((configured.operatorSigner == nil
+            ? "loadtest: no token key at \(dataDirectory.path): users register like any client, within the per-address limits\n"
+            : "loadtest: users register as the operator (the token key of \(dataDirectory.path))\n").utf8))
         let interactive = isatty(STDERR_FILENO) == 1
         let runner = LoadRunner(configuration: configured) { line, done in
             // Redrawn in place on a terminal; only the finished line in a log.

@@ -59,4 +59,12 @@ import Testing
         for _ in 0..<6 { throttle.recordFailure("anna", now: start.addingTimeInterval(2)) }
         #expect(throttle.retryAfter("anna", now: start.addingTimeInterval(2)) != nil)
     }
+
+    @Test func attemptsStillBeingCheckedCountAsFailuresSoABurstGetsNoMoreGuesses() {
+        var throttle = LoginThrottle()
+        let admitted = (0..<20).filter { _ in throttle.admit("anna", now: start) == nil }
+        #expect(admitted.count == throttle.freeFailures, "twenty at once: only the free ones are checked")
+        throttle.recordSuccess("anna")
+        #expect(throttle.admit("anna", now: start) == nil, "a success clears the attempts it was counted with")
+    }
 }

@@ -142,6 +142,60 @@ def test_a_log_in_flood_answers_busy_at_once_and_reads_keep_flowing(processes):
     assert max(seconds for _, seconds in reads) < 2, f"reads stalled behind the flood: {reads}"
 
 
+def send_from(address, port, method, path, body, token=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(address, 0))
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+    try:
+        connection.request(method, path, body=json.dumps(body).encode(), headers=headers)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read() or b"{}").get("code")
+    finally:
+        connection.close()
+
+
+def test_password_checks_outside_log_in_are_throttled_like_log_ins(processes):
+    # The default per-client limit (2/s, burst 20): the flood below comes from one address.
+    api = start_core_and_api(processes, env={"PANTRY_LOGIN_RATE_PER_CLIENT": "2"})
+    _, token = api.register_and_log_in("victim")
+
+    # A stolen token guessing the password from many addresses, by changing it or deleting the
+    # account: five free guesses, then one more at doubling intervals; the rest refused unhashed.
+    def guess(n):
+        if n % 2:
+            return send_from(f"127.0.2.{n + 1}", api.port, "DELETE", "/v1/me", {"password": f"guess {n}"}, token)
+        return send_from(f"127.0.2.{n + 1}", api.port, "PUT", "/v1/me/password",
+                         {"currentPassword": f"guess {n}", "newPassword": "attacker password"}, token)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=20) as pool:
+        guesses = list(pool.map(guess, range(60)))
+    hashed = [g for g in guesses if g == (403, "wrong_password")]
+    assert 5 <= len(hashed) <= 8, guesses
+    assert all(g in ((403, "wrong_password"), (429, "too_many_attempts")) for g in guesses), guesses
+
+    # A flood of password checks from one address, beside honest log-ins from fresh addresses.
+    status, _, body = post_from("127.0.0.21", api.port, "/v1/accounts",
+                                {"username": "flooder", "email": "flooder@example.org", "password": PASSWORD})
+    assert status == 201, body
+    flooder = body["token"]
+    routes = [("PUT", "/v1/me/password", {"currentPassword": "wrong password", "newPassword": "whatever password"}),
+              ("DELETE", "/v1/me", {"password": "wrong password"})]
+    honest = [f"honest{n}" for n in range(20)]
+    for n, name in enumerate(honest):
+        assert post_from(f"127.0.4.{n + 1}", api.port, "/v1/accounts",
+                         {"username": name, "email": f"{name}@example.org", "password": PASSWORD})[0] == 201
+    with concurrent.futures.ThreadPoolExecutor(max_workers=60) as pool:
+        flood = [pool.submit(send_from, "127.0.0.20", api.port, *routes[n % 2], flooder) for n in range(200)]
+        time.sleep(0.3)
+        log_ins = list(pool.map(lambda n: post_from(f"127.0.3.{n + 1}", api.port, "/v1/sessions",
+                                                    {"username": honest[n], "password": PASSWORD})[0], range(20)))
+        answers = [f.result() for f in flood]
+    checked = [a for a in answers if a[0] == 403]
+    assert len(checked) <= 25, f"{len(checked)} of the flood's password checks were hashed"
+    assert all(a[0] in (403, 429, 503) for a in answers), answers
+    assert {code for status, code in answers if status == 429} <= {"rate_limited", "too_many_attempts"}
+    assert log_ins.count(201) >= 19, log_ins
+
+
 def test_the_data_directory_and_its_files_are_owner_only_whatever_the_umask(pantry_bin, tmp_path):
     data = tmp_path / "data"
     port = free_port()

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-@testable import PantryAPI
+@testable import PantryTokens
 import Testing
 
 @Suite struct TokenSignerTests {
@@ -49,14 +49,34 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-key-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let first = try TokenSigner.loadKey(dataDirectory: directory, environment: [:])
-        let second = try TokenSigner.loadKey(dataDirectory: directory, environment: [:])
+        #expect(try TokenSigner.existingKey(dataDirectory: directory, configured: nil) == nil, "a tool never makes the key")
+        let first = try TokenSigner.loadKey(dataDirectory: directory, configured: nil)
+        let second = try TokenSigner.loadKey(dataDirectory: directory, configured: nil)
         #expect(first == second)
         let path = directory.appendingPathComponent(TokenSigner.keyFileName).path
         let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
         #expect(throws: TokenSigner.KeyError.self) {
-            try TokenSigner.loadKey(dataDirectory: directory, environment: ["PANTRY_TOKEN_KEY": "short"])
+            try TokenSigner.loadKey(dataDirectory: directory, configured: "short")
         }
+        #expect(try TokenSigner.existingKey(dataDirectory: directory, configured: nil) == first, "the load test reads the API's key")
+    }
+
+    @Test func anOperatorProofVerifiesOnlyWithTheKeyAndUntilItExpires() throws {
+        let proof = signer.operatorProof(now: now)
+        #expect(signer.isOperatorProof(proof, now: now))
+        #expect(signer.isOperatorProof(proof, now: now.addingTimeInterval(599)))
+        #expect(!signer.isOperatorProof(proof, now: now.addingTimeInterval(600)), "expired")
+        let stranger = TokenSigner(key: SymmetricKey(data: Data("another key that is long enough...".utf8)))
+        #expect(!stranger.isOperatorProof(proof, now: now))
+        let farFuture = String(Int64(now.timeIntervalSince1970) + 86_400)
+        let forged = farFuture + "." + proof.split(separator: ".")[1]
+        #expect(!signer.isOperatorProof(forged, now: now), "the expiry is signed")
+    }
+
+    @Test func aSessionTokenIsNeverAnOperatorProofNorTheReverse() throws {
+        let (token, _) = signer.issue(userId: "u1", username: "anna", now: now)
+        #expect(!signer.isOperatorProof(token, now: now))
+        #expect(throws: TokenSigner.Failure.self) { try signer.verify(signer.operatorProof(now: now), now: now) }
     }
 }

@@ -85,14 +85,11 @@ public struct TokenSigner: Sendable {
 extension TokenSigner {
     public static let keyFileName = "api-token.key"
 
-    /// `PANTRY_TOKEN_KEY` (at least 32 bytes) when set, so several API processes share it;
-    /// otherwise a random key made once and kept, owner-only, in the data directory, so that a
-    /// restart keeps tokens valid.
-    public static func loadKey(dataDirectory: URL, environment: [String: String]) throws -> SymmetricKey {
-        if let text = environment["PANTRY_TOKEN_KEY"] {
-            guard text.utf8.count >= 32 else { throw KeyError("PANTRY_TOKEN_KEY must be at least 32 bytes") }
-            return SymmetricKey(data: Data(text.utf8))
-        }
+    /// `configured` (`PANTRY_TOKEN_KEY`, at least 32 bytes) when set, so several API processes
+    /// share it; otherwise a random key made once and kept, owner-only, in the data directory, so
+    /// that a restart keeps tokens valid.
+    public static func loadKey(dataDirectory: URL, configured: String?) throws -> SymmetricKey {
+        if let configured { return try key(configured) }
         let path = dataDirectory.appendingPathComponent(keyFileName).path
         let fresh = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
         // O_EXCL: of two processes starting at once, one creates the file and both read it.
@@ -109,9 +106,49 @@ extension TokenSigner {
         return SymmetricKey(data: stored)
     }
 
+    /// The key as `loadKey` finds it, without ever making one: for a tool beside the API (the load
+    /// test), nil when the data directory holds none.
+    public static func existingKey(dataDirectory: URL, configured: String?) throws -> SymmetricKey? {
+        if let configured { return try key(configured) }
+        let path = dataDirectory.appendingPathComponent(keyFileName).path
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let stored = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard stored.count == 32 else { throw KeyError("\(path) must hold 32 bytes") }
+        return SymmetricKey(data: stored)
+    }
+
+    private static func key(_ configured: String) throws -> SymmetricKey {
+        guard configured.utf8.count >= 32 else { throw KeyError("PANTRY_TOKEN_KEY must be at least 32 bytes") }
+        return SymmetricKey(data: Data(configured.utf8))
+    }
+
     public struct KeyError: Error, CustomStringConvertible {
         public var description: String
         init(_ description: String) { self.description = description }
+    }
+}
+
+/// Proof that a request comes from the operator's own tool (the load test): it holds the token key.
+/// That key already mints a session for anyone, so the proof opens nothing the key did not; it lets
+/// the tool register and remove its throwaway users past the per-address log-in limits.
+/// `<expiry>.<base64url(HMAC-SHA256(key, "pantry-operator." + expiry))>`: the prefix keeps a session
+/// token from ever verifying as a proof, and the reverse.
+extension TokenSigner {
+    public static let operatorHeader = "X-Pantry-Operator"
+    static let operatorProofLifetime: Int64 = 600
+
+    public func operatorProof(now: Date = Date()) -> String {
+        let expiry = String(Int64(now.timeIntervalSince1970) + Self.operatorProofLifetime)
+        return expiry + "." + Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(("pantry-operator." + expiry).utf8), using: key)))
+    }
+
+    public func isOperatorProof(_ text: String, now: Date = Date()) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].utf8.count <= 12, let expiry = Int64(parts[0]), let mac = Base64URL.decode(parts[1]),
+              HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(("pantry-operator." + parts[0]).utf8), using: key)
+        else { return false }
+        let seconds = Int64(now.timeIntervalSince1970)
+        return seconds < expiry && expiry <= seconds + Self.operatorProofLifetime + Self.clockSkew
     }
 }
 
