@@ -7,7 +7,8 @@ import Synchronization
 
 /// Which command ids the log may hold, kept in memory so that the core asks the log's index only
 /// about ids it may have accepted before. A new command, which nearly every command is, then
-/// needs no lookup (the lookup was 6-7% of the core's CPU per new durable increment; README).
+/// needs no lookup (the lookup was 6-7% of the core's CPU per new durable increment;
+/// docs/benchmarks/log.md).
 ///
 /// The ids already in the log at start go into a filter of their own: those after the core's
 /// snapshot as the start folds them, those before it read in the background, in short read

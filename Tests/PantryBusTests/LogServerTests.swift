@@ -134,7 +134,7 @@ import ZeroMQ
     }
 
     /// Reading alone, through the log service against the file: `swift test --filter LogServerTests`
-    /// prints both rates (README, "The processes", has them beside a whole worker's catch-up).
+    /// prints both rates (docs/benchmarks/hosts.md has them beside a whole worker's catch-up).
     @Test(.timeLimit(.minutes(2)))
     func readingThroughTheLogServiceIsTimedBesideTheFile() throws {
         let count = 50_000
