@@ -27,11 +27,21 @@ let package = Package(
         .target(name: "PantryJSON"),
         // Commands, events and the rules between them. Pure: no I/O, no clock, no database.
         .target(name: "PantryDomain", dependencies: ["PantryJSON"]),
+        // What every reader of the log needs: `RecordedEvent`, its JSON document, and the
+        // `EventLogReader` protocol the SQLite file, PostgreSQL and the log service all answer.
+        .target(name: "PantryLog", dependencies: ["PantryJSON"]),
+        // The wire contract between the processes: command outcomes, feed frames, log reads, queries
+        // and their answers, fetch requests and results. Types only, no runtime.
+        .target(name: "PantryWire", dependencies: ["PantryJSON", "PantryDomain", "PantryLog"]),
+        // In-memory structures with a fixed bound: token buckets per key (the API's log-in limits,
+        // the fetch worker's client budgets) and a generational LRU (answers kept for reuse).
+        .target(name: "PantryBounded"),
         // The durable event log (SQLite through GRDB), behind the `EventStore` protocol.
         .target(
             name: "PantryEventStore",
             dependencies: [
                 "PantryJSON",
+                "PantryLog",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -42,6 +52,7 @@ let package = Package(
             name: "PantryPostgresLog",
             dependencies: [
                 "PantryEventStore",
+                "PantryLog",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -56,25 +67,32 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // The single writer: decide, group commit, idempotency.
+        // The single writer (decide, group commit, idempotency) and its servers beside it: the
+        // command socket and feed (`CoreServer`) and the log service (`LogServer`).
         .target(
             name: "PantryCore",
             dependencies: [
                 "PantryDomain",
+                "PantryJSON",
+                "PantryLog",
+                "PantryWire",
                 "PantryEventStore",
                 "PantryKeys",
+                "PantryBus",
+                "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // ZeroMQ between the processes: the core server, the command client, the feed follower.
+        // ZeroMQ between the processes, client side: the command and request clients, the feed
+        // follower, the log service's client. Neither the writer nor a store.
         .target(
             name: "PantryBus",
             dependencies: [
                 "PantryDomain",
                 "PantryJSON",
-                "PantryEventStore",
-                "PantryCore",
+                "PantryLog",
+                "PantryWire",
                 "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -84,6 +102,7 @@ let package = Package(
             name: "PantryProjections",
             dependencies: [
                 "PantryDomain",
+                "PantryLog",
                 "PantryEventStore",
                 "PantryKeys",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -94,7 +113,7 @@ let package = Package(
         .testTarget(
             name: "PantryProjectionsTests",
             dependencies: [
-                "PantryProjections", "PantryDomain", "PantryEventStore", "PantryCore", "PantryKeys",
+                "PantryProjections", "PantryDomain", "PantryLog", "PantryWire", "PantryEventStore", "PantryCore", "PantryKeys",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -103,7 +122,8 @@ let package = Package(
             name: "PantryWorkers",
             dependencies: [
                 "PantryBus",
-                "PantryEventStore",
+                "PantryLog",
+                "PantryWire",
                 "PantryProjections",
                 "ZeroMQ",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -125,6 +145,8 @@ let package = Package(
                 "Curl",
                 "PantryDomain",
                 "PantryJSON",
+                "PantryWire",
+                "PantryBounded",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -133,10 +155,10 @@ let package = Package(
         // The fetch worker's ZeroMQ front.
         .target(
             name: "PantryFetchServer",
-            dependencies: ["PantryFetch", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["PantryFetch", "PantryWire", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
-        .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryDomain", "Curl"]),
+        .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryWire", "PantryBounded", "PantryDomain", "Curl"]),
         // Bearer tokens and the operator's proof, signed with the API's token key.
         .target(name: "PantryTokens", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "PantryTokensTests", dependencies: ["PantryTokens", .product(name: "Crypto", package: "swift-crypto")]),
@@ -146,11 +168,11 @@ let package = Package(
             dependencies: [
                 "PantryDomain",
                 "PantryJSON",
-                "PantryEventStore",
-                "PantryKeys",
-                "PantryCore",
+                "PantryLog",
+                "PantryWire",
                 "PantryBus",
-                "PantryFetch",
+                "PantryProjections",
+                "PantryBounded",
                 "PantryTokens",
                 "ZeroMQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -169,11 +191,14 @@ let package = Package(
             // The web app and the contract it follows, served as files.
             resources: [.copy("Web")]
         ),
-        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryDomain"]),
+        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryWire", "PantryBounded", "PantryDomain"]),
         .executableTarget(
             name: "pantry",
             dependencies: [
                 "PantryDomain",
+                "PantryLog",
+                "PantryWire",
+                "PantryBounded",
                 "PantryEventStore",
                 "PantryPostgresLog",
                 "PantryKeys",
@@ -197,6 +222,8 @@ let package = Package(
             name: "pantry-bench",
             dependencies: [
                 "PantryDomain",
+                "PantryLog",
+                "PantryWire",
                 "PantryEventStore",
                 "PantryKeys",
                 "PantryCore",
@@ -226,17 +253,22 @@ let package = Package(
         .target(name: "PantryTestSupport", dependencies: ["PantryPostgresLog"], path: "Tests/PantryTestSupport"),
         .testTarget(
             name: "PantryEventStoreTests",
-            dependencies: ["PantryEventStore", "PantryPostgresLog", "PantryTestSupport", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["PantryEventStore", "PantryLog", "PantryPostgresLog", "PantryTestSupport", .product(name: "Logging", package: "swift-log"),
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "PantryCoreTests", dependencies: ["PantryDomain", "PantryEventStore", "PantryCore", "PantryKeys"]),
+        .testTarget(
+            name: "PantryCoreTests",
+            dependencies: ["PantryDomain", "PantryLog", "PantryWire", "PantryEventStore", "PantryCore", "PantryKeys", "PantryBus", "ZeroMQ",
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(name: "PantryWireTests", dependencies: ["PantryWire", "PantryLog", "PantryDomain", "PantryJSON"]),
         .testTarget(
             name: "PantryBusTests",
-            dependencies: ["PantryBus", "PantryCore", "PantryDomain", "PantryEventStore", "PantryKeys", "ZeroMQ",
+            dependencies: ["PantryBus", "PantryWire", "PantryLog", "ZeroMQ",
                            .product(name: "Logging", package: "swift-log")]
         ),
         // Drives the built `pantry` binary as a child process.
-        .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryEventStore", "PantryKeys",
+        .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryLog", "PantryEventStore", "PantryKeys",
                                                    "PantryPostgresLog", "PantryTestSupport"]),
         // libzmq, wrapped once: nothing else touches its C API.
         .systemLibrary(

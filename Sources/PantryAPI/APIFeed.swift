@@ -2,9 +2,10 @@ import Foundation
 import Logging
 import PantryBus
 import PantryDomain
-import PantryEventStore
+import PantryLog
 import Synchronization
 import ZeroMQ
+import PantryWire
 
 /// A read model the API keeps in memory, fed by `APIFeed`.
 protocol FeedReadModel: Sendable {
@@ -56,17 +57,17 @@ public final class APIFeed: Sendable {
     private let logger: Logger
 
     /// Opens a reader of the log for its head (its own, beside the follower's); kept once open.
-    private let openHeadReader: (@Sendable () throws -> (any EventStore)?)?
+    private let openHeadReader: (@Sendable () throws -> (any EventLogReader)?)?
     private let headReader = Mutex<HeadReader>(HeadReader())
     private let headQueue = DispatchQueue(label: "pantry.api.feed.log-head")
 
     private struct HeadReader {
-        var log: (any EventStore)?
+        var log: (any EventLogReader)?
         var lastRead: (began: ContinuousClock.Instant, head: Int64)?
     }
 
     init(models: [any FeedReadModel], keys: (any PersonalDataVault & Sendable)?, logger: Logger,
-         openHeadReader: (@Sendable () throws -> (any EventStore)?)? = nil) {
+         openHeadReader: (@Sendable () throws -> (any EventLogReader)?)? = nil) {
         self.models = models
         eventTypes = models.reduce(into: Set<String>()) { $0.formUnion($1.eventTypes) }
         self.keys = keys
@@ -132,10 +133,10 @@ public final class APIFeed: Sendable {
 
     /// Follows the log on a new thread until `stop()` and the context's shutdown. `open` gives the
     /// log, or nil while it does not exist yet (the API may start before the core).
-    public func start(context: ZMQContext, feed: String, openLog open: @escaping @Sendable () throws -> (any EventStore)?) {
+    public func start(context: ZMQContext, feed: String, highWaterMark: Int, openLog open: @escaping @Sendable () throws -> (any EventLogReader)?) {
         let thread = Thread { [self] in
             do {
-                try follow(context: context, feed: feed, open: open)
+                try follow(context: context, feed: feed, highWaterMark: highWaterMark, open: open)
             } catch let error as ZMQError where error.isTerminated {
                 logger.debug("the API's feed follower stopped")
             } catch {
@@ -150,7 +151,7 @@ public final class APIFeed: Sendable {
         stopping.store(true, ordering: .relaxed)
     }
 
-    private func follow(context: ZMQContext, feed: String, open: () throws -> (any EventStore)?) throws {
+    private func follow(context: ZMQContext, feed: String, highWaterMark: Int, open: () throws -> (any EventLogReader)?) throws {
         var opened = try open()
         while opened == nil {
             if stopping.load(ordering: .relaxed) { return }
@@ -159,7 +160,7 @@ public final class APIFeed: Sendable {
         }
         guard let log = opened else { return }
         let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: 0,
-                                             types: eventTypes, logger: logger)
+                                             types: eventTypes, highWaterMark: highWaterMark, logger: logger)
         guard let head = try untilLogAnswers({ try log.headPosition() }) else { return }
         while follower.position < head {
             guard let batch = try untilLogAnswers({ try follower.readLog() }) else { return }

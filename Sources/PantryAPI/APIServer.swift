@@ -2,25 +2,26 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Logging
-import PantryEventStore
+import PantryLog
 import Metrics
 import PantryBus
-import PantryFetch
-import PantryCore
-import PantryEventStore
-import PantryKeys
+import PantryWire
 import Prometheus
 import ServiceLifecycle
 import ZeroMQ
 import PantryTokens
+import PantryBounded
 
 /// The `pantry api` process: Hummingbird in front, the core and its event feed behind, over ZeroMQ.
 public struct APIServer {
     public struct Configuration: Sendable {
         public var host = "127.0.0.1"
         public var port = 8080
-        public var dataDirectory: DataDirectory
+        /// Where the token key (unless `tokenKey`) and the access log are kept.
+        public var dataDirectory: URL
         public var endpoints: BusEndpoints
+        /// How the API's feed follower reads the log (`APIFeed`).
+        public var log: LogAccess
         /// How long a command may wait for the core before the client gets a 503.
         public var coreTimeout: Duration = .seconds(5)
         /// How long a read may wait for a worker; covers a read-your-writes wait (2 s) with room to spare.
@@ -30,10 +31,6 @@ public struct APIServer {
         /// How long a recipe answer the fetch worker says stays the same (the catalog's, or a cached
         /// one until its age changes) is given again without asking (`PANTRY_RECIPE_REUSE`, seconds).
         public var recipeReuse: Duration = .seconds(1)
-        public var fetchEndpoint: String
-        /// Read the log itself (`openLog`: the file on the core's host, or PostgreSQL); false when
-        /// the log service is asked for by name (`PANTRY_CORE_LOG`).
-        public var readsLogFile = true
         public var tokenLifetimeSeconds: Int64 = 24 * 3600
         /// The token key shared by every API process (`PANTRY_TOKEN_KEY`); nil for the data directory's own.
         public var tokenKey: String?
@@ -57,17 +54,12 @@ public struct APIServer {
         public var trustedProxies: Set<String> = []
         /// Where the documentation renderer's script is (ops/setup puts it there).
         public var docsAssets = ".cache/docs"
-        /// Opens the log for the API's feed follower (`APIFeed`): nil while the core has not made it yet. The
-        /// SQLite file in the data directory unless the executable chose another log.
-        public var openLog: @Sendable () throws -> (any EventStore)?
 
-        public init(dataDirectory: DataDirectory, endpoints: BusEndpoints) {
+        public init(dataDirectory: URL, endpoints: BusEndpoints, log: LogAccess) {
             self.dataDirectory = dataDirectory
             self.endpoints = endpoints
-            fetchEndpoint = BusEndpoints.fetch(dataDirectory: dataDirectory.url)
-            accessLogPath = dataDirectory.url.appendingPathComponent("access.log").path
-            let logPath = dataDirectory.eventLog
-            openLog = { try SQLiteEventStore.openForReading(path: logPath) }
+            self.log = log
+            accessLogPath = dataDirectory.appendingPathComponent("access.log").path
         }
     }
 
@@ -84,7 +76,7 @@ public struct APIServer {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
-        let directoryURL = configuration.dataDirectory.url
+        let directoryURL = configuration.dataDirectory
         let signer = TokenSigner(key: try TokenSigner.loadKey(dataDirectory: directoryURL, configured: configuration.tokenKey),
                                  lifetimeSeconds: configuration.tokenLifetimeSeconds)
         let revocations = RevocationList()
@@ -98,25 +90,23 @@ public struct APIServer {
         let accounts = AccountDirectory(revocations: revocations)
         let leaderboard = LeaderboardReadModel()
         let feed: APIFeed
-        if configuration.readsLogFile {
-            let openLog = configuration.openLog
-            feed = APIFeed(models: [accounts, leaderboard],
-                           keys: try UserKeyStore(path: configuration.dataDirectory.userKeys, readOnly: true),
-                           logger: logger, openHeadReader: openLog)
-            feed.start(context: context, feed: configuration.endpoints.events, openLog: openLog)
-        } else {
-            let remote = RemoteEventStore(context: context, endpoint: configuration.endpoints.log)
-            let endpoint = configuration.endpoints.log
+        let endpoints = configuration.endpoints
+        switch configuration.log {
+        case .direct(let openLog, let vault):
+            feed = APIFeed(models: [accounts, leaderboard], keys: vault, logger: logger, openHeadReader: openLog)
+            feed.start(context: context, feed: endpoints.events, highWaterMark: endpoints.feedHighWaterMark, openLog: openLog)
+        case .service:
+            let remote = RemoteEventStore(context: context, endpoint: endpoints.log)
             feed = APIFeed(models: [accounts, leaderboard], keys: nil, logger: logger, openHeadReader: {
-                RemoteEventStore(context: context, endpoint: endpoint, timeout: .milliseconds(500))
+                RemoteEventStore(context: context, endpoint: endpoints.log, timeout: .milliseconds(500))
             })
-            feed.start(context: context, feed: configuration.endpoints.events, openLog: { remote })
+            feed.start(context: context, feed: endpoints.events, highWaterMark: endpoints.feedHighWaterMark, openLog: { remote })
         }
         let core = try CoreConnection(context: context, endpoint: configuration.endpoints.commands,
                                       timeout: configuration.coreTimeout, logger: logger)
-        let queries = try WorkerQueries(context: context, dataDirectory: directoryURL, timeout: configuration.queryTimeout,
+        let queries = try WorkerQueries(context: context, endpoints: endpoints, timeout: configuration.queryTimeout,
                                         logger: logger)
-        let recipes = try RecipeSource(context: context, endpoint: configuration.fetchEndpoint,
+        let recipes = try RecipeSource(context: context, endpoint: endpoints.fetch,
                                        timeout: configuration.fetchTimeout, reuse: configuration.recipeReuse, logger: logger)
         defer {
             feed.stop()

@@ -2,10 +2,10 @@ import Foundation
 import Hummingbird
 import PantryBus
 import PantryDomain
-import PantryFetch
 import PantryJSON
 import HTTPTypes
 import PantryTokens
+import PantryBounded
 
 /// Register, log in, log out, change the password, close the account, and who am I.
 struct AccountRoutes {

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import PantryCore
+import PantryWire
 import PantryDomain
 import PantryTokens
 

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PantryBus
-import PantryCore
+import PantryWire
 import PantryDomain
 import Synchronization
 import ZeroMQ

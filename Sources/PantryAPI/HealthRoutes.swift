@@ -3,6 +3,7 @@ import Hummingbird
 import Metrics
 import PantryBus
 import Prometheus
+import PantryWire
 
 /// Liveness, readiness and metrics: unauthenticated, for the process supervisor and Prometheus.
 struct HealthRoutes {
@@ -62,7 +63,7 @@ struct HealthRoutes {
         var workers: [String: WorkerProgress] = [:]
         var unreachable: [String] = []
         await withTaskGroup(of: (String, Int64?).self) { group in
-            for worker in WorkerQueries.workers {
+            for worker in BusEndpoints.workers {
                 group.addTask {
                     let reply = try? await queries.ask(worker, QueryRequest(query: "status"), timeout: Self.workerTimeout)
                     return (worker, reply.flatMap { try? JSONDecoder().decode(StatusReply.self, from: $0).position })

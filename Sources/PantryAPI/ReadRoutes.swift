@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import PantryBus
-import PantryFetch
+import PantryWire
 
 /// The read side: a user's lists and a recipe's experiences, answered by the projection workers,
 /// and the leaderboard, answered from the API's own memory. Every route takes `?after=POSITION`

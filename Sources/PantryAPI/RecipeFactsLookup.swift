@@ -1,5 +1,5 @@
 import PantryDomain
-import PantryFetch
+import PantryWire
 
 /// The facts the core needs about a recipe it has not recorded yet (its title, image and
 /// ingredient names), looked up where search finds recipes: the catalog, the cache or the upstream.

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import PantryFetch
+import PantryWire
 
 /// Finding recipes: by the ingredients at home, by keyword, by id, at random, and ingredient
 /// names as the user types. Each answer says where it came from (`origin`) and how old it is.

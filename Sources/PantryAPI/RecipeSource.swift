@@ -3,9 +3,9 @@ import Hummingbird
 import Logging
 import NIOCore
 import PantryBus
-import PantryFetch
 import PantryJSON
 import ZeroMQ
+import PantryWire
 
 /// Recipe data from the fetch worker (`pantry fetch`), over ZeroMQ. Requests are checked here
 /// first, so a bad one costs no round trip; the worker checks them again.

@@ -1,6 +1,7 @@
 import NIOCore
-import PantryFetch
 import Synchronization
+import PantryWire
+import PantryBounded
 
 /// Recipe answers the fetch worker said stay the same for a while (`reusableForMs`: a catalog
 /// answer, or a cached one until its `ageSeconds` changes), kept at most `lifetime`, so a popular

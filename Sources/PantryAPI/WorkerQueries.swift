@@ -4,20 +4,19 @@ import Logging
 import PantryBus
 import PantryJSON
 import ZeroMQ
+import PantryWire
 
 /// The API's questions to the projection workers, over ZeroMQ (`schemas/zeromq.md`, queries).
 /// A worker answers `{"position": P, "result": ...}` where P is the log position it has applied;
 /// that document is the HTTP body as it is, so reads cost no re-encoding here.
 final class WorkerQueries: Sendable {
-    static let workers = ["leaderboard", "carts", "favourites", "groceries", "experiences"]
-
     private let connections: [String: RequestConnection]
 
-    init(context: ZMQContext, dataDirectory: URL, timeout: Duration, logger: Logger) throws {
+    init(context: ZMQContext, endpoints: BusEndpoints, timeout: Duration, logger: Logger) throws {
         var connections: [String: RequestConnection] = [:]
-        for worker in Self.workers {
+        for worker in BusEndpoints.workers {
             connections[worker] = try RequestConnection(
-                context: context, endpoint: BusEndpoints.queries(of: worker, dataDirectory: dataDirectory),
+                context: context, endpoint: endpoints.queries(of: worker),
                 timeout: timeout, logger: logger)
         }
         self.connections = connections

@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 import PantryDomain
-import PantryEventStore
+import PantryLog
 import ZeroMQ
+import PantryWire
 
 /// Follows the event feed and hands back events in log order, each exactly once, starting after a
 /// checkpoint. ZeroMQ is the fast path; the log (over the network, `RemoteEventStore`) is the truth: at start, on a gap in positions and
@@ -15,7 +16,7 @@ import ZeroMQ
 /// receives every event, and every jump is a loss.
 public final class EventFeedFollower {
     public let socket: ZMQSocket
-    private let log: any EventStore
+    private let log: any EventLogReader
     private let logger: Logger
     /// The position up to which everything the consumer reads has been handed back.
     public private(set) var position: Int64
@@ -32,11 +33,11 @@ public final class EventFeedFollower {
     /// from the log.
     public typealias Delivery = (recorded: RecordedEvent, event: Event?)
 
-    public init(context: ZMQContext, endpoint: String, log: any EventStore, after checkpoint: Int64,
-                types: Set<String>? = nil, logger: Logger) throws {
+    public init(context: ZMQContext, endpoint: String, log: any EventLogReader, after checkpoint: Int64,
+                types: Set<String>? = nil, highWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, logger: Logger) throws {
         self.types = types
         socket = try ZMQSocket(context: context, type: .sub)
-        try socket.setReceiveHighWaterMark(BusEndpoints.feedHighWaterMark())
+        try socket.setReceiveHighWaterMark(highWaterMark)
         if let types {
             for topic in types.union([FeedMessage.heartbeatTopic]) { try socket.subscribe(topic) }
         } else {

@@ -1,21 +1,18 @@
 import Foundation
-import PantryEventStore
+import PantryLog
 import Synchronization
 import ZeroMQ
+import PantryWire
 
 /// The log read over the network from the core's log service (`LogServer`): what the workers and
-/// the API read instead of the log's file, so they need only their own data directory. Read-only:
-/// the core is the single writer, and the idempotency and one-point records are its own.
+/// the API read instead of the log's file, so they need only their own data directory. Only the
+/// reads a follower makes (`EventLogReader`): the core is the single writer, and the idempotency
+/// and one-point records are its own.
 ///
 /// A read that gets no answer within `timeout` throws `Unavailable` (the core is down or
 /// restarting); the caller keeps what it has and asks again later. The next read goes out on a
 /// new socket, so a late answer to the old one cannot be taken for its own.
-public final class RemoteEventStore: EventStore {
-    public struct ReadOnly: Error, CustomStringConvertible {
-        public var operation: String
-        public var description: String { "\(operation) is not served by the log service: only the core writes and asks that of the log" }
-    }
-
+public final class RemoteEventStore: EventLogReader {
     public struct Unavailable: Error, CustomStringConvertible {
         public var endpoint: String
         public var description: String { "the core's log service at \(endpoint) did not answer" }
@@ -93,11 +90,4 @@ public final class RemoteEventStore: EventStore {
         try ask(.head).answer.head
     }
 
-    public func readStream(_ streamId: String) throws -> [RecordedEvent] { throw ReadOnly(operation: "readStream") }
-    public func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>] { throw ReadOnly(operation: "append") }
-    public func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand] {
-        throw ReadOnly(operation: "acceptedCommands")
-    }
-    public func earnedPoints(_ points: [PointKey]) throws -> Set<PointKey> { throw ReadOnly(operation: "earnedPoints") }
-    public func countsByType() throws -> [String: Int] { throw ReadOnly(operation: "countsByType") }
 }

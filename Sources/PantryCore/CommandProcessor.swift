@@ -3,6 +3,8 @@ import Logging
 import PantryDomain
 import PantryEventStore
 import PantryKeys
+import PantryWire
+import PantryLog
 
 /// The single writer: decides batches of commands against the state and appends every accepted
 /// event of a batch in one transaction (group commit). Not thread-safe: one thread owns it.

@@ -1,28 +1,5 @@
 import Foundation
-
-/// Who and what caused an event; stored beside it in the log.
-public struct EventMetadata: Sendable, Equatable, Codable {
-    public var commandId: String
-    public var correlationId: String?
-    public var causationId: String?
-    public var userId: String
-    /// Milliseconds since 1970 (UTC) when the writer appended the event.
-    public var recordedAt: Int64
-    /// What the command asked for, hashed (`CommandCoding.fingerprint`): a command id sent again
-    /// with another command is refused. Kept in the log only, not published; nil in logs written
-    /// before it existed.
-    public var commandFingerprint: UInt64?
-
-    public init(commandId: String, correlationId: String?, causationId: String?, userId: String, recordedAt: Int64,
-                commandFingerprint: UInt64? = nil) {
-        self.commandId = commandId
-        self.correlationId = correlationId
-        self.causationId = causationId
-        self.userId = userId
-        self.recordedAt = recordedAt
-        self.commandFingerprint = commandFingerprint
-    }
-}
+import PantryLog
 
 /// An event about to be appended; the store gives it its position and stream version.
 public struct NewEvent: Sendable, Equatable {
@@ -59,29 +36,6 @@ public struct StreamAppend: Sendable, Equatable {
         guard version == expectedVersion else {
             throw EventStoreError.wrongExpectedVersion(streamId: streamId, expected: expectedVersion, actual: version)
         }
-    }
-}
-
-/// An event as it stands in the log.
-public struct RecordedEvent: Sendable, Equatable {
-    /// Global, dense, strictly increasing from 1.
-    public var position: Int64
-    public var streamId: String
-    /// Dense within the stream, from 1.
-    public var streamVersion: Int64
-    public var type: String
-    public var schemaVersion: Int
-    public var data: Data
-    public var metadata: EventMetadata
-
-    public init(position: Int64, streamId: String, streamVersion: Int64, type: String, schemaVersion: Int, data: Data, metadata: EventMetadata) {
-        self.position = position
-        self.streamId = streamId
-        self.streamVersion = streamVersion
-        self.type = type
-        self.schemaVersion = schemaVersion
-        self.data = data
-        self.metadata = metadata
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Synchronization
+import PantryLog
 
 /// The event log in one SQLite file (WAL, `synchronous=FULL`): an append that returned is on disk.
 ///

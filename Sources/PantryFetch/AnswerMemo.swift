@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import PantryWire
+import PantryBounded
 
 /// The encoded answers the cache and the catalog gave, by the request's canonical key, capped in
 /// bytes. Only answers that are the same for every caller are kept: never `staleCache` or

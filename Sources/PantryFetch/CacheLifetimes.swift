@@ -1,3 +1,4 @@
+import PantryWire
 /// How long a cached answer counts as fresh, per request kind. Older answers are
 /// still kept and served as stale when the upstream cannot be asked.
 public struct CacheLifetimes: Sendable, Equatable {

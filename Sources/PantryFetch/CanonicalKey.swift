@@ -1,3 +1,4 @@
+import PantryWire
 /// The cache and coalescing key of a validated request: equal for requests that must
 /// get the same answer, whatever order or case the client used.
 enum CanonicalKey {

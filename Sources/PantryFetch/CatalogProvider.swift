@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import PantryWire
 
 /// The embedded recipe catalog: the default without a Spoonacular key; works offline.
 final class CatalogProvider: RecipeProvider {

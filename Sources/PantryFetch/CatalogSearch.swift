@@ -1,4 +1,5 @@
 import PantryDomain
+import PantryWire
 
 /// The catalog's answers to each request kind, over an in-memory list of recipes. Each recipe's
 /// words are read once, when the list is made: the imported catalog has thousands of recipes, and

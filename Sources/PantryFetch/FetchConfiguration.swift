@@ -1,4 +1,5 @@
 import Foundation
+import PantryBounded
 
 /// A configuration value that cannot be used; the message says which and why.
 public struct FetchConfigurationError: Error, Sendable, CustomStringConvertible {
@@ -61,14 +62,14 @@ public struct FetchConfiguration: Sendable {
         imageHosts = ["img.spoonacular.com", "spoonacular.com", "www.themealdb.com"]
     }
 
-    /// Reads the PANTRY_* variables; an unparsable value is an error, never a silent default.
+    /// Reads the PANTRY_* settings the executable was given; an unparsable value is an error, never a silent default.
     ///
     /// `databasePath` defaults to PANTRY_FETCH_DB, else "data/fetch.sqlite". PANTRY_SPOONACULAR_KEY, PANTRY_SPOONACULAR_URL, PANTRY_SPOONACULAR_DAILY_QUOTA (150),
     /// PANTRY_SPOONACULAR_RATE (1/s), PANTRY_SPOONACULAR_BURST (2), PANTRY_MEALDB_URL,
     /// PANTRY_PROVIDER (spoonacular | mealdb | catalog; default spoonacular with a key, else
     /// catalog), PANTRY_CATALOG (file), PANTRY_CATALOG_SEED, PANTRY_FETCH_TIMEOUT (seconds).
     public static func fromEnvironment(
-        databasePath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+        databasePath: String? = nil, environment: [String: String]
     ) throws(FetchConfigurationError) -> FetchConfiguration {
         func value(_ name: String) -> String? { nonEmpty(environment[name]) }
         var config = FetchConfiguration(databasePath: databasePath ?? value("PANTRY_FETCH_DB") ?? "data/fetch.sqlite")

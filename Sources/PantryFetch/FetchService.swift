@@ -2,6 +2,8 @@ import Curl
 import Foundation
 import Logging
 import Synchronization
+import PantryWire
+import PantryBounded
 
 /// Answers `FetchRequest`s from the cache, the embedded catalog or a rate-limited upstream.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PantryWire
 
 /// The fetch worker's SQLite file: cached answers and the upstream limiters' state.
 /// Every limiter change is one write transaction, so reservations are atomic across
@@ -53,7 +54,7 @@ final class FetchStore: Sendable {
         }
         guard let found else { return nil }
         let payload: FetchPayload
-        if found.kind == FetchRequest.Kind.image.rawValue {
+        if found.kind == PantryWire.FetchRequest.Kind.image.rawValue {
             payload = .image(ImageData(contentType: found.contentType, bytes: found.body))
         } else {
             guard let decoded = try? JSONDecoder().decode(FetchPayload.self, from: found.body) else { return nil }
@@ -67,7 +68,7 @@ final class FetchStore: Sendable {
     func cachedRecipes(limit: Int) async throws -> [Recipe] {
         let bodies = try await database.read { db in
             try Data.fetchAll(db, sql: "SELECT body FROM cache WHERE kind IN (?, ?) ORDER BY storedAt DESC LIMIT ?",
-                              arguments: [FetchRequest.Kind.detail.rawValue, FetchRequest.Kind.random.rawValue, limit])
+                              arguments: [PantryWire.FetchRequest.Kind.detail.rawValue, PantryWire.FetchRequest.Kind.random.rawValue, limit])
         }
         return bodies.flatMap { body -> [Recipe] in
             switch try? JSONDecoder().decode(FetchPayload.self, from: body) {
@@ -78,7 +79,7 @@ final class FetchStore: Sendable {
         }
     }
 
-    func save(_ payload: FetchPayload, key: String, kind: FetchRequest.Kind, at now: Date) async throws {
+    func save(_ payload: FetchPayload, key: String, kind: PantryWire.FetchRequest.Kind, at now: Date) async throws {
         let contentType: String
         let body: Data
         if case .image(let image) = payload {

@@ -1,5 +1,6 @@
 import Foundation
 import PantryDomain
+import PantryWire
 
 /// Reads a recipe's free-text ingredient line ("1½ pounds (570 g) boneless chicken thighs, halved")
 /// into an amount, a unit and the ingredient's name, for sources that give only the line. The name

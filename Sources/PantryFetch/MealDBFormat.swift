@@ -1,4 +1,5 @@
 import Foundation
+import PantryWire
 
 /// TheMealDB's JSON shapes and their mapping onto Pantry's model.
 enum MealDBFormat {

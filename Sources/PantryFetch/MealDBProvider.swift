@@ -1,4 +1,5 @@
 import Foundation
+import PantryWire
 
 /// TheMealDB. Its free API has no multi-ingredient filter, no paging and one meal per
 /// random call, so those are composed here from several calls.

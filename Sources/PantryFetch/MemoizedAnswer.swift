@@ -1,5 +1,6 @@
 import Foundation
 import PantryJSON
+import PantryWire
 
 /// An answer the cache or the catalog gave, encoded once: a repeated request costs a copy of these
 /// bytes and its age written after them, not a search and a `JSONEncoder` run (70 µs of the fetch

@@ -1,3 +1,4 @@
+import PantryWire
 /// A source of recipes. Each provider answers the request kinds it can in Pantry's model.
 protocol RecipeProvider: Sendable {
     /// The id prefix and cache namespace: "spoonacular", "mealdb", "catalog".

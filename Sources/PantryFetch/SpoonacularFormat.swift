@@ -1,4 +1,5 @@
 import Foundation
+import PantryWire
 
 /// Spoonacular's JSON shapes (only the fields Pantry reads) and their mapping onto Pantry's model.
 enum SpoonacularFormat {
@@ -103,9 +104,9 @@ enum SpoonacularFormat {
         }
     }
 
-    private static func ingredient(_ raw: Ingredient) -> PantryFetch.Ingredient? {
+    private static func ingredient(_ raw: Ingredient) -> PantryWire.Ingredient? {
         guard let name = nonEmpty(raw.name) else { return nil }
-        return PantryFetch.Ingredient(
+        return PantryWire.Ingredient(
             name: name, amount: raw.amount, unit: nonEmpty(raw.unit), original: nonEmpty(raw.original) ?? name)
     }
 

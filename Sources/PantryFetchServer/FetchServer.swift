@@ -3,6 +3,7 @@ import Logging
 import PantryFetch
 import Synchronization
 import ZeroMQ
+import PantryWire
 
 /// The fetch worker's ZeroMQ side: requests (`FetchRequest` JSON) arrive on a ROUTER socket and
 /// are answered with `FetchResult` JSON. Requests run concurrently on the `FetchService` actor, so a

@@ -5,6 +5,7 @@ import NIOPosix
 import PantryEventStore
 import PostgresNIO
 import Synchronization
+import PantryLog
 
 /// The event log in PostgreSQL, for a log that must outlive one machine's disk (the server's own
 /// replication does the copying). It keeps every guarantee of `SQLiteEventStore`, and passes the

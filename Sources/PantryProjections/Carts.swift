@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import PantryDomain
-import PantryEventStore
+import PantryLog
 
 public struct CartLine: Sendable, Equatable, Codable {
     public var recipeId: RecipeID

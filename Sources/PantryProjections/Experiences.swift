@@ -1,6 +1,6 @@
 import GRDB
 import PantryDomain
-import PantryEventStore
+import PantryLog
 
 public struct Experience: Sendable, Equatable, Codable {
     public var experienceId: String

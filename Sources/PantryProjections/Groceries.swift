@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import PantryDomain
-import PantryEventStore
+import PantryLog
 
 /// An amount of one unit; `unit` nil for a plain count ("3 eggs").
 public struct GroceryAmount: Sendable, Equatable, Codable {

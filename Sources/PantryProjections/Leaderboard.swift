@@ -1,6 +1,6 @@
 import GRDB
 import PantryDomain
-import PantryEventStore
+import PantryLog
 
 /// One row of the points leaderboard.
 public struct LeaderboardEntry: Sendable, Equatable, Codable {

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import PantryDomain
-import PantryEventStore
+import PantryLog
 
 /// A read model built from the event log. A projection is stateless code over its own SQLite file:
 /// everything it knows lives in the tables it creates in `migrate`, so the same type serves the live

@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import Logging
 import PantryDomain
-import PantryEventStore
+import PantryLog
 import PantryKeys
+import PantryEventStore
 
 /// One projection in its own SQLite file, with the position of the last applied event.
 ///
@@ -189,7 +190,7 @@ public final class ProjectionStore: Sendable {
     /// head stopped moving. `progress` gets (checkpoint, head) after every batch. Returns how many
     /// positions it applied.
     @discardableResult
-    public func catchUp(from log: any EventStore, batchSize: Int = 1_000, through last: Int64 = .max,
+    public func catchUp(from log: any EventLogReader, batchSize: Int = 1_000, through last: Int64 = .max,
                         progress: ((_ applied: Int64, _ head: Int64) -> Void)? = nil) throws -> Int64 {
         precondition(batchSize > 0, "batchSize must be positive")
         var position = try checkpoint

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Logging
-import PantryEventStore
+import PantryLog
 import PantryKeys
 
 /// What a rebuild did.
@@ -30,7 +30,7 @@ public enum Replayer {
     /// `(applied, head)` after every batch, then (if `swap`) moves it over `<directory>/<name>.sqlite`.
     /// A leftover rebuild file from an interrupted run is discarded first.
     @discardableResult
-    public static func rebuild(_ projection: any Projection, directory: URL, from log: any EventStore, keys: UserKeyStore?,
+    public static func rebuild(_ projection: any Projection, directory: URL, from log: any EventLogReader, keys: UserKeyStore?,
                                batchSize: Int = defaultBatchSize, through last: Int64 = .max, swap: Bool = true,
                                progress: ((_ applied: Int64, _ head: Int64) -> Void)? = nil) throws -> ReplayReport {
         let live = ProjectionStore.fileURL(name: projection.name, directory: directory)

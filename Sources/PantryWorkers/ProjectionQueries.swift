@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PantryBus
 import PantryProjections
+import PantryWire
 
 /// The queries each worker answers, by projection and query name, encoded as a JSON reply.
 enum ProjectionQueries {

@@ -2,9 +2,10 @@ import Foundation
 import Logging
 import GRDB
 import PantryBus
-import PantryEventStore
+import PantryLog
 import PantryProjections
 import ZeroMQ
+import PantryWire
 
 /// A worker process: keeps one projection up to date from the event feed (the log fills every gap)
 /// and answers queries about it on a ROUTER socket. One thread owns the sockets and the file.
@@ -14,7 +15,7 @@ import ZeroMQ
 /// (`after`) is parked until then, with no polling, and a rebuilt file only has to be reopened here.
 public final class ProjectionWorker {
     private let store: ProjectionStore
-    private let log: any EventStore
+    private let log: any EventLogReader
     private let follower: EventFeedFollower
     private let queries: ZMQSocket
     private let logger: Logger
@@ -36,15 +37,15 @@ public final class ProjectionWorker {
     /// Set when the file could not be written (a full disk): until then only queries are served.
     private var writesPausedUntil: ContinuousClock.Instant?
 
-    public init(store: ProjectionStore, log: any EventStore, context: ZMQContext, feed: String,
-                queryEndpoint: String, logger: Logger) throws {
+    public init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
+                feedHighWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, queryEndpoint: String, logger: Logger) throws {
         self.store = store
         self.log = log
         self.logger = logger
         encoder.outputFormatting = [.withoutEscapingSlashes]
         written = try store.checkpoint
         follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: written,
-                                         types: store.projection.eventTypes, logger: logger)
+                                         types: store.projection.eventTypes, highWaterMark: feedHighWaterMark, logger: logger)
         queries = try ZMQSocket(context: context, type: .router)
         try queries.setMaxMessageSize(64 << 10)
         if queryEndpoint.hasPrefix("ipc://") {

@@ -123,7 +123,7 @@ struct EndToEndBench: ParsableCommand {
         load.start()
 
         let client = try CommandClient(context: context, endpoint: endpoints.commands)
-        let leaderboard = try RequestClient(context: context, endpoint: BusEndpoints.queries(of: "leaderboard", dataDirectory: directory))
+        let leaderboard = try RequestClient(context: context, endpoint: endpoints.queries(of: "leaderboard"))
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
         var n = 0
         while clock.now < until {

@@ -8,6 +8,7 @@ import PantryDomain
 import PantryEventStore
 import PantryKeys
 import ZeroMQ
+import PantryLog
 
 /// Durable `UseOwnedIngredient` commands per second through `CoreServer`, the batching that serves
 /// traffic (every command waiting on its socket is decided and committed as one batch), from

@@ -6,6 +6,10 @@ import PantryBus
 import PantryCore
 import PantryFetch
 import PantryPostgresLog
+import PantryBounded
+import PantryLog
+import PantryKeys
+import PantryEventStore
 
 struct API: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +18,7 @@ struct API: AsyncParsableCommand {
 
     @OptionGroup var options: DataOptions
 
-    @Option(help: "The port to listen on; default PORT or 8080.")
+    @Option(help: "The port to listen on; default PANTRY_PORT or 8080.")
     var port: Int?
 
     @Option(help: "The address to listen on.")
@@ -50,25 +54,34 @@ struct API: AsyncParsableCommand {
         let chosenPort: Int
         if let port {
             chosenPort = port
-        } else if let text = environment["PORT"] {
-            guard let value = Int(text), (1...65535).contains(value) else { throw ValidationError("PORT must be 1-65535") }
+        } else if let text = environment["PANTRY_PORT"] {
+            guard let value = Int(text), (1...65535).contains(value) else { throw ValidationError("PANTRY_PORT must be 1-65535") }
             chosenPort = value
         } else {
             chosenPort = 8080
         }
         let directory = try DataDirectory(options.data)
-        var endpoints = BusEndpoints(dataDirectory: directory.url)
-        if let logService { endpoints.log = logService }
-        var configuration = APIServer.Configuration(dataDirectory: directory, endpoints: endpoints)
-        if case .postgres(let address) = try options.logLocation(directory) {
-            configuration.openLog = { try PostgresEventStore.openForReading(address: address) }
+        let endpoints = try BusEndpoints(directory, environment: environment, logService: logService)
+        // On the core's host the log is read directly (once the core has made it), so gaps are
+        // repaired even while the core restarts; elsewhere the core's log service answers, with
+        // sealed fields opened, and no key file is needed.
+        let log: LogAccess
+        if logService == nil && environment["PANTRY_CORE_LOG"] == nil {
+            let open: @Sendable () throws -> (any EventLogReader)?
+            switch try options.logLocation(directory) {
+            case .sqlite(let path): open = { try SQLiteEventStore.openForReading(path: path) }
+            case .postgres(let address): open = { try PostgresEventStore.openForReading(address: address) }
+            }
+            log = .direct(open: open, vault: try UserKeyStore(path: directory.userKeys, readOnly: true))
+        } else {
+            log = .service
         }
+        var configuration = APIServer.Configuration(dataDirectory: directory.url, endpoints: endpoints, log: log)
         configuration.host = host
         configuration.port = chosenPort
         configuration.coreTimeout = .milliseconds(Int64(coreTimeout * 1000))
         configuration.tokenLifetimeSeconds = tokenLifetime
         configuration.tokenKey = environment["PANTRY_TOKEN_KEY"]
-        configuration.readsLogFile = logService == nil && environment["PANTRY_CORE_LOG"] == nil
         if let cost = passwordCost ?? environment["PANTRY_PASSWORD_COST"].flatMap(Int.init) {
             guard PasswordHasher.logNRange.contains(cost) else { throw ValidationError("PANTRY_PASSWORD_COST must be 10-20") }
             configuration.passwordLogN = cost

@@ -40,10 +40,9 @@ struct Core: ParsableCommand {
         let directory = try DataDirectory(options.data)
         let lock = try WriterLock(path: directory.writerLock)
         defer { withExtendedLifetime(lock) {} }
-        var endpoints = BusEndpoints(dataDirectory: directory.url)
+        var endpoints = try BusEndpoints(directory, environment: ProcessInfo.processInfo.environment, logService: logService)
         if let commands { endpoints.commands = commands }
         if let events { endpoints.events = events }
-        if let logService { endpoints.log = logService }
 
         let (store, location) = try options.openLogForWriting(directory, checkpointsInBackground: true, logger: logger)
         logger.info("event log", metadata: ["log": "\(location)"])

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PantryCore
 import PantryEventStore
+import PantryLog
 
 struct Events: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print the event log as JSON lines.")

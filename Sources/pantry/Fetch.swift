@@ -27,15 +27,16 @@ struct Fetch: ParsableCommand {
         // A second fetch worker would unlink the first one's socket file and take its requests.
         let lock = try WriterLock(path: directory.url.appendingPathComponent("fetch.lock").path)
         defer { withExtendedLifetime(lock) {} }
+        let environment = ProcessInfo.processInfo.environment
         var configuration = try FetchConfiguration.fromEnvironment(
-            databasePath: directory.url.appendingPathComponent("fetch.sqlite").path)
+            databasePath: directory.url.appendingPathComponent("fetch.sqlite").path, environment: environment)
         let imported = directory.url.appendingPathComponent("catalog-import.json").path
         if FileManager.default.fileExists(atPath: imported) { configuration.importedCatalogFile = imported }
         let service = try FetchService(configuration: configuration, logger: logger)
         logger.info("fetch configured", metadata: ["provider": "\(configuration.primary)"])
         let context = try ZMQContext()
         let server = try FetchServer(service: service, context: context,
-                                     endpoint: BusEndpoints.fetch(dataDirectory: directory.url), logger: logger)
+                                     endpoint: BusEndpoints(directory, environment: environment).fetch, logger: logger)
         let signals = stopOnSignals { context.shutdown() }
         defer { withExtendedLifetime(signals) {} }
         try server.run()

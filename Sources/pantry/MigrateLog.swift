@@ -5,6 +5,7 @@ import Logging
 import PantryCore
 import PantryEventStore
 import PantryPostgresLog
+import PantryLog
 
 struct MigrateLog: ParsableCommand {
     static let configuration = CommandConfiguration(

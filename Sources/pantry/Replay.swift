@@ -6,6 +6,7 @@ import PantryEventStore
 import PantryKeys
 import PantryProjections
 import ZeroMQ
+import PantryLog
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,7 +42,7 @@ struct Replay: ParsableCommand {
         // On a worker host the log is the core's, over the network, with sealed fields opened there.
         let context = try ZMQContext()
         defer { context.shutdown() }
-        let (log, keys): (any EventStore, UserKeyStore?)
+        let (log, keys): (any EventLogReader, UserKeyStore?)
         if let endpoint = logService ?? ProcessInfo.processInfo.environment["PANTRY_CORE_LOG"] {
             (log, keys) = (RemoteEventStore(context: context, endpoint: endpoint), nil)
         } else {

@@ -7,6 +7,7 @@ import PantryDomain
 import PantryEventStore
 import PantryKeys
 import ZeroMQ
+import PantryWire
 
 struct Submit: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,7 +36,7 @@ struct Submit: ParsableCommand {
             lock = try WriterLock(path: directory.writerLock)
         } catch is WriterLock.Held {
             // Someone holds the log: a running core, which takes commands over ZeroMQ.
-            var endpoints = BusEndpoints(dataDirectory: directory.url)
+            var endpoints = try BusEndpoints(directory, environment: ProcessInfo.processInfo.environment)
             if let commands { endpoints.commands = commands }
             return try submitToCore(endpoint: endpoints.commands)
         }

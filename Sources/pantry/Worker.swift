@@ -8,6 +8,7 @@ import PantryKeys
 import PantryProjections
 import PantryWorkers
 import ZeroMQ
+import PantryLog
 
 struct Worker: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,13 +37,13 @@ struct Worker: ParsableCommand {
         let lock = try WriterLock(path: directory.workerLock(name))
         defer { withExtendedLifetime(lock) {} }
         let context = try ZMQContext()
-        var endpoints = BusEndpoints(dataDirectory: directory.url)
-        if let logService { endpoints.log = logService }
+        let environment = ProcessInfo.processInfo.environment
+        let endpoints = try BusEndpoints(directory, environment: environment, logService: logService)
         // With the log service named (another host) it answers, with sealed fields opened: the
         // worker needs only its own directory. Without it the log is read directly (the file on
         // this host, or PostgreSQL), so gaps are repaired even while the core restarts.
-        let remote = logService != nil || ProcessInfo.processInfo.environment["PANTRY_CORE_LOG"] != nil
-        let (reader, keys): (any EventStore, UserKeyStore?)
+        let remote = logService != nil || environment["PANTRY_CORE_LOG"] != nil
+        let (reader, keys): (any EventLogReader, UserKeyStore?)
         if remote {
             (reader, keys) = (RemoteEventStore(context: context, endpoint: endpoints.log), nil)
         } else {
@@ -54,8 +55,8 @@ struct Worker: ParsableCommand {
         let checkpointer = try BackgroundCheckpointer(path: store.path, logger: logger)
         defer { checkpointer.stop() }
         let worker = try ProjectionWorker(
-            store: store, log: reader, context: context, feed: endpoints.events,
-            queryEndpoint: BusEndpoints.queries(of: name, dataDirectory: directory.url), logger: logger)
+            store: store, log: reader, context: context, feed: endpoints.events, feedHighWaterMark: endpoints.feedHighWaterMark,
+            queryEndpoint: endpoints.queries(of: name), logger: logger)
         let signals = stopOnSignals { context.shutdown() }
         defer { withExtendedLifetime(signals) {} }
         try worker.run()

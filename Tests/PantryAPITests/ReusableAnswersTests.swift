@@ -1,7 +1,7 @@
 import NIOCore
-import PantryFetch
 import Testing
 @testable import PantryAPI
+import PantryWire
 
 /// The API's short memory of recipe answers: never longer than the worker said they stay true,
 /// never longer than its own lifetime, nothing when either is zero, and within its bytes.

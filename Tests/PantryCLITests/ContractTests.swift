@@ -3,6 +3,7 @@ import PantryDomain
 import PantryEventStore
 import PantryKeys
 import Testing
+import PantryLog
 
 /// Documents encoded from the Swift types validate against `schemas/` with python-jsonschema.
 @Suite struct ContractTests {

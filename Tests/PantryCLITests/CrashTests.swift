@@ -5,6 +5,7 @@ import PantryKeys
 import PantryPostgresLog
 import PantryTestSupport
 import Testing
+import PantryLog
 
 /// A writer killed with SIGKILL at an arbitrary moment leaves a log with dense positions, no torn
 /// event, and every command it had answered "accepted": with the SQLite log, and with the

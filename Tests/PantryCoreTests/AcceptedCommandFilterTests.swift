@@ -4,6 +4,7 @@ import Logging
 import PantryDomain
 import PantryEventStore
 import Testing
+import PantryLog
 
 @Suite struct AcceptedCommandFilterTests {
     private static var quiet: Logger {

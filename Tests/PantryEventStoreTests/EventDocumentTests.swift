@@ -1,6 +1,7 @@
 import Foundation
 import PantryEventStore
 import Testing
+import PantryLog
 
 @Suite struct EventDocumentTests {
     static let recorded = RecordedEvent(

@@ -1,6 +1,7 @@
 import Foundation
 import PantryEventStore
 import Testing
+import PantryLog
 
 /// Run against every `EventStore` implementation.
 @Suite struct EventStoreAppendTests {

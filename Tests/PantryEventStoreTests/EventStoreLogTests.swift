@@ -3,6 +3,7 @@ import PantryEventStore
 import PantryPostgresLog
 import PantryTestSupport
 import Testing
+import PantryLog
 
 /// What every `EventStore` keeps across opens, readers and writers: run against each implementation.
 @Suite struct EventStoreLogTests {

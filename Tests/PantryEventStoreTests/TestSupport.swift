@@ -1,6 +1,7 @@
 import Foundation
 import PantryEventStore
 import Testing
+import PantryLog
 
 /// A fresh directory for one test, removed when the test is done.
 func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {

@@ -2,6 +2,7 @@ import Foundation
 import PantryJSON
 import Testing
 @testable import PantryFetch
+import PantryWire
 
 /// The fetch worker's memo of encoded answers: what it gives is what the service would compute
 /// now, it lets go of what changed or expired, it never keeps what must not be repeated, and it

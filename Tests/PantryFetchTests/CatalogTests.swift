@@ -2,6 +2,7 @@ import Foundation
 import PantryDomain
 import Testing
 @testable import PantryFetch
+import PantryWire
 
 /// The search rules against a small fixture catalog whose answers can be worked out by hand.
 @Suite struct CatalogTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PantryFetch
+import PantryWire
 
 /// The API writes requests with `JSONObjectWriter`; the worker reads them with its decoder: every
 /// kind must come back as it left, with who asks and the deadline.

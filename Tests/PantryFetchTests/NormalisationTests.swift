@@ -2,6 +2,7 @@ import Foundation
 import PantryDomain
 import Testing
 @testable import PantryFetch
+import PantryWire
 
 @Suite struct NormalisationTests {
     @Test(arguments: [

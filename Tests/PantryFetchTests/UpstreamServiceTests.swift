@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PantryFetch
+import PantryWire
 
 /// FetchService against the real fake upstream over real libcurl, with SQLite in a temp dir.
 @Suite struct UpstreamServiceTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PantryFetch
+import PantryWire
 
 @Suite struct IngredientLineTests {
     @Test(arguments: [

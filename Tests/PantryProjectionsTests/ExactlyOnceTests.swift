@@ -6,6 +6,7 @@ import PantryEventStore
 import PantryKeys
 import Testing
 @testable import PantryProjections
+import PantryLog
 
 /// A small history that touches every projection.
 func smallHistory() throws -> History {

@@ -6,6 +6,8 @@ import PantryEventStore
 import PantryKeys
 import Testing
 @testable import PantryProjections
+import PantryWire
+import PantryLog
 
 /// A real event log in a temp directory, written through the real `CommandProcessor`.
 final class History {

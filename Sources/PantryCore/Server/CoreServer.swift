@@ -5,6 +5,8 @@ import PantryDomain
 import PantryEventStore
 import Synchronization
 import ZeroMQ
+import PantryWire
+import PantryBus
 
 /// The core process: the single writer of the log. Commands arrive on a ROUTER socket; every
 /// command waiting at that moment is decided and group-committed as one batch; each is answered;
@@ -15,8 +17,6 @@ public final class CoreServer {
         public var maxBatch = 4096
         /// How often the head position is published when nothing else is.
         public var heartbeatInterval: Duration = .milliseconds(200)
-        /// Slow subscribers drop messages beyond this and catch up from the log.
-        public var publishHighWaterMark = BusEndpoints.feedHighWaterMark()
         /// Larger messages make libzmq drop the sender; bodies above `CommandCoding.maxDocumentBytes`
         /// but below this get a `too_large` answer instead.
         public var maxMessageBytes: Int64 = 16 << 20
@@ -24,6 +24,9 @@ public final class CoreServer {
         public var replyHighWaterMark = 1_000_000
 
         public init(endpoints: BusEndpoints) { self.endpoints = endpoints }
+
+        /// Slow subscribers drop messages beyond this and catch up from the log.
+        var publishHighWaterMark: Int { endpoints.feedHighWaterMark }
     }
 
     private let processor: CommandProcessor

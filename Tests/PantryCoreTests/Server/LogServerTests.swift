@@ -7,6 +7,7 @@ import PantryEventStore
 import PantryKeys
 import Testing
 import ZeroMQ
+import PantryLog
 
 /// The log service and `RemoteEventStore`, in process over real ZeroMQ sockets: every read a
 /// follower makes answers what the log's file answers, with sealed fields opened.
@@ -82,7 +83,6 @@ import ZeroMQ
         #expect(accounts.contains(.userRegistered(UserRegistered(userId: "u5", username: "user_u5", email: "u5@example.org",
                                                                  passwordHash: CoreServerTests.hash))))
         #expect(accounts.contains(.passwordChanged(PasswordChanged(userId: "u4", passwordHash: CoreServerTests.hash))))
-        #expect(throws: RemoteEventStore.ReadOnly.self) { try served.remote.append([]) }
     }
 
     /// The whole delivery path without a key file: the core publishes, a follower reading the log
@@ -99,7 +99,7 @@ import ZeroMQ
         let keys = try UserKeyStore(path: directory.appendingPathComponent("keys.sqlite").path, readOnly: false)
         let processor = try CommandProcessor(store: store, keys: keys, logger: quiet)
         let context = try ZMQContext()
-        let endpoints = BusEndpoints(dataDirectory: directory, environment: [:])
+        let endpoints = BusEndpoints(dataDirectory: directory)
         try LogServer.start(log: store, vault: keys, context: context, endpoint: endpoints.log, logger: quiet)
         nonisolated(unsafe) let server = try CoreServer(processor: processor, context: context,
                                                         configuration: .init(endpoints: endpoints), logger: quiet)
@@ -147,7 +147,7 @@ import ZeroMQ
                 })])
             }
         }
-        func rate(_ store: any EventStore) throws -> Double {
+        func rate(_ store: any EventLogReader) throws -> Double {
             let started = ContinuousClock.now
             var after: Int64 = 0
             while after < Int64(count) {

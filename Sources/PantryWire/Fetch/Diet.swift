@@ -10,7 +10,7 @@ public enum Diet {
     /// Maps upstream spellings onto the vocabulary, drops unknown ones and orders the
     /// result like `vocabulary`. Vegan and lacto-ovo recipes are also vegetarian, so a
     /// "vegetarian" filter finds them.
-    static func normalize(_ names: [String]) -> [String] {
+    package static func normalize(_ names: [String]) -> [String] {
         var found = Set<String>()
         for raw in names {
             let name = raw.lowercased().trimmingCharacters(in: .whitespaces)

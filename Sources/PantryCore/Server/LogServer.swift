@@ -4,6 +4,8 @@ import PantryDomain
 import PantryEventStore
 import Synchronization
 import ZeroMQ
+import PantryWire
+import PantryLog
 
 /// The log service beside the core: answers range reads of the log on a ROUTER socket
 /// (`schemas/zeromq.md`, "The log"), so a worker or an API process catches up, repairs gaps and

@@ -1,5 +1,5 @@
 import Foundation
-import PantryCore
+import PantryWire
 import PantryDomain
 import Testing
 

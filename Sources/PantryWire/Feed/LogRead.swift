@@ -79,6 +79,10 @@ public struct LogAnswer: Equatable, Sendable {
     public var through: Int64
     public var events: Int
 
+    package init(head: Int64, through: Int64, events: Int) {
+        self.head = head; self.through = through; self.events = events
+    }
+
     public var json: Data {
         var w = JSONObjectWriter()
         w.field("head", head); w.field("through", through); w.field("events", events)

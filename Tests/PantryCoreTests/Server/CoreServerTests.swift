@@ -7,6 +7,7 @@ import PantryEventStore
 import PantryKeys
 import Testing
 import ZeroMQ
+import PantryWire
 
 /// `CoreServer`, the batching that serves traffic, driven in process over real ZeroMQ sockets.
 @Suite struct CoreServerTests {

@@ -1,6 +1,6 @@
 import Foundation
-import PantryBus
 import Testing
+import PantryWire
 
 @Suite struct QueryRequestTests {
     @Test func aQueryWithEveryFieldReadsBackAsItWasWritten() throws {

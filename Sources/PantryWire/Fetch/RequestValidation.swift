@@ -69,7 +69,7 @@ extension FetchRequest {
     }()
 
     /// Splits "spoonacular:716429" into provider and provider-local id.
-    static func splitID(_ id: String) -> (provider: String, local: String)? {
+    package static func splitID(_ id: String) -> (provider: String, local: String)? {
         guard let colon = id.firstIndex(of: ":") else { return nil }
         return (String(id[..<colon]), String(id[id.index(after: colon)...]))
     }

@@ -1,6 +1,6 @@
 import Foundation
 import PantryDomain
-import PantryEventStore
+import PantryLog
 import PantryJSON
 
 /// A message on the event feed (the core's PUB socket), as documented in `schemas/zeromq.md`:
@@ -63,7 +63,7 @@ public enum FeedMessage: Sendable, Equatable {
     }
 
     /// An event document as the log service sends it, its payload left undecoded for the consumer.
-    static func recordedEvent(document: Data) throws -> RecordedEvent {
+    package static func recordedEvent(document: Data) throws -> RecordedEvent {
         try document.withUnsafeBytes { bytes in try JSONObjectReader.read(bytes) { try readDocument($0, decoding: false) } }.recorded
     }
 
