@@ -121,7 +121,7 @@ public enum WikibooksCookbook {
         return named(animal) ? ["vegetarian"] : ["vegetarian", "vegan"]
     }
 
-    private static func pageURL(_ page: String) -> String? {
+    static func pageURL(_ page: String) -> String? {
         let path = page.replacingOccurrences(of: " ", with: "_")
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#")
