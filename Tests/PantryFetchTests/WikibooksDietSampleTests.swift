@@ -26,6 +26,9 @@ import Testing
         #expect(labels.count >= 200, "the sample is large enough to mean something")
         #expect(labels.values.filter(\.vegetarian).count >= 60 && labels.values.filter(\.vegan).count >= 30)
         #expect(labels.values.allSatisfy { !$0.vegan || $0.vegetarian })
+        let issue33 = ["Roast Beef Round with Au Jus", "Rosemary Garlic Fish", "Crispy Fish Sandwich", "Chilli Crab", "Drunken Shrimp",
+                       "Rumaki (Bacon-wrapped Chicken Liver and Water Chestnut)"]
+        #expect(issue33.allSatisfy { labels["Cookbook:" + $0].map { !$0.vegetarian } ?? false }, "the pages issue 33 named")
 
         let imported = try WikibooksCookbook.recipes(fromJSON: Data(contentsOf: Self.source)).recipes
         let bySource = Dictionary(imported.compactMap { recipe in recipe.sourceUrl.map { ($0, recipe) } },
