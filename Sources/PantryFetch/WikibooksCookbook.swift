@@ -51,7 +51,8 @@ public enum WikibooksCookbook {
                 id: id, title: String(title.prefix(200)), image: nil, servings: page.servings.flatMap(servings),
                 readyInMinutes: page.time.flatMap(minutes), ingredients: ingredients, instructions: steps,
                 sourceName: "Wikibooks Cookbook", sourceUrl: pageURL(pageName),
-                diets: diets(ingredients.map(\.name)), dishTypes: page.category.map(dishTypes) ?? [],
+                diets: diets(title: title, category: page.category.map(plainText), lines, steps: steps),
+                dishTypes: page.category.map(dishTypes) ?? [],
                 license: license, licenseUrl: licenseUrl))
         }
         return Imported(recipes: recipes, skipped: skipped)
@@ -94,35 +95,7 @@ public enum WikibooksCookbook {
         return name.isEmpty ? [] : [name]
     }
 
-    /// Words that make a recipe not vegetarian, and those that also make it not vegan. Derived from the
-    /// ingredient names alone, so "vegetarian" is only claimed when no ingredient names a meat or fish.
-    private static let meat: Set<String> = [
-        "beef", "pork", "chicken", "lamb", "mutton", "veal", "bacon", "ham", "sausage", "chorizo", "salami", "pepperoni",
-        "prosciutto", "pancetta", "turkey", "duck", "goose", "venison", "rabbit", "meat", "steak", "mince", "lard", "suet",
-        "gelatin", "gelatine", "fish", "anchovy", "tuna", "salmon", "cod", "haddock", "sardine", "mackerel", "trout",
-        "shrimp", "prawn", "crab", "lobster", "clam", "mussel", "oyster", "squid", "octopus", "scallop", "liver", "kidney",
-        "oxtail", "tripe", "placenta", "gravy", "bouillon", "stock", "broth", "dripping", "worcestershire",
-    ]
-    private static let animal: Set<String> = [
-        "egg", "milk", "butter", "cream", "cheese", "yogurt", "yoghurt", "honey", "ghee", "buttermilk", "mayonnaise",
-        "parmesan", "mozzarella", "cheddar", "feta", "ricotta", "custard", "whey",
-    ]
-
-    /// Words that say an animal word is about a plant ("soy milk", "peanut butter", "vegetable stock").
-    private static let madeFromPlants: Set<String> = [
-        "soy", "almond", "oat", "coconut", "rice", "peanut", "cocoa", "cashew", "vegetable", "mushroom", "vegan",
-    ]
-
-    static func diets(_ names: [String]) -> [String] {
-        let ingredients = names.map { Set(IngredientName.words($0)) }
-        func named(_ kind: Set<String>) -> Bool {
-            ingredients.contains { words in !words.isDisjoint(with: kind) && words.isDisjoint(with: madeFromPlants) }
-        }
-        if named(meat) { return [] }
-        return named(animal) ? ["vegetarian"] : ["vegetarian", "vegan"]
-    }
-
-    private static func pageURL(_ page: String) -> String? {
+    static func pageURL(_ page: String) -> String? {
         let path = page.replacingOccurrences(of: " ", with: "_")
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#")

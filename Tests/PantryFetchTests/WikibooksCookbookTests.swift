@@ -69,4 +69,37 @@ import PantryWire
         #expect(WikibooksCookbook.diets(["flour", "chicken thighs"]) == [])
         #expect(WikibooksCookbook.diets(["rice", "beef stock"]) == [])
     }
+
+    @Test func meatFishAndCutsRuleARecipeOutWhereverTheLineNamesThem() {
+        for line in ["Flathead fillets", "4 fresh or frozen tilapia fillets, thawed if frozen", "1 kg live, whole crab",
+                     "1 eye (2 ½ lb) of round roast, trimmed of extra fat", "1–2 tbsp flour, depending on how much drippings you get.",
+                     "2 lb marrow bone", "Duck giblets", "1 smoke-dried catfish, rinsed", "2 tbsp ground crayfish",
+                     "3 tsp fish sauce", "1 tsp Worcestershire sauce", "¾ tsp powdered gelatin", "1 can beef consommé",
+                     "2 tbsp Thai red curry paste", "2 seasoning cubes", "½ cup grated Parmesan cheese", "2 tablespoons lard or vegetable shortening",
+                     "6 cups refried beans"] {
+            #expect(WikibooksCookbook.diets([line, "1 onion"]) == [], "\(line)")
+        }
+    }
+
+    @Test func aPlantWordClearsOnlyTheWordAfterItAndOnlyWhatItCanMake() {
+        #expect(WikibooksCookbook.diets(["2 cups chicken or vegetable stock"]) == [], "not the whole line")
+        #expect(WikibooksCookbook.diets(["1 can coconut milk", "2 cups vegetable broth", "½ cup cashew cream"]) == ["vegetarian", "vegan"])
+        #expect(WikibooksCookbook.diets(["1 can vegetable beef soup"]) == [])
+        #expect(WikibooksCookbook.diets(["1 lb coconut chicken"]) == [])
+        #expect(WikibooksCookbook.diets(["1 can kidney beans", "oyster mushrooms", "1 pinch cream of tartar"])
+            == ["vegetarian", "vegan"], "plants named with an animal's word")
+        #expect(WikibooksCookbook.diets(["4 oz goat cheese", "2 quail eggs", "1 sheet puff pastry"]) == ["vegetarian"])
+    }
+
+    @Test func theTitleTheCategoryAndTheStepsCountToo() {
+        #expect(WikibooksCookbook.diets(title: "Rumaki (Bacon-wrapped Chicken Liver and Water Chestnut)",
+                                        ["¼ cup soy sauce", "1 tsp fresh minced ginger", "2 tbsp dry sherry"]) == [])
+        #expect(WikibooksCookbook.diets(title: "Chilli Crab", ["2 tbsp chili paste"]) == [])
+        #expect(WikibooksCookbook.diets(category: "Seafood recipes", ["1 lb mixed"]) == [])
+        #expect(WikibooksCookbook.diets(title: "Onion Confit", ["8 thyme sprigs"], steps: ["Melt the butter in the water."])
+            == ["vegetarian"])
+        #expect(WikibooksCookbook.diets(title: "Crispy Roast Potatoes", ["5 large potatoes", "¾ cup olive oil"],
+                                        steps: ["Roast until golden.", "Chop the parsley."]) == ["vegetarian", "vegan"],
+                "roast and chop are cuts only where an ingredient line names them")
+    }
 }
