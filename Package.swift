@@ -25,6 +25,8 @@ let package = Package(
     targets: [
         // A small, fast JSON object writer for the hot paths.
         .target(name: "PantryJSON"),
+        // The seeded generator (SplitMix64) of the load test, the catalog's shuffles and the tests.
+        .target(name: "PantryRandom"),
         // Commands, events and the rules between them. Pure: no I/O, no clock, no database.
         .target(name: "PantryDomain", dependencies: ["PantryJSON"]),
         // The durable event log (SQLite through GRDB), behind the `EventStore` protocol.
@@ -94,7 +96,7 @@ let package = Package(
         .testTarget(
             name: "PantryProjectionsTests",
             dependencies: [
-                "PantryProjections", "PantryDomain", "PantryEventStore", "PantryCore", "PantryKeys",
+                "PantryProjections", "PantryDomain", "PantryEventStore", "PantryCore", "PantryKeys", "PantryRandom",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -125,6 +127,7 @@ let package = Package(
                 "Curl",
                 "PantryDomain",
                 "PantryJSON",
+                "PantryRandom",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -135,8 +138,8 @@ let package = Package(
             name: "PantryFetchServer",
             dependencies: ["PantryFetch", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "CurlTests", dependencies: ["Curl"]),
-        .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryDomain", "Curl"]),
+        .testTarget(name: "CurlTests", dependencies: ["Curl", "PantryTestSupport"]),
+        .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryDomain", "Curl", "PantryTestSupport"]),
         // The HTTP API process: accounts, tokens, command endpoints, health and metrics (Hummingbird).
         .target(
             name: "PantryAPI",
@@ -165,7 +168,7 @@ let package = Package(
             // The web app and the contract it follows, served as files.
             resources: [.copy("Web")]
         ),
-        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryDomain"]),
+        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryDomain", "PantryTestSupport"]),
         .executableTarget(
             name: "pantry",
             dependencies: [
@@ -208,31 +211,34 @@ let package = Package(
         // `pantry loadtest`: the seeded workload, the points ledger, the result and its plot.
         .target(
             name: "PantryLoad",
-            dependencies: ["Curl", "PantryDomain", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: ["Curl", "PantryDomain", "PantryRandom", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .testTarget(
             name: "PantryLoadTests",
-            dependencies: ["PantryLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: ["PantryLoad", "PantryRandom", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
-        .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain", "PantryKeys"]),
+        .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain", "PantryKeys", "PantryRandom"]),
         .testTarget(name: "PantryKeysTests", dependencies: ["PantryKeys", "PantryDomain"]),
-        .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON"]),
-        // What the test suites share: the PostgreSQL server they run the PostgreSQL log against.
-        .target(name: "PantryTestSupport", dependencies: ["PantryPostgresLog"], path: "Tests/PantryTestSupport"),
+        .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON", "PantryRandom"]),
+        // What the test suites share: a clock they move, waits on state, the fake upstream. Light,
+        // so that CurlTests does not build PostgresNIO.
+        .target(name: "PantryTestSupport", dependencies: ["Curl"], path: "Tests/PantryTestSupport"),
+        // The PostgreSQL server the suites run the PostgreSQL log against.
+        .target(name: "PantryTestPostgres", dependencies: ["PantryPostgresLog"], path: "Tests/PantryTestPostgres"),
         .testTarget(
             name: "PantryEventStoreTests",
-            dependencies: ["PantryEventStore", "PantryPostgresLog", "PantryTestSupport", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["PantryEventStore", "PantryPostgresLog", "PantryTestPostgres", .product(name: "Logging", package: "swift-log"),
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "PantryCoreTests", dependencies: ["PantryDomain", "PantryEventStore", "PantryCore", "PantryKeys"]),
         .testTarget(
             name: "PantryBusTests",
             dependencies: ["PantryBus", "PantryCore", "PantryDomain", "PantryEventStore", "PantryKeys", "ZeroMQ",
-                           .product(name: "Logging", package: "swift-log")]
+                           "PantryTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         // Drives the built `pantry` binary as a child process.
         .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryEventStore", "PantryKeys",
-                                                   "PantryPostgresLog", "PantryTestSupport"]),
+                                                   "PantryPostgresLog", "PantryTestPostgres"]),
         // libzmq, wrapped once: nothing else touches its C API.
         .systemLibrary(
             name: "CZeroMQ",
@@ -245,7 +251,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ZeroMQTests",
-            dependencies: ["ZeroMQ"]
+            dependencies: ["ZeroMQ", "PantryTestSupport"]
         ),
     ]
 )

@@ -1,3 +1,5 @@
+import PantryRandom
+
 /// What `pantry loadtest` is asked to do.
 public struct LoadConfiguration: Sendable {
     public var url: String

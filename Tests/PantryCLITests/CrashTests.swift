@@ -3,7 +3,7 @@ import PantryDomain
 import PantryEventStore
 import PantryKeys
 import PantryPostgresLog
-import PantryTestSupport
+import PantryTestPostgres
 import Testing
 
 /// A writer killed with SIGKILL at an arbitrary moment leaves a log with dense positions, no torn

@@ -1,7 +1,7 @@
 import Foundation
 import PantryEventStore
 import PantryPostgresLog
-import PantryTestSupport
+import PantryTestPostgres
 import Testing
 
 /// What every `EventStore` keeps across opens, readers and writers: run against each implementation.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PantryFetch
+import PantryTestSupport
 
 /// A fresh temporary directory for one test's SQLite file.
 func temporaryDatabasePath() throws -> String {
