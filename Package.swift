@@ -25,6 +25,8 @@ let package = Package(
     targets: [
         // A small, fast JSON object writer for the hot paths.
         .target(name: "PantryJSON"),
+        // The seeded generator (SplitMix64) of the load test, the catalog's shuffles and the tests.
+        .target(name: "PantryRandom"),
         // Commands, events and the rules between them. Pure: no I/O, no clock, no database.
         .target(name: "PantryDomain", dependencies: ["PantryJSON"]),
         // What every reader of the log needs: `RecordedEvent`, its JSON document, and the
@@ -113,7 +115,7 @@ let package = Package(
         .testTarget(
             name: "PantryProjectionsTests",
             dependencies: [
-                "PantryProjections", "PantryDomain", "PantryLog", "PantryWire", "PantryEventStore", "PantryCore", "PantryKeys",
+                "PantryProjections", "PantryDomain", "PantryLog", "PantryWire", "PantryEventStore", "PantryCore", "PantryKeys", "PantryRandom",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -147,6 +149,7 @@ let package = Package(
                 "PantryJSON",
                 "PantryWire",
                 "PantryBounded",
+                "PantryRandom",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -157,8 +160,8 @@ let package = Package(
             name: "PantryFetchServer",
             dependencies: ["PantryFetch", "PantryWire", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "CurlTests", dependencies: ["Curl"]),
-        .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryWire", "PantryBounded", "PantryDomain", "Curl"]),
+        .testTarget(name: "CurlTests", dependencies: ["Curl", "PantryTestSupport"]),
+        .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryWire", "PantryBounded", "PantryDomain", "Curl", "PantryTestSupport"]),
         // Bearer tokens and the operator's proof, signed with the API's token key.
         .target(name: "PantryTokens", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "PantryTokensTests", dependencies: ["PantryTokens", .product(name: "Crypto", package: "swift-crypto")]),
@@ -191,7 +194,7 @@ let package = Package(
             // The web app and the contract it follows, served as files.
             resources: [.copy("Web")]
         ),
-        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryWire", "PantryBounded", "PantryDomain"]),
+        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryWire", "PantryBounded", "PantryDomain", "PantryTestSupport"]),
         .executableTarget(
             name: "pantry",
             dependencies: [
@@ -240,36 +243,39 @@ let package = Package(
         // `pantry loadtest`: the seeded workload, the points ledger, the result and its plot.
         .target(
             name: "PantryLoad",
-            dependencies: ["Curl", "PantryDomain", "PantryTokens", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: ["Curl", "PantryDomain", "PantryTokens", "PantryRandom", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .testTarget(
             name: "PantryLoadTests",
-            dependencies: ["PantryLoad", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: ["PantryLoad", "PantryRandom", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
-        .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain", "PantryKeys"]),
+        .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain", "PantryKeys", "PantryRandom"]),
         .testTarget(name: "PantryKeysTests", dependencies: ["PantryKeys", "PantryDomain"]),
-        .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON"]),
-        // What the test suites share: the PostgreSQL server they run the PostgreSQL log against.
-        .target(name: "PantryTestSupport", dependencies: ["PantryPostgresLog"], path: "Tests/PantryTestSupport"),
+        .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON", "PantryRandom"]),
+        // What the test suites share: a clock they move, waits on state, the fake upstream. Light,
+        // so that CurlTests does not build PostgresNIO.
+        .target(name: "PantryTestSupport", dependencies: ["Curl"], path: "Tests/PantryTestSupport"),
+        // The PostgreSQL server the suites run the PostgreSQL log against.
+        .target(name: "PantryTestPostgres", dependencies: ["PantryPostgresLog"], path: "Tests/PantryTestPostgres"),
         .testTarget(
             name: "PantryEventStoreTests",
-            dependencies: ["PantryEventStore", "PantryLog", "PantryPostgresLog", "PantryTestSupport", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["PantryEventStore", "PantryLog", "PantryPostgresLog", "PantryTestPostgres", .product(name: "Logging", package: "swift-log"),
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "PantryCoreTests",
             dependencies: ["PantryDomain", "PantryLog", "PantryWire", "PantryEventStore", "PantryCore", "PantryKeys", "PantryBus", "ZeroMQ",
-                           .product(name: "Logging", package: "swift-log")]
+                           "PantryTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "PantryWireTests", dependencies: ["PantryWire", "PantryLog", "PantryDomain", "PantryJSON"]),
         .testTarget(
             name: "PantryBusTests",
             dependencies: ["PantryBus", "PantryWire", "PantryLog", "ZeroMQ",
-                           .product(name: "Logging", package: "swift-log")]
+                           "PantryTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         // Drives the built `pantry` binary as a child process.
         .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryLog", "PantryEventStore", "PantryKeys",
-                                                   "PantryPostgresLog", "PantryTestSupport"]),
+                                                   "PantryPostgresLog", "PantryTestPostgres"]),
         // libzmq, wrapped once: nothing else touches its C API.
         .systemLibrary(
             name: "CZeroMQ",
@@ -282,7 +288,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ZeroMQTests",
-            dependencies: ["ZeroMQ"]
+            dependencies: ["ZeroMQ", "PantryTestSupport"]
         ),
     ]
 )

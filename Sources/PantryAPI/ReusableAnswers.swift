@@ -17,15 +17,18 @@ final class ReusableAnswers: Sendable {
 
     private let entries: Mutex<GenerationalCache<FetchRequest, Entry>>
     private let lifetime: Duration
+    /// The real clock, but in tests, which move their own past an answer's time.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
     /// `lifetime` zero keeps nothing.
-    init(lifetime: Duration, capacity: Int = 4 << 20) {
+    init(lifetime: Duration, capacity: Int = 4 << 20, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.lifetime = lifetime
+        self.now = now
         entries = Mutex(GenerationalCache(capacity: capacity))
     }
 
     func body(_ request: FetchRequest) -> ByteBuffer? {
-        let now = ContinuousClock.now
+        let now = self.now()
         return entries.withLock { entries in
             guard let entry = entries.value(request) else { return nil }
             guard entry.until > now else {
@@ -43,7 +46,7 @@ final class ReusableAnswers: Sendable {
     func keep(_ request: FetchRequest, _ body: ByteBuffer, reusableForMs: Int) {
         let kept = min(lifetime, .milliseconds(reusableForMs))
         guard kept > .zero else { return }
-        let until = ContinuousClock.now + kept
+        let until = now() + kept
         entries.withLock { $0.set(request, Entry(body: body, until: until), cost: body.readableBytes) }
     }
 }

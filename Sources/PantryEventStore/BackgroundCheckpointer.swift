@@ -59,6 +59,8 @@ public final class BackgroundCheckpointer: Sendable {
     /// RESTART checkpoints that succeeded, and that readers made give up, for tests.
     let restarts = Atomic<Int>(0)
     let refusedRestarts = Atomic<Int>(0)
+    /// Callers of `turn()` waiting for the next turn to end; `closed` once the thread has ended.
+    private let turnWaiters = Mutex<(waiting: [DispatchSemaphore], closed: Bool)>(([], false))
 
     public init(path: String, walLimitBytes: Int64 = walLimitBytes, intervals: ClosedRange<TimeInterval> = 0.05...1,
                 logger: Logger) throws {
@@ -82,6 +84,10 @@ public final class BackgroundCheckpointer: Sendable {
                 }
             }
             while !stopping.load(ordering: .relaxed) {
+                let waiting = turnWaiters.withLock { waiters in
+                    defer { waiters.waiting = [] }
+                    return waiters.waiting
+                }
                 do {
                     let walBytes = try copyAndSync()
                     let now = clock.now
@@ -120,9 +126,14 @@ public final class BackgroundCheckpointer: Sendable {
                     logger.warning("background checkpoint failed", metadata: ["error": "\(error)"])
                     pause = intervals.upperBound
                 }
+                waiting.forEach { $0.signal() }
                 _ = wake.wait(timeout: .now() + pause)
             }
             try? connection.close()
+            turnWaiters.withLock { waiters in
+                defer { waiters = ([], true) }
+                return waiters.waiting
+            }.forEach { $0.signal() }
         }
         thread.name = "checkpointer"
         thread.start()
@@ -179,6 +190,19 @@ public final class BackgroundCheckpointer: Sendable {
             code = sync(file, SQLITE_SYNC_NORMAL)
         }
         guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+    }
+
+    /// Starts a turn now and returns once it has ended: what was committed before this call is then
+    /// in the file, as far as readers allowed. For tests, which wait on this rather than on the
+    /// file's size; at once if the thread has ended.
+    func turn() {
+        let done = DispatchSemaphore(value: 0)
+        guard turnWaiters.withLock({ waiters in
+            if !waiters.closed { waiters.waiting.append(done) }
+            return !waiters.closed
+        }) else { return }
+        wake.signal()
+        done.wait()
     }
 
     /// Ends the thread after its current checkpoint.

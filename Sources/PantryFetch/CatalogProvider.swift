@@ -1,4 +1,5 @@
 import Foundation
+import PantryRandom
 import Synchronization
 import PantryWire
 
@@ -7,7 +8,7 @@ final class CatalogProvider: RecipeProvider {
     let name = "catalog"
     let isLocal = true
     private let search: CatalogSearch
-    private let generator: Mutex<SplitMix64>
+    private let generator: Mutex<SeededGenerator>
 
     /// Loads `file`, or the bundled catalog.json when nil, and the recipes of `imported` beside it.
     /// A recipe without a picture gets the one the API draws for it.
@@ -25,7 +26,7 @@ final class CatalogProvider: RecipeProvider {
             if recipe.image == nil { recipe.image = Self.drawnImage(recipe.id) }
             return recipe
         })
-        generator = Mutex(SplitMix64(seed: seed))
+        generator = Mutex(SeededGenerator(seed: seed))
     }
 
     /// The API route that draws a recipe's picture from its name and ingredients.

@@ -1,5 +1,6 @@
 import PantryDomain
 import PantryWire
+import PantryRandom
 
 /// The catalog's answers to each request kind, over an in-memory list of recipes. Each recipe's
 /// words are read once, when the list is made: the imported catalog has thousands of recipes, and
@@ -105,7 +106,7 @@ struct CatalogSearch: Sendable {
             guard !recipes.isEmpty else { throw .notFound }
             return .recipe(recipes[Int(StableHash.of(day.utf8) % UInt64(recipes.count))])
         case .feed(let seed, let offset, let count):
-            var shuffler = SplitMix64(seed: seed)
+            var shuffler = SeededGenerator(seed: seed)
             return .recipes(Array(recipes.shuffled(using: &shuffler).dropFirst(offset).prefix(count)))
         }
     }
@@ -121,22 +122,5 @@ struct CatalogSearch: Sendable {
 
     func autocomplete(prefix: String, number: Int) -> [String] {
         IngredientMatching.autocomplete(prefix: prefix, in: ingredientNames, limit: number)
-    }
-}
-
-/// A small, seedable generator (SplitMix64), so tests can fix the catalog's random picks.
-struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import Logging
+import PantryRandom
 import Synchronization
 import PantryWire
 import PantryBounded
@@ -26,13 +27,19 @@ public actor FetchService {
     private let clientBudgets: RateLimiter
     /// The catalog and the recipes already fetched, rebuilt from the cache at most once a minute.
     private var fallbackRecipes: (search: CatalogSearch, builtAt: Date)?
-    private var fallbackGenerator: SplitMix64
+    private var fallbackGenerator: SeededGenerator
+    /// The wall clock that cached answers' ages and lifetimes and the quota's days are read from.
+    /// Transfers and the caller's deadline run on real time whatever it says (libcurl does).
+    private let now: @Sendable () -> Date
 
-    public init(configuration: FetchConfiguration, logger: Logger = Logger(label: "pantry.fetch")) throws {
+    /// `now` is the real clock but in tests, which move their own to expire what the cache holds.
+    public init(configuration: FetchConfiguration, logger: Logger = Logger(label: "pantry.fetch"),
+                now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
         self.logger = logger
+        self.now = now
         clientBudgets = RateLimiter(configuration.upstreamCallsPerClient)
-        fallbackGenerator = SplitMix64(seed: configuration.catalogSeed)
+        fallbackGenerator = SeededGenerator(seed: configuration.catalogSeed)
         let store = try FetchStore(path: configuration.databasePath)
         self.store = store
         let catalog = try CatalogProvider(file: configuration.catalogFile.map { URL(fileURLWithPath: $0) },
@@ -43,7 +50,7 @@ public actor FetchService {
         func gate(_ name: String, _ policy: LimiterPolicy) -> UpstreamGate {
             UpstreamGate(
                 provider: name, policy: policy, http: http, store: store,
-                connectTimeout: configuration.connectTimeout, timeout: configuration.requestTimeout, logger: logger)
+                connectTimeout: configuration.connectTimeout, timeout: configuration.requestTimeout, logger: logger, now: now)
         }
         var providers: [String: any RecipeProvider] = [catalog.name: catalog]
         providers["mealdb"] = MealDBProvider(baseURL: configuration.mealdbURL, gate: gate("mealdb", configuration.mealdbLimits))
@@ -77,7 +84,7 @@ public actor FetchService {
         if case .success(let response) = result, let reuse {
             let answer = MemoizedAnswer(response, storedAt: reuse.storedAt, freshUntil: reuse.freshUntil)
             memo.remember(reuse.key, answer)
-            if let reply = answer.reply(at: Date().timeIntervalSince1970) { return reply }
+            if let reply = answer.reply(at: now().timeIntervalSince1970) { return reply }
         }
         // FetchResult is made of strings, numbers and bytes: encoding cannot fail.
         return try! JSONEncoder().encode(result)
@@ -88,7 +95,7 @@ public actor FetchService {
     public nonisolated func memoizedAnswer(_ raw: FetchRequest) -> Data? {
         guard AnswerMemo.remembers(raw.kind), let request = try? raw.validated(),
               case .success(let source) = source(for: request) else { return nil }
-        return memo.reply(CanonicalKey.of(request, provider: source.name), at: Date().timeIntervalSince1970)
+        return memo.reply(CanonicalKey.of(request, provider: source.name), at: now().timeIntervalSince1970)
     }
 
     /// An answer that may be remembered: what it is keyed by, when its data was stored (nil for
@@ -147,7 +154,7 @@ public actor FetchService {
         // gets that answer while the call goes on and refreshes the cache for the next one.
         if let fresh = await Self.result(of: task, within: configuration.staleAfter) { return fresh }
         logger.notice("serving stale cache while the upstream answers", metadata: ["key": "\(key)"])
-        return .success(FetchResponse(payload: cached.payload, origin: .staleCache, ageSeconds: Self.age(cached), provider: source.name))
+        return .success(FetchResponse(payload: cached.payload, origin: .staleCache, ageSeconds: age(cached), provider: source.name))
     }
 
     /// The task's result if it comes within `seconds`, else nil at once; the task goes on either
@@ -167,7 +174,7 @@ public actor FetchService {
 
     /// Quota points used today by `provider` ("spoonacular", "mealdb"), as persisted.
     public func quotaUsedToday(_ provider: String) async throws -> Double {
-        guard let (day, used) = try await store.quotaUsed(provider), day == LimiterState.utcDay(Date()) else { return 0 }
+        guard let (day, used) = try await store.quotaUsed(provider), day == LimiterState.utcDay(now()) else { return 0 }
         return used
     }
 
@@ -250,7 +257,7 @@ public actor FetchService {
         do {
             let payload = try await fetchUpstream(request, from: source)
             do {
-                try await store.save(payload, key: key, kind: request.kind, at: Date())
+                try await store.save(payload, key: key, kind: request.kind, at: now())
                 // An answer remembered from the entry just replaced must not outlive it.
                 memo.forget(key)
             } catch {
@@ -275,7 +282,7 @@ public actor FetchService {
                                        reason: String) async -> FetchResponse? {
         if let entry = await cachedEntry(key) {
             logger.notice("serving stale cache", metadata: ["key": "\(key)", "reason": "\(reason)"])
-            return FetchResponse(payload: entry.payload, origin: .staleCache, ageSeconds: Self.age(entry),
+            return FetchResponse(payload: entry.payload, origin: .staleCache, ageSeconds: age(entry),
                                  provider: source.name, upstreamRetryAfterSeconds: retryAfter)
         }
         guard case .provider = source else { return nil }
@@ -287,7 +294,7 @@ public actor FetchService {
     }
 
     private func fallbackSearch() async -> CatalogSearch {
-        if let fallbackRecipes, Date().timeIntervalSince(fallbackRecipes.builtAt) < 60 { return fallbackRecipes.search }
+        if let fallbackRecipes, now().timeIntervalSince(fallbackRecipes.builtAt) < 60 { return fallbackRecipes.search }
         var fetched: [Recipe] = []
         do {
             fetched = try await store.cachedRecipes(limit: 5_000)
@@ -296,7 +303,7 @@ public actor FetchService {
         }
         var seen = Set<String>()
         let search = CatalogSearch(recipes: (fetched + catalog.recipes).filter { seen.insert($0.id).inserted })
-        fallbackRecipes = (search, Date())
+        fallbackRecipes = (search, now())
         return search
     }
 
@@ -333,12 +340,12 @@ public actor FetchService {
 
     /// `entry` as an answer, if it is within its kind's lifetime.
     private func fresh(_ entry: FetchStore.CachedEntry?, kind: FetchRequest.Kind, provider: String) -> FetchResponse? {
-        guard let entry, Double(Self.age(entry)) < configuration.cacheLifetimes.seconds(for: kind) else { return nil }
-        return FetchResponse(payload: entry.payload, origin: .cache, ageSeconds: Self.age(entry), provider: provider)
+        guard let entry, Double(age(entry)) < configuration.cacheLifetimes.seconds(for: kind) else { return nil }
+        return FetchResponse(payload: entry.payload, origin: .cache, ageSeconds: age(entry), provider: provider)
     }
 
-    private static func age(_ entry: FetchStore.CachedEntry) -> Int {
-        max(0, Int(Date().timeIntervalSince1970 - entry.storedAt))
+    private nonisolated func age(_ entry: FetchStore.CachedEntry) -> Int {
+        max(0, Int(now().timeIntervalSince1970 - entry.storedAt))
     }
 
     private static func fetchError(_ error: ProviderError) -> FetchError {

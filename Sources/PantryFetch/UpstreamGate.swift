@@ -21,6 +21,9 @@ final class UpstreamGate: Sendable {
     private let connectTimeout: Double
     private let timeout: Double
     private let logger: Logger
+    /// The wall clock the quota's days, the token bucket and the upstream's blocks are counted in
+    /// (the service's). A token's wait and the transfer run on real time.
+    private let now: @Sendable () -> Date
     /// Worst-case points of calls granted and not yet sent, and of calls sent and not yet
     /// answered; `lost` once a sent call went unanswered (a timeout): the upstream may count it
     /// any time later, so its account no longer lowers ours in this process.
@@ -31,7 +34,7 @@ final class UpstreamGate: Sendable {
 
     init(
         provider: String, policy: LimiterPolicy, http: HTTPClient, store: FetchStore,
-        connectTimeout: Double, timeout: Double, logger: Logger
+        connectTimeout: Double, timeout: Double, logger: Logger, now: @escaping @Sendable () -> Date
     ) {
         self.provider = provider
         self.policy = policy
@@ -40,6 +43,7 @@ final class UpstreamGate: Sendable {
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.logger = logger
+        self.now = now
         slots = AsyncSlots(policy.maxConcurrent)
     }
 
@@ -97,7 +101,7 @@ final class UpstreamGate: Sendable {
     }
 
     private func reserve(cost: Double) async throws(ProviderError) {
-        let now = Date()
+        let now = self.now()
         let reservation: LimiterState.Reservation
         do {
             reservation = try await store.updateLimiter(provider, policy: policy, now: now) { [policy, self] state in
@@ -122,7 +126,7 @@ final class UpstreamGate: Sendable {
 
     /// Right before the call leaves: the block and the quota checked again, the worst case charged.
     private func charge(cost: Double) async throws(ProviderError) {
-        let now = Date()
+        let now = self.now()
         let charged: LimiterState.Reservation
         do {
             charged = try await store.updateLimiter(provider, policy: policy, now: now) { [policy, self] state in
@@ -144,7 +148,7 @@ final class UpstreamGate: Sendable {
     }
 
     private func observe(_ response: HTTPResponse, charged: Double) async throws(ProviderError) {
-        let now = Date()
+        let now = self.now()
         let request = response.headers["X-API-Quota-Request"].flatMap(Double.init)
         let upstreamUsed = response.headers["X-API-Quota-Used"].flatMap(Double.init)
         let upstreamLeft = response.headers["X-API-Quota-Left"].flatMap(Double.init)
@@ -194,7 +198,7 @@ final class UpstreamGate: Sendable {
 
     private func update(_ change: @escaping @Sendable (inout LimiterState) -> Void) async {
         do {
-            try await store.updateLimiter(provider, policy: policy, now: Date(), change)
+            try await store.updateLimiter(provider, policy: policy, now: now(), change)
         } catch {
             logger.error("quota store failed", metadata: ["provider": "\(provider)", "error": "\(error)"])
         }

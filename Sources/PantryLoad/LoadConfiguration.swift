@@ -1,4 +1,5 @@
 import PantryTokens
+import PantryRandom
 
 /// What `pantry loadtest` is asked to do.
 public struct LoadConfiguration: Sendable {

@@ -1,3 +1,5 @@
+import PantryRandom
+
 /// The kinds of request the load test sends, each with its own latency histogram.
 public enum OperationKind: String, CaseIterable, Codable, Sendable {
     /// `UseOwnedIngredient` with a (recipe, ingredient) new for the user: must earn one point.

@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import PantryTestSupport
 import Testing
 
 @Suite struct CurlTests {

@@ -1,6 +1,5 @@
 import Foundation
 @testable import PantryAPI
-import Synchronization
 import Testing
 
 @Suite struct PasswordHasherTests {
@@ -61,42 +60,22 @@ import Testing
         // `async let` children before this defer ran, with the gate shut (the run hung, under a
         // soak's load, 2026-11-27).
         defer { gate.signal() }
-        let holding = Atomic<Bool>(false)
         // One job holds the only thread; two wait; the fourth is refused without waiting. Each step
         // waits for the pool to be in that state (fixed sleeps let the fourth in on a busy machine,
-        // where it then waited for the blocked thread forever).
-        let first = Task { try await pool.run { holding.store(true, ordering: .relaxed); gate.wait(); return 1 } }
-        try await Self.until("the first job holds the thread") { holding.load(ordering: .relaxed) }
-        let second = Task { try await pool.run { 2 } }
-        let third = Task { try await pool.run { 3 } }
-        try await Self.until("two jobs wait") { pool.queued == 2 }
-        let fourth = FourthOutcome()
-        Task {
-            do {
-                _ = try await pool.run { 4 }
-                fourth.state.store(FourthOutcome.ran, ordering: .relaxed)
-            } catch {
-                fourth.state.store(error is PasswordHashingPool.Busy ? FourthOutcome.refused : FourthOutcome.ran, ordering: .relaxed)
-            }
-        }
-        try await Self.until("the fourth job is answered at once") { fourth.state.load(ordering: .relaxed) != FourthOutcome.pending }
-        #expect(fourth.state.load(ordering: .relaxed) == FourthOutcome.refused)
+        // where it then waited for the blocked thread forever): the first job says when it holds
+        // the thread, and `run` queues or refuses a job before its first suspension, which a task
+        // started with `Task.immediate` reaches before the call returns.
+        let (holding, holds) = AsyncStream.makeStream(of: Void.self)
+        let first = Task { try await pool.run { holds.yield(); gate.wait(); return 1 } }
+        var holdingEvents = holding.makeAsyncIterator()
+        await holdingEvents.next()
+        let second = Task.immediate { try await pool.run { 2 } }
+        let third = Task.immediate { try await pool.run { 3 } }
+        #expect(pool.queued == 2, "two jobs wait")
+        let fourth = Task.immediate { try await pool.run { 4 } }
+        #expect(pool.queued == 2, "the fourth job is not queued")
         gate.signal()
+        await #expect(throws: PasswordHashingPool.Busy.self) { try await fourth.value }
         #expect(try await [first.value, second.value, third.value] == [1, 2, 3])
-    }
-
-    private final class FourthOutcome: Sendable {
-        static let pending = 0, refused = 1, ran = 2
-        let state = Atomic<Int>(FourthOutcome.pending)
-    }
-
-    struct NotReached: Error { var state: String }
-
-    private static func until(_ state: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw NotReached(state: state) }
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 }

@@ -1,4 +1,5 @@
 import NIOCore
+import PantryTestSupport
 import Testing
 @testable import PantryAPI
 import PantryWire
@@ -9,20 +10,26 @@ import PantryWire
     static let soup = FetchRequest.search(query: "soup", diet: nil, maxReadyTime: nil, offset: 0, number: 10)
     static let body = ByteBuffer(string: #"{"payload":{"type":"searchPage"},"origin":"cache","provider":"catalog","ageSeconds":3}"#)
 
-    @Test func anAnswerIsKeptForWhatTheWorkerSaidAndNoLonger() async throws {
-        let answers = ReusableAnswers(lifetime: .seconds(10))
+    @Test func anAnswerIsKeptForWhatTheWorkerSaidAndNoLonger() {
+        let clock = ManualClock()
+        let answers = ReusableAnswers(lifetime: .seconds(10), now: { clock.instant })
         answers.keep(Self.soup, Self.body, reusableForMs: 150)
         #expect(answers.body(Self.soup) == Self.body)
         #expect(answers.body(.search(query: "soup", diet: "vegan", maxReadyTime: nil, offset: 0, number: 10)) == nil)
-        try await Task.sleep(for: .milliseconds(200))
+        clock.advance(by: .milliseconds(149))
+        #expect(answers.body(Self.soup) == Self.body)
+        clock.advance(by: .milliseconds(1))
         #expect(answers.body(Self.soup) == nil, "the worker's age would have changed")
     }
 
-    @Test func anAnswerIsKeptNoLongerThanTheLifetime() async throws {
-        let answers = ReusableAnswers(lifetime: .milliseconds(100))
+    @Test func anAnswerIsKeptNoLongerThanTheLifetime() {
+        let clock = ManualClock()
+        let answers = ReusableAnswers(lifetime: .milliseconds(100), now: { clock.instant })
         answers.keep(Self.soup, Self.body, reusableForMs: 60_000)
         #expect(answers.body(Self.soup) == Self.body)
-        try await Task.sleep(for: .milliseconds(150))
+        clock.advance(by: .milliseconds(99))
+        #expect(answers.body(Self.soup) == Self.body)
+        clock.advance(by: .milliseconds(1))
         #expect(answers.body(Self.soup) == nil)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PantryBus
+import PantryTestSupport
 import Synchronization
 import Testing
 import ZeroMQ
@@ -67,6 +68,18 @@ import ZeroMQ
         return answered
     }
 
+    /// Who answers one request within `timeout`: a worker, nobody in time (`late`), or the
+    /// connection itself, which has no worker connected (`noWorker`).
+    enum Answer: Equatable { case name(String), late, noWorker }
+
+    func ask(_ connection: RequestConnection, within timeout: Duration = .milliseconds(200)) async -> Answer {
+        do {
+            return .name(String(decoding: try await connection.send(Data("{}".utf8), timeout: timeout), as: UTF8.self))
+        } catch {
+            return "\(error)".hasPrefix("no worker") ? .noWorker : .late
+        }
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func requestsGoOnlyToTheWorkersThatAreUpAndFailAtOnceWhenNoneIs() async throws {
         let context = try ZMQContext()
@@ -76,21 +89,24 @@ import ZeroMQ
         let first = try NamedWorker(context: context, endpoint: endpoint("first"), name: "first")
         let connection = try RequestConnection(context: context, endpoint: "\(endpoint("first")) \(endpoint("second"))",
                                                timeout: .seconds(5), logger: quiet)
-        try await Task.sleep(for: .milliseconds(200))
+        // The connection's socket links to its peers on libzmq's own thread and tells nobody: each
+        // step waits until requests show the link made or gone.
+        #expect(try await waitUntil { await ask(connection) == .name("first") }, "connected to the first")
         // The second worker is not there: nothing waits for it.
         #expect(Set(try await names(connection, count: 10)) == ["first"])
 
         let second = try NamedWorker(context: context, endpoint: endpoint("second"), name: "second")
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await waitUntil { await ask(connection) == .name("second") }, "connected to the second")
         #expect(Set(try await names(connection, count: 10)) == ["first", "second"], "round robin once both are up")
 
         first.stop()
-        try await Task.sleep(for: .milliseconds(300))
+        // Two answers in a row are two turns of the round robin: neither went to a link still there.
+        #expect(try await waitUntil { await [ask(connection), ask(connection)] == [.name("second"), .name("second")] },
+                "the first's link is gone")
         #expect(Set(try await names(connection, count: 10)) == ["second"], "the one that went down gets nothing")
 
         second.stop()
-        // Time for the disconnection to be noticed, with room for a loaded CI machine.
-        try await Task.sleep(for: .seconds(1))
+        #expect(try await waitUntil { await ask(connection) == .noWorker }, "the second's link is gone")
         let clock = ContinuousClock()
         let asked = clock.now
         await #expect(throws: RequestConnection.Unavailable.self) { try await connection.send(Data("{}".utf8)) }

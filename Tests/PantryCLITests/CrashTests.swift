@@ -3,7 +3,7 @@ import PantryDomain
 import PantryEventStore
 import PantryKeys
 import PantryPostgresLog
-import PantryTestSupport
+import PantryTestPostgres
 import Testing
 import PantryLog
 

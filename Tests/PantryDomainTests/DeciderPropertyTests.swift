@@ -1,10 +1,11 @@
 import Foundation
 import PantryDomain
+import PantryRandom
 import Testing
 
 /// Random sessions of valid and invalid commands over a few users, recipes and ingredients.
 struct CommandGenerator {
-    var rng: SplitMix64
+    var rng: SeededGenerator
     var counter = 0
 
     static let userIds = ["u1", "u2", "u3", "u4", "bad id"]
@@ -25,7 +26,7 @@ struct CommandGenerator {
         RecipeFacts(title: title, image: image, ingredients: ["olive oil", "salt", "pepper", "jalapeño"])
     }
 
-    init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+    init(seed: UInt64) { rng = SeededGenerator(seed: seed) }
 
     mutating func pick<T>(_ values: [T]) -> T { values.randomElement(using: &rng)! }
 

@@ -119,19 +119,6 @@ struct World {
     }
 }
 
-/// SplitMix64: small, fast and fully determined by its seed, so a failing seed can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 extension Event {
     var userRegistered: UserRegistered? { if case .userRegistered(let e) = self { e } else { nil } }
     var recipeSaved: RecipeSaved? { if case .recipeSaved(let e) = self { e } else { nil } }

@@ -1,7 +1,7 @@
 import Foundation
 import PantryEventStore
 import PantryPostgresLog
-import PantryTestSupport
+import PantryTestPostgres
 import Testing
 import PantryLog
 

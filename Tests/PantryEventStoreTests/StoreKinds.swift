@@ -1,7 +1,7 @@
 import Foundation
 import PantryEventStore
 import PantryPostgresLog
-import PantryTestSupport
+import PantryTestPostgres
 import Testing
 
 /// Every implementation of `EventStore`: the suites that take a `StoreKind` run once for each.

@@ -1,5 +1,6 @@
 import Foundation
 import PantryJSON
+import PantryTestSupport
 import Testing
 @testable import PantryFetch
 import PantryWire
@@ -51,7 +52,9 @@ import PantryWire
 
     @Test func aMemoizedCacheAnswerCountsItsAgeAnew() async throws {
         let upstream = try FakeUpstream()
-        let service = try FetchService(configuration: upstreamConfiguration(upstream, databasePath: temporaryDatabasePath()))
+        let clock = ManualClock()
+        let service = try FetchService(configuration: upstreamConfiguration(upstream, databasePath: temporaryDatabasePath()),
+                                       now: { clock.date })
         let detail = FetchRequest.detail(id: "spoonacular:716429")
         let fetched = try #require(try decoded(await service.encodedAnswer(detail))?.response)
         #expect(fetched.origin == .upstream)
@@ -61,39 +64,42 @@ import PantryWire
         #expect(cached.origin == .cache && cached.payload == fetched.payload)
         let memoized = try #require(service.memoizedAnswer(detail))
         #expect(try decoded(memoized)?.response?.payload == fetched.payload)
-        #expect((1...1000).contains(try reusableForMs(memoized) ?? 0), "until the age changes")
+        #expect(try reusableForMs(memoized) == 1000, "until the age changes, a second after it was stored")
 
-        try await Task.sleep(for: .milliseconds(1100))
+        clock.advance(by: .milliseconds(1100))
         let computed = try await service.handle(detail).get()
-        var later = try #require(try decoded(service.memoizedAnswer(detail))?.response)
-        // The two are read a moment apart: a second may have ended between them.
-        #expect(computed.ageSeconds >= 1 && (computed.ageSeconds...computed.ageSeconds + 1).contains(later.ageSeconds))
-        later.ageSeconds = computed.ageSeconds
+        let later = try #require(try decoded(service.memoizedAnswer(detail))?.response)
+        #expect(computed.ageSeconds == 1)
         #expect(later == computed)
         #expect(try await upstream.count() == 1)
     }
 
-    /// A service over a fake upstream whose recipe details stay cached `lifetime` seconds, and a detail request.
-    private static func detailService(lifetime: Double) throws -> (FakeUpstream, FetchService, FetchRequest) {
+    /// A service over a fake upstream whose recipe details stay cached `lifetime` seconds of
+    /// `clock`, and a detail request.
+    private static func detailService(lifetime: Double, clock: ManualClock = ManualClock()) throws
+        -> (FakeUpstream, FetchService, FetchRequest) {
         let upstream = try FakeUpstream()
         var config = upstreamConfiguration(upstream, databasePath: try temporaryDatabasePath())
         config.cacheLifetimes.detail = lifetime
-        return (upstream, try FetchService(configuration: config), FetchRequest.detail(id: "spoonacular:716429"))
+        return (upstream, try FetchService(configuration: config, now: { clock.date }), FetchRequest.detail(id: "spoonacular:716429"))
     }
 
     @Test func anExpiredThenRefreshedCacheEntryIsNotServedFromTheMemo() async throws {
-        let (upstream, service, detail) = try Self.detailService(lifetime: 2)
+        let clock = ManualClock()
+        let (upstream, service, detail) = try Self.detailService(lifetime: 2, clock: clock)
         _ = await service.encodedAnswer(detail)
         _ = await service.encodedAnswer(detail)
         #expect(service.memoizedAnswer(detail) != nil)
 
-        try await Task.sleep(for: .milliseconds(2100))
+        clock.advance(by: .milliseconds(1999))
+        #expect(service.memoizedAnswer(detail) != nil, "fresh until the cache entry expires")
+        clock.advance(by: .milliseconds(1))
         #expect(service.memoizedAnswer(detail) == nil, "expired with the cache entry")
         let refreshed = try #require(try decoded(await service.encodedAnswer(detail))?.response)
         #expect(refreshed.origin == .upstream && refreshed.ageSeconds == 0)
         #expect(try await upstream.count() == 2)
         let again = try #require(try decoded(await service.encodedAnswer(detail))?.response)
-        #expect(again.origin == .cache && again.ageSeconds <= 1, "the refreshed entry's age, not the old one's")
+        #expect(again.origin == .cache && again.ageSeconds == 0, "the refreshed entry's age, not the old one's")
         #expect(try decoded(service.memoizedAnswer(detail))?.response == again)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 @testable import PantryFetch
 import PantryWire
+import PantryTestSupport
 
 /// A fresh temporary directory for one test's SQLite file.
 func temporaryDatabasePath() throws -> String {

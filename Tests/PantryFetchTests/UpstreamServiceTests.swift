@@ -1,4 +1,5 @@
 import Foundation
+import PantryTestSupport
 import Testing
 @testable import PantryFetch
 import PantryWire
@@ -13,10 +14,14 @@ import PantryWire
         databasePath = try temporaryDatabasePath()
     }
 
-    func service(dailyQuota: Int = 150, adjust: (inout FetchConfiguration) -> Void = { _ in }) throws -> FetchService {
+    /// The service over the fake upstream; its cache's ages and the quota's days on `clock` when
+    /// one is given, else on the real clock.
+    func service(dailyQuota: Int = 150, clock: ManualClock? = nil, adjust: (inout FetchConfiguration) -> Void = { _ in }) throws
+        -> FetchService {
         var config = upstreamConfiguration(upstream, databasePath: databasePath, dailyQuota: dailyQuota)
         adjust(&config)
-        return try FetchService(configuration: config)
+        guard let clock else { return try FetchService(configuration: config) }
+        return try FetchService(configuration: config, now: { clock.date })
     }
 
     @Test func spoonacularDetailIsNormalisedThenServedFromCache() async throws {
@@ -177,10 +182,11 @@ import PantryWire
     /// An expired answer is served once the upstream is late (RFC 5861's stale-while-revalidate),
     /// and the call it started goes on to refresh the cache.
     @Test func anExpiredAnswerIsServedWhileTheUpstreamIsLateAndTheCallRefreshesIt() async throws {
-        let service = try service { $0.cacheLifetimes.search = 2; $0.requestTimeout = 10; $0.staleAfter = 0.3 }
+        let cacheClock = ManualClock()
+        let service = try service(clock: cacheClock) { $0.cacheLifetimes.search = 2; $0.requestTimeout = 10; $0.staleAfter = 0.3 }
         let request = FetchRequest.search(query: "stew", diet: nil, maxReadyTime: nil, offset: 0, number: 5)
         let first = try await service.handle(request).get()
-        try await Task.sleep(for: .seconds(2.2))
+        cacheClock.advance(by: .seconds(3))
         // The upstream takes 5 s: the stale answer (due after 0.3 s) must come well before it,
         // with room for a loaded CI machine.
         try await upstream.mode("slow", "&delay=5")
@@ -190,11 +196,11 @@ import PantryWire
         #expect(stale.origin == .staleCache && stale.payload == first.payload)
         #expect(clock.now - asked < .seconds(4), "answered before the upstream did (it takes 5 s)")
         try await upstream.mode("normal")
-        // The late call lands and refreshes the cache; until then each ask gets the stale answer.
+        // The late call lands and refreshes the cache; until then each ask gets the stale answer,
+        // after waiting `staleAfter` for that call: the loop needs no pause of its own.
         var refreshed = false
         while !refreshed, clock.now - asked < .seconds(15) {
             refreshed = try await service.handle(request).get().origin == .cache
-            if !refreshed { try await Task.sleep(for: .milliseconds(200)) }
         }
         #expect(refreshed, "the late call refreshed the cache")
         #expect(try await upstream.count() == 2, "one call for the first answer, one for the refresh")

@@ -1,4 +1,5 @@
 import PantryLoad
+import PantryRandom
 import Testing
 
 @Suite struct WorkloadTests {

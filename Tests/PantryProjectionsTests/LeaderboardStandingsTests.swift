@@ -1,5 +1,6 @@
 import PantryDomain
 import PantryEventStore
+import PantryRandom
 import Testing
 @testable import PantryProjections
 
@@ -47,7 +48,7 @@ struct LeaderboardStandingsTests {
 
     /// Thousands of places, so that blocks split and empty, against one sorted array.
     @Test func rankedBlocksAgreeWithASortedArray() {
-        var rng = SeededRandom(seed: 3)
+        var rng = SeededGenerator(seed: 3)
         var blocks = RankedBlocks<Int>()
         var oracle: [Int] = []
         for step in 0..<20_000 {

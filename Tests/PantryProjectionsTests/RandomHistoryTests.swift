@@ -3,13 +3,14 @@ import GRDB
 import PantryCore
 import PantryDomain
 import PantryEventStore
+import PantryRandom
 import Testing
 @testable import PantryProjections
 
 /// ~5000 seeded random commands through the real `CommandProcessor` (rejections included).
 func randomHistory(seed: UInt64, commands: Int) throws -> History {
     let h = try History()
-    var rng = SeededRandom(seed: seed)
+    var rng = SeededGenerator(seed: seed)
     let users = (0..<40).map { "u\($0)" }
     let recipes = (0..<30).map { "r\($0)" }
     let words = ["Chicken", "Curry", "Lemon", "Tart", "Soup", "Noodle", "Green", "Spicy", "Bread", "Pie", "Rice", "Salad"]
@@ -92,7 +93,7 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
         #expect(types == Set(EventCoding.typeNames))   // every event type occurs
 
         let replayDir = h.directory.appendingPathComponent("replayed")
-        var rng = SeededRandom(seed: 42)
+        var rng = SeededGenerator(seed: 42)
         for projection in ProjectionCatalog.all {
             let live = try h.store(projection, "-live")
             var checkpoint: Int64 = 0

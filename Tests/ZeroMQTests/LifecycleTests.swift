@@ -1,13 +1,16 @@
 import Foundation
+import PantryTestSupport
 import Testing
 import ZeroMQ
 
 @Suite struct LifecycleTests {
-    @Test func shutdownUnblocksAReceiveInAnotherThread() throws {
+    @Test func shutdownUnblocksAReceiveInAnotherThread() async throws {
         let context = try ZMQContext()
         let outcome = ThreadResult<Result<[Data]?, any Error>>()
         let receiving = DispatchSemaphore(value: 0)
+        let receiver = ThreadResult<String?>()
         Thread {
+            receiver.set(Self.threadStatPath())
             outcome.set(Result {
                 let pull = try ZMQSocket(context: context, type: .pull)
                 defer { pull.close() }
@@ -18,8 +21,12 @@ import ZeroMQ
         }.start()
 
         #expect(receiving.wait(timeout: .now() + .seconds(2)) == .success)
-        // Give the thread time to block inside zmq_msg_recv; shutdown works either way.
-        Thread.sleep(forTimeInterval: 0.1)
+        // Shutdown works either way, but the case to prove is a thread blocked inside
+        // zmq_msg_recv: the kernel has it asleep then, and nothing else it does after `receiving`
+        // sleeps. The kernel tells no one, so its state is looked at until then.
+        if let stat = receiver.wait(timeout: .seconds(2)) ?? nil {
+            #expect(try await waitUntil { Self.isAsleep(stat) }, "the receiving thread blocks")
+        }
         context.shutdown()
 
         let result = outcome.wait(timeout: .seconds(2))
@@ -29,6 +36,17 @@ import ZeroMQ
         }
         #expect(error.isTerminated)
         #expect(error == .terminated(operation: "zmq_msg_recv"))
+    }
+
+    /// The calling thread's /proc stat file, nil where there is no /proc.
+    static func threadStatPath() -> String? {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")).map { "/proc/\($0)/stat" }
+    }
+
+    /// Whether the thread of `stat` is asleep ("S"): its state follows its name, which ends at the last ")".
+    static func isAsleep(_ stat: String) -> Bool {
+        guard let text = try? String(contentsOfFile: stat, encoding: .utf8), let end = text.lastIndex(of: ")") else { return false }
+        return text[text.index(after: end)...].drop(while: { $0 == " " }).first == "S"
     }
 
     @Test func closingWithPendingMessagesDoesNotHang() throws {

@@ -51,17 +51,20 @@ import PantryWire
         nonisolated(unsafe) let server = try CoreServer(processor: processor, context: context,
                                                         configuration: .init(endpoints: endpoints), logger: quiet)
         let counts = server.batchCounts
-        let serving = Thread { try? server.run() }
-        serving.start()
+        let served = DispatchSemaphore(value: 0)
+        Thread { try? server.run(); served.signal() }.start()
         defer {
             context.shutdown()
-            while !serving.isFinished { usleep(1_000) }
+            served.wait()
         }
 
         let clients = 24
         let results = Results()
+        let finished = DispatchGroup()
         let threads = (0..<clients).map { client in
-            Thread {
+            finished.enter()
+            return Thread {
+                defer { finished.leave() }
                 do {
                     let connection = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(30))
                     let script = Self.script(for: client)
@@ -76,7 +79,7 @@ import PantryWire
             }
         }
         threads.forEach { $0.start() }
-        while threads.contains(where: { !$0.isFinished }) { usleep(1_000) }
+        finished.wait()
 
         #expect(results.failures.isEmpty, "\(results.failures)")
         let all = results.all

@@ -103,16 +103,21 @@ import PantryLog
         try LogServer.start(log: store, vault: keys, context: context, endpoint: endpoints.log, logger: quiet)
         nonisolated(unsafe) let server = try CoreServer(processor: processor, context: context,
                                                         configuration: .init(endpoints: endpoints), logger: quiet)
-        let serving = Thread { try? server.run() }
-        serving.start()
+        let served = DispatchSemaphore(value: 0)
+        Thread { try? server.run(); served.signal() }.start()
         defer {
             context.shutdown()
-            while !serving.isFinished { usleep(1_000) }
+            served.wait()
         }
         let follower = try EventFeedFollower(context: context, endpoint: endpoints.events,
                                              log: RemoteEventStore(context: context, endpoint: endpoints.log), after: 0,
                                              types: ["UserRegistered", "PasswordChanged", "CartAdjusted"], logger: quiet)
-        usleep(200_000) // the subscription reaches the core before the events do
+        // The subscription reaches the core before the events do: once the first heartbeat (every
+        // 200 ms, on an empty log) has come, what the core publishes comes too.
+        var feed = ZMQPoller()
+        feed.register(follower.socket)
+        try #require(try feed.poll(timeoutMilliseconds: 10_000).first?.contains(.readable) == true, "a heartbeat came")
+        #expect(try follower.drain().isEmpty)
         let client = try CommandClient(context: context, endpoint: endpoints.commands)
         let script = (0..<3).flatMap { CoreServerTests.script(for: $0).map(\.0) }
             + [CommandEnvelope(commandId: "pw", command: .changePassword(ChangePassword(userId: "u1", passwordHash: CoreServerTests.hash)))]
@@ -121,8 +126,9 @@ import PantryLog
         var delivered: [EventFeedFollower.Delivery] = []
         let deadline = ContinuousClock.now + .seconds(20)
         while follower.position < head, ContinuousClock.now < deadline {
+            // Woken by the next event or heartbeat.
+            _ = try feed.poll(timeoutMilliseconds: 1_000)
             delivered += try follower.drain()
-            usleep(1_000)
         }
         let expected = try store.read(after: 0, through: head, types: ["UserRegistered", "PasswordChanged", "CartAdjusted"])
         #expect(delivered.map(\.recorded.position) == expected.map(\.position))
