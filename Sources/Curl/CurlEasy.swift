@@ -9,10 +9,10 @@ private let globalInit: CURLcode = pantry_curl_global_init()
 /// A handle is not thread-safe: use one `CurlEasy` per thread. Reusing it for
 /// successive requests keeps its connection cache, so repeated calls to the same
 /// host reuse the TCP/TLS connection. `HTTPClient` keeps one per worker thread.
-public final class CurlEasy {
+package final class CurlEasy {
     private let handle: UnsafeMutableRawPointer
 
-    public init() {
+    package init() {
         precondition(globalInit == CURLE_OK, "curl_global_init failed")
         guard let handle = curl_easy_init() else {
             fatalError("curl_easy_init returned NULL (out of memory)")
@@ -24,7 +24,7 @@ public final class CurlEasy {
         curl_easy_cleanup(handle)
     }
 
-    public func perform(_ request: HTTPRequest) throws(CurlError) -> HTTPResponse {
+    package func perform(_ request: HTTPRequest) throws(CurlError) -> HTTPResponse {
         // Reset clears options left by the previous request but keeps live connections.
         curl_easy_reset(handle)
         let transfer = Transfer(maxBodyBytes: request.maxBodyBytes)

@@ -8,17 +8,17 @@ import Foundation
 /// the cache's reads use: a slow upstream can hold only these. Each thread lazily creates its
 /// own `CurlEasy` and keeps it in its thread dictionary, so a handle is never shared between
 /// threads and a thread's later requests reuse its open connections.
-public final class HTTPClient: @unchecked Sendable {
+package final class HTTPClient: @unchecked Sendable {
     private static let handleKey = "org.pantry.curl.easy"
     // OperationQueue is thread-safe; it is configured once, here.
     private let transfers = OperationQueue()
 
-    public init(maxTransfers: Int = 10) {
+    package init(maxTransfers: Int = 10) {
         transfers.name = "org.pantry.curl"
         transfers.maxConcurrentOperationCount = maxTransfers
     }
 
-    public func send(_ request: HTTPRequest) async throws(CurlError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws(CurlError) -> HTTPResponse {
         let result: Result<HTTPResponse, CurlError> = await withCheckedContinuation { continuation in
             transfers.addOperation {
                 let easy = Self.threadHandle()

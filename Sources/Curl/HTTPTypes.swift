@@ -2,8 +2,8 @@ import Foundation
 
 /// One HTTP request: GET for the upstream recipe APIs, the others for the load test's calls to
 /// Pantry's own API.
-public struct HTTPRequest: Sendable {
-    public enum Method: String, Sendable {
+package struct HTTPRequest: Sendable {
+    package enum Method: String, Sendable {
         case get = "GET"
         case post = "POST"
         case put = "PUT"
@@ -11,20 +11,20 @@ public struct HTTPRequest: Sendable {
         case delete = "DELETE"
     }
 
-    public var method: Method
-    public var url: String
-    public var headers: [(name: String, value: String)]
+    package var method: Method
+    package var url: String
+    package var headers: [(name: String, value: String)]
     /// Sent as it is; set a Content-Type header to go with it.
-    public var body: Data?
+    package var body: Data?
     /// Seconds allowed for the TCP/TLS connect.
-    public var connectTimeout: Double
+    package var connectTimeout: Double
     /// Seconds allowed for the whole transfer, connect included.
-    public var timeout: Double
-    public var followRedirects: Bool
+    package var timeout: Double
+    package var followRedirects: Bool
     /// A larger body aborts the transfer, so a bad upstream cannot exhaust memory.
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
 
-    public init(
+    package init(
         method: Method = .get,
         url: String,
         headers: [(name: String, value: String)] = [],
@@ -46,19 +46,19 @@ public struct HTTPRequest: Sendable {
 }
 
 /// Response headers in arrival order, looked up case-insensitively.
-public struct HTTPHeaders: Sendable, Sequence {
-    public private(set) var entries: [(name: String, value: String)]
+package struct HTTPHeaders: Sendable, Sequence {
+    package private(set) var entries: [(name: String, value: String)]
 
-    public init(_ entries: [(name: String, value: String)] = []) {
+    package init(_ entries: [(name: String, value: String)] = []) {
         self.entries = entries
     }
 
     /// The first value of the header `name`, ignoring case.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         entries.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+    package func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         entries.makeIterator()
     }
 
@@ -67,14 +67,14 @@ public struct HTTPHeaders: Sendable, Sequence {
     }
 }
 
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var headers: HTTPHeaders
-    public var body: Data
+package struct HTTPResponse: Sendable {
+    package var status: Int
+    package var headers: HTTPHeaders
+    package var body: Data
     /// Seconds from start to end of the transfer, as measured by libcurl.
-    public var totalTime: Double
+    package var totalTime: Double
 
-    public init(status: Int, headers: HTTPHeaders, body: Data, totalTime: Double) {
+    package init(status: Int, headers: HTTPHeaders, body: Data, totalTime: Double) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -83,8 +83,8 @@ public struct HTTPResponse: Sendable {
 }
 
 /// A transfer that libcurl could not complete.
-public struct CurlError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+package struct CurlError: Error, Sendable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
         /// The connect or total timeout expired.
         case timeout
         /// No connection was made (refused, unresolvable host, unreachable):
@@ -93,17 +93,17 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
         case other
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The raw `CURLcode`.
-    public var code: Int
+    package var code: Int
     /// `curl_easy_strerror` text, plus libcurl's detail message when it gave one.
-    public var message: String
+    package var message: String
 
-    public init(kind: Kind, code: Int, message: String) {
+    package init(kind: Kind, code: Int, message: String) {
         self.kind = kind
         self.code = code
         self.message = message
     }
 
-    public var description: String { "curl error \(code): \(message)" }
+    package var description: String { "curl error \(code): \(message)" }
 }

@@ -22,14 +22,14 @@ protocol FeedReadModel: Sendable {
 /// log) by a thread of its own. One follower for all of them: one subscription, one read of the
 /// log at start, and one position for `?after=` to wait on. Personal fields sealed in the log are
 /// opened by the core's log service, or with `keys` when the log file is read here.
-public final class APIFeed: Sendable {
+package final class APIFeed: Sendable {
     /// What `/ready` reports.
-    public struct Progress: Sendable {
-        public var position: Int64
-        public var announcedHead: Int64
-        public var lastFeedMessage: ContinuousClock.Instant?
+    package struct Progress: Sendable {
+        package var position: Int64
+        package var announcedHead: Int64
+        package var lastFeedMessage: ContinuousClock.Instant?
         /// The log as it stood at start has been read: until then no account can be vouched for.
-        public var loaded = false
+        package var loaded = false
     }
 
     private struct Waiter {
@@ -75,11 +75,11 @@ public final class APIFeed: Sendable {
         self.openHeadReader = openHeadReader
     }
 
-    public var progress: Progress { state.withLock { $0.progress } }
+    package var progress: Progress { state.withLock { $0.progress } }
 
     /// Waits until the event at `position` has been applied, woken by the follower as soon as it
     /// is; false when `timeout` passed first.
-    public func waitUntilApplied(_ position: Int64, timeout: Duration) async -> Bool {
+    package func waitUntilApplied(_ position: Int64, timeout: Duration) async -> Bool {
         await withCheckedContinuation { continuation in
             let id: UInt64? = state.withLock { state in
                 guard state.progress.position < position else { return nil }
@@ -127,13 +127,13 @@ public final class APIFeed: Sendable {
     /// Waits (at most `timeout`) until the read models hold what the log held when it was called,
     /// so that an account registered, or a password changed, through another API process a moment
     /// ago is known here.
-    public func catchUpWithLog(timeout: Duration) async {
+    package func catchUpWithLog(timeout: Duration) async {
         if let head = await logHead() { _ = await waitUntilApplied(head, timeout: timeout) }
     }
 
     /// Follows the log on a new thread until `stop()` and the context's shutdown. `open` gives the
     /// log, or nil while it does not exist yet (the API may start before the core).
-    public func start(context: ZMQContext, feed: String, highWaterMark: Int, openLog open: @escaping @Sendable () throws -> (any EventLogReader)?) {
+    package func start(context: ZMQContext, feed: String, highWaterMark: Int, openLog open: @escaping @Sendable () throws -> (any EventLogReader)?) {
         let thread = Thread { [self] in
             do {
                 try follow(context: context, feed: feed, highWaterMark: highWaterMark, open: open)
@@ -147,7 +147,7 @@ public final class APIFeed: Sendable {
         thread.start()
     }
 
-    public func stop() {
+    package func stop() {
         stopping.store(true, ordering: .relaxed)
     }
 

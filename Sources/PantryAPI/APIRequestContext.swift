@@ -3,26 +3,26 @@ import NIOCore
 import PantryTokens
 
 /// The per-request context: Hummingbird's core storage plus the session a bearer token proved.
-public struct APIRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct APIRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// Set by `BearerAuthenticator` on the routes that need a user; the user of every command.
-    public var session: SessionClaims?
+    package var session: SessionClaims?
     /// The client's IP address (the peer's, or for a trusted proxy the one it forwards): rate
     /// limits and log-in throttling are per client. Written out only when a route asks: most
     /// reads never do, and formatting it cost every request about a microsecond.
-    public internal(set) var clientAddress: String {
+    package internal(set) var clientAddress: String {
         get { forwardedClient ?? peer?.ipAddress ?? "unknown" }
         set { forwardedClient = newValue }
     }
     private let peer: SocketAddress?
     private var forwardedClient: String?
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peer = source.channel.remoteAddress
     }
 
-    public var maxUploadSize: Int { JSONBody.maxBytes }
+    package var maxUploadSize: Int { JSONBody.maxBytes }
 
     /// The session of an authenticated route (the authenticator guarantees it).
     func requireSession() throws -> SessionClaims {

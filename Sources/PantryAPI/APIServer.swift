@@ -13,49 +13,49 @@ import PantryTokens
 import PantryBounded
 
 /// The `pantry api` process: Hummingbird in front, the core and its event feed behind, over ZeroMQ.
-public struct APIServer {
-    public struct Configuration: Sendable {
-        public var host = "127.0.0.1"
-        public var port = 8080
+package struct APIServer {
+    package struct Configuration: Sendable {
+        package var host = "127.0.0.1"
+        package var port = 8080
         /// Where the token key (unless `tokenKey`) and the access log are kept.
-        public var dataDirectory: URL
-        public var endpoints: BusEndpoints
+        package var dataDirectory: URL
+        package var endpoints: BusEndpoints
         /// How the API's feed follower reads the log (`APIFeed`).
-        public var log: LogAccess
+        package var log: LogAccess
         /// How long a command may wait for the core before the client gets a 503.
-        public var coreTimeout: Duration = .seconds(5)
+        package var coreTimeout: Duration = .seconds(5)
         /// How long a read may wait for a worker; covers a read-your-writes wait (2 s) with room to spare.
-        public var queryTimeout: Duration = .seconds(5)
+        package var queryTimeout: Duration = .seconds(5)
         /// How long recipe requests may wait for the fetch worker, which may be calling an upstream.
-        public var fetchTimeout: Duration = .seconds(20)
+        package var fetchTimeout: Duration = .seconds(20)
         /// How long a recipe answer the fetch worker says stays the same (the catalog's, or a cached
         /// one until its age changes) is given again without asking (`PANTRY_RECIPE_REUSE`, seconds).
-        public var recipeReuse: Duration = .seconds(1)
-        public var tokenLifetimeSeconds: Int64 = 24 * 3600
+        package var recipeReuse: Duration = .seconds(1)
+        package var tokenLifetimeSeconds: Int64 = 24 * 3600
         /// The token key shared by every API process (`PANTRY_TOKEN_KEY`); nil for the data directory's own.
-        public var tokenKey: String?
+        package var tokenKey: String?
         /// scrypt's cost as log2 N. 15 (32 MiB, ~90 ms) protects real accounts; a load test that
         /// registers thousands of throwaway users may lower it to 10.
-        public var passwordLogN = 15
+        package var passwordLogN = 15
         /// Log-ins and registrations per client address, and overall, before any password is hashed.
-        public var loginLimitPerClient = RateLimit(perSecond: 2, burst: 20)
-        public var loginLimitOverall = RateLimit(perSecond: 100, burst: 200)
+        package var loginLimitPerClient = RateLimit(perSecond: 2, burst: 20)
+        package var loginLimitOverall = RateLimit(perSecond: 100, burst: 200)
         /// Keep-alive connections with no request for this long are closed.
-        public var idleTimeout: TimeAmount = .seconds(60)
+        package var idleTimeout: TimeAmount = .seconds(60)
         /// Seconds for a request's head and for its body, and the most connections open at once.
-        public var headerTimeout: TimeAmount = .seconds(10)
-        public var bodyTimeout: TimeAmount = .seconds(30)
-        public var maxConnections = 4_096
+        package var headerTimeout: TimeAmount = .seconds(10)
+        package var bodyTimeout: TimeAmount = .seconds(30)
+        package var maxConnections = 4_096
         /// Where the access log goes (one line per request); nil for none, only the summaries.
-        public var accessLogPath: String?
+        package var accessLogPath: String?
         /// Web origins allowed to call the API from a browser (CORS); none by default.
-        public var corsOrigins: Set<String> = []
+        package var corsOrigins: Set<String> = []
         /// Load balancers whose `X-Forwarded-For` names the client (`PANTRY_TRUSTED_PROXIES`).
-        public var trustedProxies: Set<String> = []
+        package var trustedProxies: Set<String> = []
         /// Where the documentation renderer's script is (ops/setup puts it there).
-        public var docsAssets = ".cache/docs"
+        package var docsAssets = ".cache/docs"
 
-        public init(dataDirectory: URL, endpoints: BusEndpoints, log: LogAccess) {
+        package init(dataDirectory: URL, endpoints: BusEndpoints, log: LogAccess) {
             self.dataDirectory = dataDirectory
             self.endpoints = endpoints
             self.log = log
@@ -66,13 +66,13 @@ public struct APIServer {
     let configuration: Configuration
     let logger: Logger
 
-    public init(configuration: Configuration, logger: Logger) {
+    package init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
     }
 
     /// Serves until SIGTERM or SIGINT, then finishes the requests in flight and stops.
-    public func run() async throws {
+    package func run() async throws {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 

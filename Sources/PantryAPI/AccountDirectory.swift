@@ -3,14 +3,14 @@ import Synchronization
 
 /// The accounts (id, name, email, password hash), which log-in needs, and the revoked tokens:
 /// fed by `UserRegistered`, `PasswordChanged`, `UserDeleted` and `SessionRevoked` through `APIFeed`.
-public final class AccountDirectory: FeedReadModel {
-    public struct Account: Sendable, Equatable {
-        public var userId: UserID
-        public var username: String
-        public var email: String
-        public var passwordHash: String
+package final class AccountDirectory: FeedReadModel {
+    package struct Account: Sendable, Equatable {
+        package var userId: UserID
+        package var username: String
+        package var email: String
+        package var passwordHash: String
         /// How many times the password changed: tokens issued before the last change are refused.
-        public var credentialsGeneration: Int
+        package var credentialsGeneration: Int
     }
 
     private struct State {
@@ -29,19 +29,19 @@ public final class AccountDirectory: FeedReadModel {
     private let state = Mutex(State())
     private let revocations: RevocationList
 
-    public init(revocations: RevocationList) {
+    package init(revocations: RevocationList) {
         self.revocations = revocations
     }
 
     /// By username (any look-alike of it) or, when it has an '@', by email.
-    public func account(named login: String) -> Account? {
+    package func account(named login: String) -> Account? {
         state.withLock { state in
             let userId = login.contains("@") ? state.byEmail[login.lowercased()] : state.byName[Username.skeleton(login)]
             return userId.flatMap { state.byUserId[$0] }
         }
     }
 
-    public func account(id userId: UserID) -> Account? {
+    package func account(id userId: UserID) -> Account? {
         state.withLock { $0.byUserId[userId] }
     }
 

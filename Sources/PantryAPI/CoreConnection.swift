@@ -13,9 +13,9 @@ import ZeroMQ
 /// only once the previous batch was answered, so a command that came just after a batch left
 /// waited for that batch's round trip and then its own.) An answer that comes after its caller
 /// gave up is dropped by its id, never taken for another command's.
-public final class CoreConnection: Sendable {
-    public struct Unavailable: Error, CustomStringConvertible {
-        public var description: String
+package final class CoreConnection: Sendable {
+    package struct Unavailable: Error, CustomStringConvertible {
+        package var description: String
     }
 
     private let connection: RequestConnection
@@ -24,12 +24,12 @@ public final class CoreConnection: Sendable {
     /// a second says so.
     private let lastLogged = Mutex<ContinuousClock.Instant?>(nil)
 
-    public init(context: ZMQContext, endpoint: String, timeout: Duration, logger: Logger) throws {
+    package init(context: ZMQContext, endpoint: String, timeout: Duration, logger: Logger) throws {
         connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, logger: logger)
         self.logger = logger
     }
 
-    public func submit(_ envelope: CommandEnvelope) async throws -> CommandOutcome {
+    package func submit(_ envelope: CommandEnvelope) async throws -> CommandOutcome {
         let answer: Data
         do {
             answer = try await connection.send(CommandCoding.encode(envelope))

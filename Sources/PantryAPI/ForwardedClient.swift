@@ -31,7 +31,7 @@ struct ForwardedClient: RouterMiddleware {
 
 extension APIServer.Configuration {
     /// The addresses of a comma- or space-separated list, or nil when one is not an IP address.
-    public static func proxyAddresses(_ list: String) -> Set<String>? {
+    package static func proxyAddresses(_ list: String) -> Set<String>? {
         let named = list.split(whereSeparator: { $0 == "," || $0 == " " })
         let addresses = named.compactMap { ForwardedClient.ipAddress(String($0)) }
         return addresses.count == named.count ? Set(addresses) : nil

@@ -4,20 +4,20 @@ import Synchronization
 /// Slows password guessing per account: after `freeFailures` failed logins within `window`,
 /// each further attempt must wait `baseDelay * 2^(failures - freeFailures)` (at most `maxDelay`)
 /// after the last failure. A success clears the account's record.
-public struct LoginThrottle: Sendable {
-    public var window: TimeInterval = 15 * 60
-    public var freeFailures = 5
-    public var baseDelay: TimeInterval = 1
-    public var maxDelay: TimeInterval = 5 * 60
+package struct LoginThrottle: Sendable {
+    package var window: TimeInterval = 15 * 60
+    package var freeFailures = 5
+    package var baseDelay: TimeInterval = 1
+    package var maxDelay: TimeInterval = 5 * 60
     /// Bounds memory under a spray of made-up usernames; the oldest records go first.
-    public var maxAccounts = 100_000
+    package var maxAccounts = 100_000
 
     private var failures: [String: [Date]] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Seconds until `username` may try again, or nil when it may try now.
-    public func retryAfter(_ username: String, now: Date) -> TimeInterval? {
+    package func retryAfter(_ username: String, now: Date) -> TimeInterval? {
         let recent = recentFailures(username, now: now)
         guard recent.count >= freeFailures, let last = recent.last else { return nil }
         let exponent = Double(recent.count - freeFailures)
@@ -29,13 +29,13 @@ public struct LoginThrottle: Sendable {
     /// Seconds to wait, or nil after counting this attempt as failed until `recordSuccess` says
     /// otherwise: checked and counted at once, so that twenty guesses sent together do not all
     /// pass the check before the first is known to have failed (they did: 24 of 60 were hashed).
-    public mutating func admit(_ username: String, now: Date) -> TimeInterval? {
+    package mutating func admit(_ username: String, now: Date) -> TimeInterval? {
         if let wait = retryAfter(username, now: now) { return wait }
         recordFailure(username, now: now)
         return nil
     }
 
-    public mutating func recordFailure(_ username: String, now: Date) {
+    package mutating func recordFailure(_ username: String, now: Date) {
         let key = username.lowercased()
         var recent = recentFailures(key, now: now)
         recent.append(now)
@@ -44,7 +44,7 @@ public struct LoginThrottle: Sendable {
         if failures.count > maxAccounts { evictOldest(now: now) }
     }
 
-    public mutating func recordSuccess(_ username: String) {
+    package mutating func recordSuccess(_ username: String) {
         failures[username.lowercased()] = nil
     }
 
@@ -61,20 +61,20 @@ public struct LoginThrottle: Sendable {
 }
 
 /// The throttle shared by concurrent requests.
-public final class SharedLoginThrottle: Sendable {
+package final class SharedLoginThrottle: Sendable {
     private let throttle: Mutex<LoginThrottle>
 
-    public init(_ throttle: LoginThrottle = LoginThrottle()) { self.throttle = Mutex(throttle) }
+    package init(_ throttle: LoginThrottle = LoginThrottle()) { self.throttle = Mutex(throttle) }
 
-    public func retryAfter(_ username: String, now: Date = Date()) -> TimeInterval? {
+    package func retryAfter(_ username: String, now: Date = Date()) -> TimeInterval? {
         throttle.withLock { $0.retryAfter(username, now: now) }
     }
 
-    public func admit(_ username: String, now: Date = Date()) -> TimeInterval? {
+    package func admit(_ username: String, now: Date = Date()) -> TimeInterval? {
         throttle.withLock { $0.admit(username, now: now) }
     }
 
-    public func recordSuccess(_ username: String) {
+    package func recordSuccess(_ username: String) {
         throttle.withLock { $0.recordSuccess(username) }
     }
 }

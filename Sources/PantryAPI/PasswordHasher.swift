@@ -4,23 +4,23 @@ import Foundation
 
 /// scrypt password hashes in the PHC string format `$scrypt$ln=15,r=8,p=1$<salt>$<hash>`
 /// (unpadded standard base64). Only this string ever leaves the API process, in `RegisterUser`.
-public struct PasswordHasher: Sendable {
-    public var logN: Int
-    public var blockSize: Int
-    public var parallelism: Int
-    public static let saltBytes = 16
-    public static let hashBytes = 32
-    public static let passwordLengths = 8...128
+package struct PasswordHasher: Sendable {
+    package var logN: Int
+    package var blockSize: Int
+    package var parallelism: Int
+    package static let saltBytes = 16
+    package static let hashBytes = 32
+    package static let passwordLengths = 8...128
     /// The costs `verify` accepts, so a hostile or corrupt hash cannot cost unbounded time or memory.
-    public static let logNRange = 10...20
+    package static let logNRange = 10...20
 
-    public init(logN: Int = 15, blockSize: Int = 8, parallelism: Int = 1) {
+    package init(logN: Int = 15, blockSize: Int = 8, parallelism: Int = 1) {
         self.logN = logN
         self.blockSize = blockSize
         self.parallelism = parallelism
     }
 
-    public func hash(_ password: String) throws -> String {
+    package func hash(_ password: String) throws -> String {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<Self.saltBytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let key = try Self.derive(password, salt: salt, logN: logN, blockSize: blockSize, parallelism: parallelism)
@@ -28,7 +28,7 @@ public struct PasswordHasher: Sendable {
     }
 
     /// False for a wrong password and for a string that is not a hash this hasher can check.
-    public func verify(_ password: String, against phc: String) -> Bool {
+    package func verify(_ password: String, against phc: String) -> Bool {
         let parts = phc.split(separator: "$", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "scrypt",
               let salt = PHCBase64.decode(parts[3]), let expected = PHCBase64.decode(parts[4]), !expected.isEmpty
@@ -69,12 +69,12 @@ extension PasswordHasher {
     private static let pool = PasswordHashingPool()
 
     /// Throws `PasswordHashingPool.Busy` at once when too many hashes already wait.
-    public func hash(_ password: String) async throws -> String {
+    package func hash(_ password: String) async throws -> String {
         try await Self.pool.run { try self.hash(password) }
     }
 
     /// Throws `PasswordHashingPool.Busy` at once when too many hashes already wait.
-    public func verify(_ password: String, against phc: String) async throws -> Bool {
+    package func verify(_ password: String, against phc: String) async throws -> Bool {
         try await Self.pool.run { self.verify(password, against: phc) }
     }
 }

@@ -5,15 +5,15 @@ import PantryJSON
 
 /// An RFC 9457 problem document (`application/problem+json`). Every error the API answers has
 /// this shape, so clients switch on `code` whatever went wrong.
-public struct Problem: HTTPResponseError, Sendable {
-    public static let typePrefix = "https://pantry.example/problems/"
+package struct Problem: HTTPResponseError, Sendable {
+    package static let typePrefix = "https://pantry.example/problems/"
 
-    public var status: HTTPResponse.Status
-    public var code: String
-    public var detail: String
-    public var headers: HTTPFields
+    package var status: HTTPResponse.Status
+    package var code: String
+    package var detail: String
+    package var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, code: String, detail: String, headers: HTTPFields = [:]) {
+    package init(_ status: HTTPResponse.Status, code: String, detail: String, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.detail = detail
@@ -21,14 +21,14 @@ public struct Problem: HTTPResponseError, Sendable {
     }
 
     /// The same for every problem of one code, as RFC 9457 asks of `title`.
-    public var title: String {
+    package var title: String {
         let words = String(code.map { $0 == "_" ? " " : $0 })
         return words.prefix(1).uppercased() + words.dropFirst()
     }
 
     /// Written directly, in the key order a sorted `JSONEncoder` gave: an encoder per problem cost
     /// a sixth of the API's CPU for a request it refuses, and a flood is answered with refusals.
-    public var document: Data {
+    package var document: Data {
         var json = JSONObjectWriter()
         json.field("code", code)
         json.field("detail", detail)
@@ -38,11 +38,11 @@ public struct Problem: HTTPResponseError, Sendable {
         return Data(json.finish())
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         response
     }
 
-    public var response: Response {
+    package var response: Response {
         var fields = headers
         fields[.contentType] = "application/problem+json"
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
@@ -51,11 +51,11 @@ public struct Problem: HTTPResponseError, Sendable {
 
 extension Problem {
     /// The core's refusal of a command, with the status a client expects for its code.
-    public init(_ rejection: Rejection) {
+    package init(_ rejection: Rejection) {
         self.init(Self.status(for: rejection.code), code: rejection.code.rawValue, detail: rejection.message)
     }
 
-    public static func status(for code: Rejection.Code) -> HTTPResponse.Status {
+    package static func status(for code: Rejection.Code) -> HTTPResponse.Status {
         switch code {
         case .malformedJSON, .invalidUTF8:
             .badRequest
@@ -77,7 +77,7 @@ extension Problem {
 
     /// Any error a handler or Hummingbird throws, as a problem. Unexpected errors keep their
     /// details out of the answer (they are logged by the caller).
-    public static func from(_ error: any Error) -> Problem {
+    package static func from(_ error: any Error) -> Problem {
         switch error {
         case let problem as Problem:
             return problem

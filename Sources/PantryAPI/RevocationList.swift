@@ -5,7 +5,7 @@ import Synchronization
 /// the log (`SessionRevoked`, followed by `AccountDirectory`), so a logout on one is honoured by
 /// all; a restart reads them back from the log. A token that has expired is refused by its
 /// signature check anyway, so its id is forgotten: the list holds only live tokens' ids.
-public final class RevocationList: Sendable {
+package final class RevocationList: Sendable {
     private struct State {
         var expiries: [String: Int64] = [:]
         /// The size at which expired ids are next swept out: doubling keeps the sweeps' cost per
@@ -15,10 +15,10 @@ public final class RevocationList: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// `now` and `expiresAt` in seconds since 1970.
-    public func revoke(_ tokenId: String, expiresAt: Int64, now: Int64 = Int64(Date().timeIntervalSince1970)) {
+    package func revoke(_ tokenId: String, expiresAt: Int64, now: Int64 = Int64(Date().timeIntervalSince1970)) {
         guard expiresAt > now else { return }
         state.withLock { state in
             state.expiries[tokenId] = expiresAt
@@ -28,7 +28,7 @@ public final class RevocationList: Sendable {
         }
     }
 
-    public func isRevoked(_ tokenId: String) -> Bool {
+    package func isRevoked(_ tokenId: String) -> Bool {
         state.withLock { $0.expiries[tokenId] != nil }
     }
 }

@@ -6,31 +6,31 @@ import Synchronization
 /// worker limits the upstream calls each client may cause. Memory is bounded: when `maxKeys`
 /// buckets exist, the full ones (idle clients) are dropped.
 /// `burst` requests at once, then `perSecond`.
-public struct RateLimit: Sendable, Equatable {
-    public var perSecond: Double
-    public var burst: Double
-    public init(perSecond: Double, burst: Double) { self.perSecond = perSecond; self.burst = burst }
+package struct RateLimit: Sendable, Equatable {
+    package var perSecond: Double
+    package var burst: Double
+    package init(perSecond: Double, burst: Double) { self.perSecond = perSecond; self.burst = burst }
 }
 
-public final class RateLimiter: Sendable {
-    public typealias Limit = RateLimit
+package final class RateLimiter: Sendable {
+    package typealias Limit = RateLimit
 
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
     }
 
-    public let limit: Limit
+    package let limit: Limit
     private let maxKeys: Int
     private let buckets = Mutex<[String: Bucket]>([:])
 
-    public init(_ limit: Limit, maxKeys: Int = 100_000) {
+    package init(_ limit: Limit, maxKeys: Int = 100_000) {
         self.limit = limit
         self.maxKeys = maxKeys
     }
 
     /// Nil when `key` may go now (a token is taken), else the seconds until it may.
-    public func retryAfter(_ key: String, now: ContinuousClock.Instant = .now) -> Double? {
+    package func retryAfter(_ key: String, now: ContinuousClock.Instant = .now) -> Double? {
         buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: limit.burst, updated: now)
             let elapsed = Double((now - bucket.updated).components.attoseconds) / 1e18 + Double((now - bucket.updated).components.seconds)

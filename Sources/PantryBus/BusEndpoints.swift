@@ -3,29 +3,29 @@ import Foundation
 /// Where the processes meet. By default `ipc://` sockets in the data directory; the executable
 /// sets any of them to `tcp://HOST:PORT` from its configuration (`PANTRY_CORE_COMMANDS`,
 /// `PANTRY_CORE_EVENTS`, `PANTRY_CORE_LOG`, `PANTRY_FETCH_ENDPOINT`, `PANTRY_<NAME>_QUERIES`, or flags).
-public struct BusEndpoints: Sendable, Equatable {
-    public var commands: String
-    public var events: String
+package struct BusEndpoints: Sendable, Equatable {
+    package var commands: String
+    package var events: String
     /// The log service's range reads (`LogServer`): what a worker or the API reads instead of the log's file.
-    public var log: String
+    package var log: String
     /// Where the fetch worker answers recipe requests.
-    public var fetch: String
+    package var fetch: String
     /// Where each projection worker answers queries: one endpoint, or several separated by spaces
     /// (one per worker host, asked round-robin).
-    public var queries: [String: String]
+    package var queries: [String: String]
     /// Messages the feed buffers per subscriber, on each side, before ZeroMQ drops them and the
     /// subscriber has to read the log (tests lower it to force drops). It bounds what a stuck
     /// subscriber costs the core: at most this many messages (about 0.5 KB each, so about 10 MB),
     /// against 100,000 (50 MB each) before; a live worker that falls this far behind (0.4 s of the
     /// core's peak rate) reads the rest from the log, as after any gap.
-    public var feedHighWaterMark = Self.defaultFeedHighWaterMark
-    public static let defaultFeedHighWaterMark = 20_000
+    package var feedHighWaterMark = Self.defaultFeedHighWaterMark
+    package static let defaultFeedHighWaterMark = 20_000
 
     /// The projection workers, by the name their queries are addressed to.
-    public static let workers = ["leaderboard", "carts", "favourites", "groceries", "experiences"]
+    package static let workers = ["leaderboard", "carts", "favourites", "groceries", "experiences"]
 
     /// Every endpoint an `ipc://` socket in `dataDirectory`.
-    public init(dataDirectory: URL) {
+    package init(dataDirectory: URL) {
         func socket(_ name: String) -> String { "ipc://\(dataDirectory.appendingPathComponent("\(name).sock").path)" }
         commands = socket("core-commands")
         events = socket("core-events")
@@ -35,7 +35,7 @@ public struct BusEndpoints: Sendable, Equatable {
     }
 
     /// Where `worker`'s queries go (a worker binds its own one).
-    public func queries(of worker: String) -> String {
+    package func queries(of worker: String) -> String {
         guard let endpoints = queries[worker] else { preconditionFailure("no worker named \(worker)") }
         return endpoints
     }

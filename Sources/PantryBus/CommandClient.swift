@@ -5,16 +5,16 @@ import ZeroMQ
 
 /// Sends commands to the core over a DEALER socket. Requests may be pipelined: the core answers a
 /// connection's requests in the order it received them. One client per thread, like its socket.
-public final class CommandClient {
-    public struct Timeout: Error, CustomStringConvertible {
-        public var endpoint: String
-        public var description: String { "the core at \(endpoint) did not answer in time" }
+package final class CommandClient {
+    package struct Timeout: Error, CustomStringConvertible {
+        package var endpoint: String
+        package var description: String { "the core at \(endpoint) did not answer in time" }
     }
 
     private let socket: ZMQSocket
     private let endpoint: String
 
-    public init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(10)) throws {
+    package init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(10)) throws {
         socket = try ZMQSocket(context: context, type: .dealer)
         try socket.setReceiveTimeout(milliseconds: Int(timeout / .milliseconds(1)))
         // Pipelined requests and their answers are bounded by the caller's window, not by ZeroMQ.
@@ -25,7 +25,7 @@ public final class CommandClient {
     }
 
     /// Sends raw command documents and returns the raw outcome documents, in the same order.
-    public func submit(documents: [Data]) throws -> [Data] {
+    package func submit(documents: [Data]) throws -> [Data] {
         for document in documents { try socket.send([document]) }
         return try documents.map { _ in
             guard let frames = try socket.receive(), let body = frames.last else { throw Timeout(endpoint: endpoint) }
@@ -33,11 +33,11 @@ public final class CommandClient {
         }
     }
 
-    public func submit(_ envelopes: [CommandEnvelope]) throws -> [CommandOutcome] {
+    package func submit(_ envelopes: [CommandEnvelope]) throws -> [CommandOutcome] {
         try submit(documents: envelopes.map(CommandCoding.encode)).map(CommandOutcome.init(json:))
     }
 
-    public func submit(_ envelope: CommandEnvelope) throws -> CommandOutcome {
+    package func submit(_ envelope: CommandEnvelope) throws -> CommandOutcome {
         try submit([envelope])[0]
     }
 }

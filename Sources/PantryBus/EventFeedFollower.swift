@@ -14,26 +14,26 @@ import PantryWire
 /// jump can no longer tell them from lost messages: every jump is read from the log, filtered by
 /// `types`, which returns exactly what was lost (usually nothing). A follower without `types`
 /// receives every event, and every jump is a loss.
-public final class EventFeedFollower {
-    public let socket: ZMQSocket
+package final class EventFeedFollower {
+    package let socket: ZMQSocket
     private let log: any EventLogReader
     private let logger: Logger
     /// The position up to which everything the consumer reads has been handed back.
-    public private(set) var position: Int64
+    package private(set) var position: Int64
     /// The newest head the core announced.
-    public private(set) var announcedHead: Int64 = 0
-    public private(set) var eventsReadFromLog = 0
+    package private(set) var announcedHead: Int64 = 0
+    package private(set) var eventsReadFromLog = 0
     /// Events that were lost on the feed (a slow consumer, a full buffer) and read from the log.
-    public private(set) var gapsHealed = 0
+    package private(set) var gapsHealed = 0
 
     /// The event types the consumer reads; nil for all.
     private let types: Set<String>?
 
     /// An event handed back: its payload is decoded when it came off the feed; nil when it came
     /// from the log.
-    public typealias Delivery = (recorded: RecordedEvent, event: Event?)
+    package typealias Delivery = (recorded: RecordedEvent, event: Event?)
 
-    public init(context: ZMQContext, endpoint: String, log: any EventLogReader, after checkpoint: Int64,
+    package init(context: ZMQContext, endpoint: String, log: any EventLogReader, after checkpoint: Int64,
                 types: Set<String>? = nil, highWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, logger: Logger) throws {
         self.types = types
         socket = try ZMQSocket(context: context, type: .sub)
@@ -52,7 +52,7 @@ public final class EventFeedFollower {
     /// The next `limit` positions of the log (fewer at its head), for the start or a late
     /// consumer: the events among them of the consumer's types. An empty answer does not mean the
     /// log is read to its end; compare `position` with the log's head.
-    public func readLog(limit: Int = 10_000) throws -> [Delivery] {
+    package func readLog(limit: Int = 10_000) throws -> [Delivery] {
         let events = try logEvents(through: min(position + Int64(limit), try log.headPosition()))
         eventsReadFromLog += events.count
         return events.map { ($0, nil) }
@@ -75,23 +75,23 @@ public final class EventFeedFollower {
     }
 
     /// Starts over after `position` (when the consumer could not apply what it was handed).
-    public func rewind(to position: Int64) {
+    package func rewind(to position: Int64) {
         self.position = position
     }
 
     /// A head learnt elsewhere (read from the log): the next `drain` reads up to it from the log
     /// rather than wait for the heartbeat that would announce it.
-    public func learnHead(_ head: Int64) {
+    package func learnHead(_ head: Int64) {
         announcedHead = max(announcedHead, head)
     }
 
     /// Whether the core has announced events this follower has not handed back yet.
-    public var isBehind: Bool { announcedHead > position }
+    package var isBehind: Bool { announcedHead > position }
 
     /// Takes every message waiting on the feed without blocking and returns the next events in
     /// order, filling any gap from the log. Malformed messages are logged and skipped: the next
     /// heartbeat or event reveals what they carried, and the log supplies it.
-    public func drain(limit: Int = 10_000) throws -> [Delivery] {
+    package func drain(limit: Int = 10_000) throws -> [Delivery] {
         var received: [Delivery] = []
         var jumped = false
         while received.count < limit, let frames = try socket.receive(dontWait: true) {

@@ -2,7 +2,7 @@ import PantryDomain
 import PantryLog
 
 /// How a process that follows the log reads it. The executable chooses; the libraries only read.
-public enum LogAccess: Sendable {
+package enum LogAccess: Sendable {
     /// The log itself (the SQLite file on the core's host, or PostgreSQL), so gaps are repaired even
     /// while the core restarts. `open` gives nil while the core has not made the log yet; `vault`
     /// opens the sealed personal fields.

@@ -12,10 +12,10 @@ import PantryWire
 /// A read that gets no answer within `timeout` throws `Unavailable` (the core is down or
 /// restarting); the caller keeps what it has and asks again later. The next read goes out on a
 /// new socket, so a late answer to the old one cannot be taken for its own.
-public final class RemoteEventStore: EventLogReader {
-    public struct Unavailable: Error, CustomStringConvertible {
-        public var endpoint: String
-        public var description: String { "the core's log service at \(endpoint) did not answer" }
+package final class RemoteEventStore: EventLogReader {
+    package struct Unavailable: Error, CustomStringConvertible {
+        package var endpoint: String
+        package var description: String { "the core's log service at \(endpoint) did not answer" }
     }
 
     private let context: ZMQContext
@@ -23,7 +23,7 @@ public final class RemoteEventStore: EventLogReader {
     private let timeout: Duration
     private let client: Mutex<RequestClient?> = Mutex(nil)
 
-    public init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(3)) {
+    package init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(3)) {
         self.context = context
         self.endpoint = endpoint
         self.timeout = timeout
@@ -49,7 +49,7 @@ public final class RemoteEventStore: EventLogReader {
         }
     }
 
-    public func read(after position: Int64, limit: Int) throws -> [RecordedEvent] {
+    package func read(after position: Int64, limit: Int) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
         var after = position
         while events.count < limit {
@@ -61,7 +61,7 @@ public final class RemoteEventStore: EventLogReader {
         return events
     }
 
-    public func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent] {
+    package func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent] {
         guard last > position, !types.isEmpty else { return [] }
         var events: [RecordedEvent] = []
         var after = position
@@ -75,7 +75,7 @@ public final class RemoteEventStore: EventLogReader {
         return events
     }
 
-    public func read(positions: [Int64]) throws -> [RecordedEvent] {
+    package func read(positions: [Int64]) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
         var left = positions.sorted()
         while !left.isEmpty {
@@ -86,7 +86,7 @@ public final class RemoteEventStore: EventLogReader {
         return events
     }
 
-    public func headPosition() throws -> Int64 {
+    package func headPosition() throws -> Int64 {
         try ask(.head).answer.head
     }
 

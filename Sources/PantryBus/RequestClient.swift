@@ -3,12 +3,12 @@ import ZeroMQ
 
 /// Asks a worker (a projection worker, the fetch worker) over its ROUTER socket (`schemas/zeromq.md`).
 /// One client per thread, like its socket.
-public final class RequestClient {
-    public enum Failure: Error, CustomStringConvertible {
+package final class RequestClient {
+    package enum Failure: Error, CustomStringConvertible {
         case timeout(endpoint: String)
         case refused(code: String, message: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .timeout(let endpoint): "the worker at \(endpoint) did not answer in time"
             case .refused(let code, let message): "\(code): \(message)"
@@ -19,7 +19,7 @@ public final class RequestClient {
     private let socket: ZMQSocket
     private let endpoint: String
 
-    public init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(15)) throws {
+    package init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(15)) throws {
         socket = try ZMQSocket(context: context, type: .dealer)
         try socket.setReceiveTimeout(milliseconds: Int(timeout / .milliseconds(1)))
         try socket.connect(endpoint)
@@ -27,14 +27,14 @@ public final class RequestClient {
     }
 
     /// Sends one request document and returns the reply document as it came.
-    public func send(_ request: Data) throws -> Data {
+    package func send(_ request: Data) throws -> Data {
         guard let reply = try exchange(request).last else { throw Failure.timeout(endpoint: endpoint) }
         return reply
     }
 
     /// Sends one request document and returns every frame of the reply (the log service's
     /// answers are a header and one frame per event).
-    public func exchange(_ request: Data) throws -> [Data] {
+    package func exchange(_ request: Data) throws -> [Data] {
         try socket.send([request])
         guard let frames = try socket.receive() else { throw Failure.timeout(endpoint: endpoint) }
         return frames
@@ -42,7 +42,7 @@ public final class RequestClient {
 
     /// A query by name with its parameters; waits until the worker has applied `after`. Returns the
     /// reply's `result`, or throws the worker's refusal.
-    public func query(_ parameters: [String: Any], after: Int64? = nil) throws -> Any {
+    package func query(_ parameters: [String: Any], after: Int64? = nil) throws -> Any {
         var request = parameters
         if let after { request["after"] = after }
         let reply = try JSONSerialization.jsonObject(with: send(try JSONSerialization.data(withJSONObject: request)))

@@ -14,9 +14,9 @@ import ZeroMQ
 /// host). Requests then go round-robin to those connected, and only to them, so a worker host that
 /// is down costs its requests in flight, not every later one; with none connected a request fails
 /// at once rather than waiting out its timeout.
-public final class RequestConnection: Sendable {
-    public struct Unavailable: Error, CustomStringConvertible {
-        public var description: String
+package final class RequestConnection: Sendable {
+    package struct Unavailable: Error, CustomStringConvertible {
+        package var description: String
     }
 
     private let endpoint: String
@@ -25,7 +25,7 @@ public final class RequestConnection: Sendable {
     private let nextId = Atomic<UInt64>(1)
 
     /// Starts the socket thread. `timeout` bounds every request.
-    public init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(5), logger: Logger) throws {
+    package init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(5), logger: Logger) throws {
         self.endpoint = endpoint
         self.timeout = timeout
         var ends: [Int32] = [0, 0]
@@ -72,7 +72,7 @@ public final class RequestConnection: Sendable {
 
     /// Sends one request document and returns the peer's answer document, failing after
     /// `timeout` (the connection's own by default).
-    public func send(_ request: Data, timeout: Duration? = nil) async throws -> Data {
+    package func send(_ request: Data, timeout: Duration? = nil) async throws -> Data {
         let id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
         let deadline = ContinuousClock.now + (timeout ?? self.timeout)
         return try await withCheckedThrowingContinuation { continuation in

@@ -8,12 +8,12 @@ import PantryLog
 
 /// The single writer: decides batches of commands against the state and appends every accepted
 /// event of a batch in one transaction (group commit). Not thread-safe: one thread owns it.
-public final class CommandProcessor {
-    public let store: any EventStore
+package final class CommandProcessor {
+    package let store: any EventStore
     /// Seals personal fields; the keys of deleted users are destroyed here, after the deletion is logged.
-    public let keys: UserKeyStore
-    public private(set) var state = PantryState()
-    public private(set) var head: Int64 = 0
+    package let keys: UserKeyStore
+    package private(set) var state = PantryState()
+    package private(set) var head: Int64 = 0
     private var streamVersions: [String: Int64] = [:]
     /// Per user, the positions of the events that hold the account: what a snapshot keeps instead
     /// of the account itself.
@@ -22,7 +22,7 @@ public final class CommandProcessor {
     private let snapshotEvery: Int64
     private var lastSnapshot: Int64 = 0
     /// The position of the snapshot the last load started from; 0 when it folded the whole log.
-    public private(set) var loadedFromSnapshot: Int64 = 0
+    package private(set) var loadedFromSnapshot: Int64 = 0
     /// Set when the state could not be rebuilt after a failed append: nothing is decided until it is.
     private var needsReload = false
     /// Which ids the idempotency record may hold: only those are looked up.
@@ -32,7 +32,7 @@ public final class CommandProcessor {
     /// With `snapshotPath`, the state is also kept in a snapshot there, written in the background
     /// every `snapshotEvery` events, and a start folds only the log after it. The accepted command
     /// ids are kept in a filter of at most `commandIdFilterBytes` (see `AcceptedCommandFilter`).
-    public init(store: any EventStore, keys: UserKeyStore, snapshotPath: String? = nil, snapshotEvery: Int64 = 100_000,
+    package init(store: any EventStore, keys: UserKeyStore, snapshotPath: String? = nil, snapshotEvery: Int64 = 100_000,
                 commandIdFilterBytes: Int = 64 << 20, logger: Logger = Logger(label: "pantry.core")) throws {
         self.store = store
         self.keys = keys
@@ -46,12 +46,12 @@ public final class CommandProcessor {
     }
 
     /// Waits until the command ids logged before the start are in the filter (tests and benchmarks).
-    public func waitForCommandIds() {
+    package func waitForCommandIds() {
         acceptedIds.waitForReading()
     }
 
     /// Memory the command-id filter holds now.
-    public var commandIdFilterBytes: Int { acceptedIds.bytes }
+    package var commandIdFilterBytes: Int { acceptedIds.bytes }
 
     /// The snapshot (if it belongs to this log) and the log after it, or else the whole log,
     /// folded into memory. Called at start and after a failed append, because the failed batch's
@@ -142,25 +142,25 @@ public final class CommandProcessor {
     }
 
     /// Waits until a snapshot being written is on disk.
-    public func waitForSnapshot() {
+    package func waitForSnapshot() {
         snapshots?.waitForWrites()
     }
 
     /// What one batch came to: an outcome per command, and the events it appended, in log order.
-    public struct BatchResult: Sendable {
-        public var outcomes: [CommandOutcome]
-        public var appended: [RecordedEvent]
+    package struct BatchResult: Sendable {
+        package var outcomes: [CommandOutcome]
+        package var appended: [RecordedEvent]
     }
 
     /// Decides `batch` in order and commits all accepted events in one transaction. A rejected
     /// command does not affect the others; a failed commit fails every command that would have written.
-    public func process(_ batch: [CommandEnvelope], now: Date = Date()) -> [CommandOutcome] {
+    package func process(_ batch: [CommandEnvelope], now: Date = Date()) -> [CommandOutcome] {
         processRecording(batch, now: now).outcomes
     }
 
     /// `process`, also handing back the appended events so they can be published without
     /// reading them back from the log.
-    public func processRecording(_ batch: [CommandEnvelope], now: Date = Date()) -> BatchResult {
+    package func processRecording(_ batch: [CommandEnvelope], now: Date = Date()) -> BatchResult {
         if needsReload {
             reloadAfterFailure()
             if needsReload {
@@ -313,7 +313,7 @@ public final class CommandProcessor {
     }
 
     /// The positions of an accepted command, if this id was accepted before.
-    public func positions(of commandId: CommandID) throws -> ClosedRange<Int64>? {
+    package func positions(of commandId: CommandID) throws -> ClosedRange<Int64>? {
         try store.acceptedCommands([commandId])[commandId]?.positions
     }
 }

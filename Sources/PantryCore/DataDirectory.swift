@@ -7,10 +7,10 @@ import Foundation
 /// the umask the process started with (022 left the log 0644). Opening a data directory sets the
 /// process's umask to 077 and the directory's mode to 0700, and takes group and other access
 /// away from files an earlier version created.
-public struct DataDirectory: Sendable {
-    public let url: URL
+package struct DataDirectory: Sendable {
+    package let url: URL
 
-    public init(_ path: String) throws {
+    package init(_ path: String) throws {
         url = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
         umask(0o077)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -30,16 +30,16 @@ public struct DataDirectory: Sendable {
         }
     }
 
-    public var eventLog: String { url.appendingPathComponent("events.sqlite").path }
+    package var eventLog: String { url.appendingPathComponent("events.sqlite").path }
     /// The users' keys (`UserKeyStore`): written by the core, read by every process that decodes accounts.
-    public var userKeys: String { url.appendingPathComponent("user-keys.sqlite").path }
+    package var userKeys: String { url.appendingPathComponent("user-keys.sqlite").path }
     /// The core's state at a position (`CoreSnapshot`): rebuilt from the log when missing or stale.
-    public var coreSnapshot: String { url.appendingPathComponent("core.snapshot").path }
-    public var writerLock: String { url.appendingPathComponent("events.lock").path }
+    package var coreSnapshot: String { url.appendingPathComponent("core.snapshot").path }
+    package var writerLock: String { url.appendingPathComponent("events.lock").path }
     /// The projection files, one per worker.
-    public var projections: URL { url.appendingPathComponent("projections", isDirectory: true) }
+    package var projections: URL { url.appendingPathComponent("projections", isDirectory: true) }
     /// Held by the running worker of a projection, so a replay never swaps a file in under it.
-    public func workerLock(_ projection: String) -> String {
+    package func workerLock(_ projection: String) -> String {
         projections.appendingPathComponent("\(projection).lock").path
     }
 }

@@ -3,20 +3,20 @@ import PantryJSON
 
 /// The JSON wire form of a command, as described by `schemas/commands/*.json`:
 /// `{"commandId": "...", "type": "UseOwnedIngredient", "data": {...}, "correlationId"?: "...", "causationId"?: "..."}`.
-public enum CommandCoding {
+package enum CommandCoding {
     /// Larger documents are refused before parsing; no legitimate command comes near it.
-    public static let maxDocumentBytes = 64 * 1024
+    package static let maxDocumentBytes = 64 * 1024
 
     /// A command that could not be read. `commandId` is set when the document got that far.
-    public struct DecodingFailure: Error, Sendable, Equatable {
-        public var commandId: CommandID?
-        public var rejection: Rejection
+    package struct DecodingFailure: Error, Sendable, Equatable {
+        package var commandId: CommandID?
+        package var rejection: Rejection
     }
 
     /// Reads a command with `JSONObjectReader` rather than `JSONDecoder`: the core decodes every
     /// command it serves, and `JSONDecoder` was half of what the core spent per command. The
     /// rules are the JSON Schemas': every field known, every required field present and of its type.
-    public static func decode(_ bytes: some Collection<UInt8>) -> Result<CommandEnvelope, DecodingFailure> {
+    package static func decode(_ bytes: some Collection<UInt8>) -> Result<CommandEnvelope, DecodingFailure> {
         guard bytes.count <= maxDocumentBytes else {
             return .failure(DecodingFailure(rejection: Rejection(.tooLarge, "a command must be at most \(maxDocumentBytes) bytes")))
         }
@@ -41,7 +41,7 @@ public enum CommandCoding {
 
     /// The wire form, written by hand like the events: the API and the clients encode every
     /// command they send.
-    public static func encode(_ envelope: CommandEnvelope) -> Data {
+    package static func encode(_ envelope: CommandEnvelope) -> Data {
         var document = JSONObjectWriter()
         document.field("commandId", envelope.commandId)
         document.field("type", envelope.command.typeName)
@@ -55,7 +55,7 @@ public enum CommandCoding {
     /// the adapter adds (a retry may or may not carry them). The core keeps it with each accepted
     /// command id, so the same id sent again with another command is refused, not answered with
     /// the first command's outcome.
-    public static func fingerprint(_ command: Command) -> UInt64 {
+    package static func fingerprint(_ command: Command) -> UInt64 {
         var hash = StableHash()
         hash.combine(command.typeName.utf8)
         hash.combine(data(of: command, withFacts: false))

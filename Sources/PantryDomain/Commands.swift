@@ -1,5 +1,5 @@
 /// What a user asks for. Each case is validated and decided into events or a rejection.
-public enum Command: Sendable, Equatable {
+package enum Command: Sendable, Equatable {
     case registerUser(RegisterUser)
     case saveRecipe(SaveRecipe)
     case removeSavedRecipe(RemoveSavedRecipe)
@@ -15,7 +15,7 @@ public enum Command: Sendable, Equatable {
     case revokeSession(RevokeSession)
 
     /// The wire name, also the name of the command's JSON Schema file.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .registerUser: "RegisterUser"
         case .saveRecipe: "SaveRecipe"
@@ -34,7 +34,7 @@ public enum Command: Sendable, Equatable {
     }
 
     /// The user the command acts for; every command names one.
-    public var userId: UserID {
+    package var userId: UserID {
         switch self {
         case .registerUser(let c): c.userId
         case .saveRecipe(let c): c.userId
@@ -60,88 +60,88 @@ protocol CommandPayload {
 }
 
 /// Creates an account. The password is hashed by the adapter; only the hash ever reaches the log.
-public struct RegisterUser: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var username: String
-    public var email: String
-    public var passwordHash: String
+package struct RegisterUser: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var username: String
+    package var email: String
+    package var passwordHash: String
     enum Fields: String, CaseIterable { case userId, username, email, passwordHash }
-    public init(userId: UserID, username: String, email: String, passwordHash: String) {
+    package init(userId: UserID, username: String, email: String, passwordHash: String) {
         self.userId = userId; self.username = username; self.email = email; self.passwordHash = passwordHash
     }
 }
 
 /// Saves a favourite. Title and image come from the recipe (`recipe`, or the facts the log already
 /// holds), never from the client.
-public struct SaveRecipe: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var recipeId: RecipeID
-    public var recipe: RecipeFacts?
+package struct SaveRecipe: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var recipeId: RecipeID
+    package var recipe: RecipeFacts?
     enum Fields: String, CaseIterable { case userId, recipeId, recipe }
-    public init(userId: UserID, recipeId: RecipeID, recipe: RecipeFacts? = nil) {
+    package init(userId: UserID, recipeId: RecipeID, recipe: RecipeFacts? = nil) {
         self.userId = userId; self.recipeId = recipeId; self.recipe = recipe
     }
 }
 
-public struct RemoveSavedRecipe: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var recipeId: RecipeID
+package struct RemoveSavedRecipe: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var recipeId: RecipeID
     enum Fields: String, CaseIterable { case userId, recipeId }
-    public init(userId: UserID, recipeId: RecipeID) { self.userId = userId; self.recipeId = recipeId }
+    package init(userId: UserID, recipeId: RecipeID) { self.userId = userId; self.recipeId = recipeId }
 }
 
 /// Adds an ingredient from a recipe (with `recipeId`) or by hand; the same ingredient merges.
-public struct AddGrocery: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var ingredient: String
-    public var amount: Double?
-    public var unit: String?
-    public var recipeId: RecipeID?
+package struct AddGrocery: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var ingredient: String
+    package var amount: Double?
+    package var unit: String?
+    package var recipeId: RecipeID?
     enum Fields: String, CaseIterable { case userId, ingredient, amount, unit, recipeId }
-    public init(userId: UserID, ingredient: String, amount: Double? = nil, unit: String? = nil, recipeId: RecipeID? = nil) {
+    package init(userId: UserID, ingredient: String, amount: Double? = nil, unit: String? = nil, recipeId: RecipeID? = nil) {
         self.userId = userId; self.ingredient = ingredient; self.amount = amount; self.unit = unit; self.recipeId = recipeId
     }
 }
 
-public struct CheckGrocery: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var ingredient: String
-    public var checked: Bool
+package struct CheckGrocery: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var ingredient: String
+    package var checked: Bool
     enum Fields: String, CaseIterable { case userId, ingredient, checked }
-    public init(userId: UserID, ingredient: String, checked: Bool) {
+    package init(userId: UserID, ingredient: String, checked: Bool) {
         self.userId = userId; self.ingredient = ingredient; self.checked = checked
     }
 }
 
-public struct RemoveGrocery: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var ingredient: String
+package struct RemoveGrocery: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var ingredient: String
     enum Fields: String, CaseIterable { case userId, ingredient }
-    public init(userId: UserID, ingredient: String) { self.userId = userId; self.ingredient = ingredient }
+    package init(userId: UserID, ingredient: String) { self.userId = userId; self.ingredient = ingredient }
 }
 
 /// "I already have this at home": one point per (user, recipe, ingredient), ever, and only for an
 /// ingredient of the recipe. `recipe` carries the recipe's facts when the log does not hold them yet.
-public struct UseOwnedIngredient: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var recipeId: RecipeID
-    public var ingredient: String
-    public var recipe: RecipeFacts?
+package struct UseOwnedIngredient: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var recipeId: RecipeID
+    package var ingredient: String
+    package var recipe: RecipeFacts?
     enum Fields: String, CaseIterable { case userId, recipeId, ingredient, recipe }
-    public init(userId: UserID, recipeId: RecipeID, ingredient: String, recipe: RecipeFacts? = nil) {
+    package init(userId: UserID, recipeId: RecipeID, ingredient: String, recipe: RecipeFacts? = nil) {
         self.userId = userId; self.recipeId = recipeId; self.ingredient = ingredient; self.recipe = recipe
     }
 }
 
 /// The cart stepper: `delta` is +n or -n; the count per recipe stays within 0...99. The line's
 /// title and image are the recipe's.
-public struct AdjustCart: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var recipeId: RecipeID
-    public var delta: Int
-    public var recipe: RecipeFacts?
+package struct AdjustCart: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var recipeId: RecipeID
+    package var delta: Int
+    package var recipe: RecipeFacts?
     enum Fields: String, CaseIterable { case userId, recipeId, delta, recipe }
-    public init(userId: UserID, recipeId: RecipeID, delta: Int, recipe: RecipeFacts? = nil) {
+    package init(userId: UserID, recipeId: RecipeID, delta: Int, recipe: RecipeFacts? = nil) {
         self.userId = userId; self.recipeId = recipeId; self.delta = delta; self.recipe = recipe
     }
 }
@@ -149,51 +149,51 @@ public struct AdjustCart: Sendable, Equatable, CommandPayload {
 /// Seed 002's "start recipe": a countdown of `minutes` (1-1440) for a recipe in the cart, from the
 /// moment the event is recorded. Starting again restarts it. The adapter fills `minutes` from the
 /// recipe's ready time when the user gives none.
-public struct StartCooking: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var recipeId: RecipeID
-    public var minutes: Int
+package struct StartCooking: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var recipeId: RecipeID
+    package var minutes: Int
     enum Fields: String, CaseIterable { case userId, recipeId, minutes }
-    public init(userId: UserID, recipeId: RecipeID, minutes: Int) {
+    package init(userId: UserID, recipeId: RecipeID, minutes: Int) {
         self.userId = userId; self.recipeId = recipeId; self.minutes = minutes
     }
 }
 
 /// A tip or review on a recipe.
-public struct WriteExperience: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var recipeId: RecipeID
-    public var text: String
+package struct WriteExperience: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var recipeId: RecipeID
+    package var text: String
     enum Fields: String, CaseIterable { case userId, recipeId, text }
-    public init(userId: UserID, recipeId: RecipeID, text: String) {
+    package init(userId: UserID, recipeId: RecipeID, text: String) {
         self.userId = userId; self.recipeId = recipeId; self.text = text
     }
 }
 
 /// A new password, hashed by the adapter like the first one.
-public struct ChangePassword: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var passwordHash: String
+package struct ChangePassword: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var passwordHash: String
     enum Fields: String, CaseIterable { case userId, passwordHash }
-    public init(userId: UserID, passwordHash: String) { self.userId = userId; self.passwordHash = passwordHash }
+    package init(userId: UserID, passwordHash: String) { self.userId = userId; self.passwordHash = passwordHash }
 }
 
 /// Closes the account for good. The adapter checks the password first; the core then destroys the
 /// user's key, which leaves the personal fields in the log unreadable.
-public struct DeleteUser: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
+package struct DeleteUser: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
     enum Fields: String, CaseIterable { case userId }
-    public init(userId: UserID) { self.userId = userId }
+    package init(userId: UserID) { self.userId = userId }
 }
 
 /// Logs a session out: its token is refused by every API process from then until it expires.
 /// The API sends it with the token's own id and expiry (seconds since 1970).
-public struct RevokeSession: Sendable, Equatable, CommandPayload {
-    public var userId: UserID
-    public var tokenId: String
-    public var expiresAt: Int64
+package struct RevokeSession: Sendable, Equatable, CommandPayload {
+    package var userId: UserID
+    package var tokenId: String
+    package var expiresAt: Int64
     enum Fields: String, CaseIterable { case userId, tokenId, expiresAt }
-    public init(userId: UserID, tokenId: String, expiresAt: Int64) {
+    package init(userId: UserID, tokenId: String, expiresAt: Int64) {
         self.userId = userId; self.tokenId = tokenId; self.expiresAt = expiresAt
     }
 }

@@ -1,13 +1,13 @@
 /// The rules: `decide` turns a command into events or a rejection against the current state;
 /// `evolve` folds an event into the state. Pure functions: no I/O, no clock, no randomness.
-public enum Decider {
-    public static let maxCartCount = 99
+package enum Decider {
+    package static let maxCartCount = 99
 
-    public static func evolve(_ state: inout PantryState, _ event: Event) {
+    package static func evolve(_ state: inout PantryState, _ event: Event) {
         state.apply(event)
     }
 
-    public static func evolve(_ state: PantryState, _ events: some Sequence<Event>) -> PantryState {
+    package static func evolve(_ state: PantryState, _ events: some Sequence<Event>) -> PantryState {
         var state = state
         for event in events { state.apply(event) }
         return state
@@ -15,7 +15,7 @@ public enum Decider {
 
     /// `commandId` becomes the id of what the command creates (an experience), which keeps ids
     /// deterministic and retries harmless.
-    public static func decide(_ envelope: CommandEnvelope, state: PantryState) -> Result<[Event], Rejection> {
+    package static func decide(_ envelope: CommandEnvelope, state: PantryState) -> Result<[Event], Rejection> {
         do throws(Rejection) {
             _ = try Validate.commandId(envelope.commandId)
             return .success(try events(for: envelope, state: state))
@@ -157,7 +157,7 @@ public enum Decider {
 
     /// An experience's public id: derived from the command id, so a retry names the same
     /// experience, but opaque, so it does not publish the author's idempotency key.
-    public static func experienceId(_ commandId: CommandID) -> String {
+    package static func experienceId(_ commandId: CommandID) -> String {
         "e-" + StableHash.hex(StableHash.of(commandId.utf8))
     }
 

@@ -4,20 +4,20 @@ import PantryJSON
 /// Seals and opens the personal fields of events (username, email, password hash) with a key per
 /// user that is kept outside the log. Destroying a user's key leaves those fields unreadable in the
 /// log itself: the log is never rewritten, yet a closed account's details are gone.
-public protocol PersonalDataVault {
+package protocol PersonalDataVault {
     func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String
     /// Nil when the user's key has been destroyed.
     func open(_ sealed: String, for userId: UserID) throws -> [UInt8]?
 }
 
 /// The JSON form of event payloads (`schemas/events/*.json`) and the upcasting of old versions.
-public enum EventCoding {
+package enum EventCoding {
     /// The highest version of any type. Readers accept every version of a type up to its own.
-    public static let currentSchemaVersion = 2
+    package static let currentSchemaVersion = 2
 
     /// The version written today for each type: 2 for the two whose personal fields moved under
     /// a seal (`UserRegistered`) or out of the event (`ExperienceWritten`), 1 for the rest.
-    public static func schemaVersion(of type: String) -> Int {
+    package static func schemaVersion(of type: String) -> Int {
         switch type {
         case "UserRegistered", "ExperienceWritten": 2
         default: 1
@@ -25,14 +25,14 @@ public enum EventCoding {
     }
 
     /// Types whose payload holds sealed personal fields: only a reader with the vault decodes them.
-    public static let sealedTypes: Set<String> = ["UserRegistered", "PasswordChanged"]
+    package static let sealedTypes: Set<String> = ["UserRegistered", "PasswordChanged"]
 
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownType(String)
         case unsupportedSchemaVersion(type: String, version: Int)
         case invalidPayload(type: String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unknownType(let type): "unknown event type '\(type)'"
             case .unsupportedSchemaVersion(let type, let version): "\(type) version \(version) is newer than this reader"
@@ -41,7 +41,7 @@ public enum EventCoding {
         }
     }
 
-    public static func typeName(of event: Event) -> String {
+    package static func typeName(of event: Event) -> String {
         switch event {
         case .userRegistered: "UserRegistered"
         case .recipeSaved: "RecipeSaved"
@@ -60,14 +60,14 @@ public enum EventCoding {
         }
     }
 
-    public static let typeNames = [
+    package static let typeNames = [
         "UserRegistered", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded", "GroceryChecked",
         "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten", "RecipeRecorded", "PasswordChanged",
         "UserDeleted", "CookingStarted", "SessionRevoked",
     ]
 
     /// The payload at the type's current version; personal fields go through `vault`.
-    public static func encode(_ event: Event, vault: some PersonalDataVault) throws -> Data {
+    package static func encode(_ event: Event, vault: some PersonalDataVault) throws -> Data {
         var w = JSONObjectWriter()
         switch event {
         case .userRegistered(let e):
@@ -115,7 +115,7 @@ public enum EventCoding {
         return Data(w.finish())
     }
 
-    public static func decode(type: String, schemaVersion: Int, data: Data,
+    package static func decode(type: String, schemaVersion: Int, data: Data,
                               vault: (any PersonalDataVault)?) throws(Failure) -> Event {
         try checkVersion(type: type, schemaVersion)
         do {
@@ -132,7 +132,7 @@ public enum EventCoding {
     /// The payload with its sealed personal fields opened by `vault`, for readers that hold no
     /// keys (the log service's answers): `sealed` becomes `opened`, the plaintext object, or
     /// `null` when the user's key is destroyed. Other payloads come back as they are.
-    public static func opened(type: String, data: Data, vault: any PersonalDataVault) throws -> Data {
+    package static func opened(type: String, data: Data, vault: any PersonalDataVault) throws -> Data {
         guard sealedTypes.contains(type) else { return data }
         return try data.withUnsafeBytes { bytes in
             try JSONObjectReader.read(bytes) { json in
@@ -146,7 +146,7 @@ public enum EventCoding {
         }
     }
 
-    public static func checkVersion(type: String, _ schemaVersion: Int) throws(Failure) {
+    package static func checkVersion(type: String, _ schemaVersion: Int) throws(Failure) {
         guard typeNames.contains(type) else { throw .unknownType(type) }
         guard (1...self.schemaVersion(of: type)).contains(schemaVersion) else {
             throw .unsupportedSchemaVersion(type: type, version: schemaVersion)
@@ -159,7 +159,7 @@ public enum EventCoding {
     /// (upcasting on read): `ExperienceWritten` v1 carried the author's name, which is now
     /// ignored; `UserRegistered` v1 holds its personal fields in the clear, v2 under a seal that
     /// only `vault` opens (a sealed type without a vault is refused, never guessed).
-    public static func decode(type: String, schemaVersion: Int, _ json: borrowing JSONObjectReader,
+    package static func decode(type: String, schemaVersion: Int, _ json: borrowing JSONObjectReader,
                               vault: (any PersonalDataVault)?) throws -> Event {
         switch type {
         case "UserRegistered":

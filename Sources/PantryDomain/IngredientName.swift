@@ -1,9 +1,9 @@
 /// How an ingredient name is compared, everywhere: recipe search, and the points rule that a
 /// used ingredient must be one of the recipe's. Case- and plural-insensitive, whole words.
-public enum IngredientName {
+package enum IngredientName {
     /// Lowercase words with a simple English plural removed ("Tomatoes" -> "tomato",
     /// "berries" -> "berry", "eggs" -> "egg"), so "egg" matches "2 eggs" but not "eggplant".
-    public static func words(_ text: String) -> [String] {
+    package static func words(_ text: String) -> [String] {
         text.lowercased()
             .split { !($0.isLetter || $0.isNumber) }
             .map { singular(String($0)) }
@@ -11,12 +11,12 @@ public enum IngredientName {
 
     /// The one key for every spelling of an ingredient: its singular words ("Cherry Tomatoes" ->
     /// "cherry tomato"); text with no letters or digits keeps its lowercased words.
-    public static func key(_ name: String) -> String {
+    package static func key(_ name: String) -> String {
         let words = words(name)
         return words.isEmpty ? normalizedIngredient(name) : words.joined(separator: " ")
     }
 
-    public static func singular(_ word: String) -> String {
+    package static func singular(_ word: String) -> String {
         guard word.count > 3 else { return word }
         if word.hasSuffix("ies") { return String(word.dropLast(3)) + "y" }
         if word.hasSuffix("oes") || word.hasSuffix("ches") || word.hasSuffix("shes") || word.hasSuffix("sses") {
@@ -27,7 +27,7 @@ public enum IngredientName {
     }
 
     /// True when the words of `needle` occur consecutively in `haystack`.
-    public static func contains(_ haystack: [String], _ needle: [String]) -> Bool {
+    package static func contains(_ haystack: [String], _ needle: [String]) -> Bool {
         guard !needle.isEmpty, needle.count <= haystack.count else { return false }
         return (0...(haystack.count - needle.count)).contains { start in
             haystack[start..<(start + needle.count)].elementsEqual(needle)
@@ -36,7 +36,7 @@ public enum IngredientName {
 
     /// Salt, pepper (black, white or ground, not a bell pepper), water and any oil: what every
     /// kitchen has, so a recipe needing them is not missing anything.
-    public static func isPantryStaple(_ name: String) -> Bool {
+    package static func isPantryStaple(_ name: String) -> Bool {
         let words = words(name).filter { !["and", "of", "to", "taste", "ground", "fine", "coarse", "freshly", "cold", "warm", "hot", "boiling"].contains($0) }
         guard let last = words.last else { return false }
         switch last {
@@ -47,7 +47,7 @@ public enum IngredientName {
     }
 
     /// Whether the recipe ingredient named `name` is the queried ingredient `query`.
-    public static func matches(ingredient name: String, query: String) -> Bool {
+    package static func matches(ingredient name: String, query: String) -> Bool {
         contains(words(name), words(query))
     }
 }

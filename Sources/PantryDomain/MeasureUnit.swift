@@ -3,25 +3,25 @@ import Foundation
 /// A unit of measure that converts, so that amounts of one quantity sum whatever they were
 /// written in (the grocery list) and a recipe line's unit is told from its ingredient (the catalog import): "500 g" + "1 kg" is 1.5 kg, "2 tbsp" + "1 cup" is 266.162 ml. Factors are the exact
 /// definitions (US customary for spoons, cups, pints and fluid ounces, the avoirdupois pound).
-public struct MeasureUnit: Sendable, Equatable {
-    public enum Quantity: String, Sendable { case mass, volume }
+package struct MeasureUnit: Sendable, Equatable {
+    package enum Quantity: String, Sendable { case mass, volume }
 
     /// How the unit is shown, whatever spelling it was added in ("grams" is shown "g").
-    public let symbol: String
-    public let quantity: Quantity
+    package let symbol: String
+    package let quantity: Quantity
     /// Grams or millilitres in one of this unit.
-    public let base: Double
+    package let base: Double
 
     /// The unit a spelling names, trimmed, in any case, with or without a final dot ("Tbsp.");
     /// nil for units that do not convert ("pinch", "clove", "can").
-    public static func named(_ spelling: String) -> MeasureUnit? {
+    package static func named(_ spelling: String) -> MeasureUnit? {
         var key = spelling.trimmingCharacters(in: .whitespaces).lowercased()
         if key.hasSuffix(".") { key.removeLast() }
         return bySpelling[key]
     }
 
     /// The unit to show `base` grams or millilitres in when the adds used different units.
-    public static func display(_ quantity: Quantity, base amount: Double) -> (amount: Double, unit: String) {
+    package static func display(_ quantity: Quantity, base amount: Double) -> (amount: Double, unit: String) {
         switch quantity {
         case .mass: amount >= 1000 ? (amount / 1000, "kg") : (amount, "g")
         case .volume: amount >= 1000 ? (amount / 1000, "l") : (amount, "ml")

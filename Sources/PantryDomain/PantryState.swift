@@ -1,46 +1,46 @@
 /// Everything `decide` needs to know, and nothing more. Built only by `evolve`.
-public struct PantryState: Sendable, Equatable {
-    public struct User: Sendable, Equatable {
+package struct PantryState: Sendable, Equatable {
+    package struct User: Sendable, Equatable {
         /// Nil for a user whose key was destroyed: only a deletion can follow.
-        public var account: AccountDetails?
+        package var account: AccountDetails?
     }
 
-    public struct UsedIngredient: Hashable, Sendable {
-        public var recipeId: RecipeID
-        public var ingredient: String
+    package struct UsedIngredient: Hashable, Sendable {
+        package var recipeId: RecipeID
+        package var ingredient: String
 
-        public init(recipeId: RecipeID, ingredient: String) {
+        package init(recipeId: RecipeID, ingredient: String) {
             self.recipeId = recipeId; self.ingredient = ingredient
         }
     }
 
-    public private(set) var users: [UserID: User] = [:]
+    package private(set) var users: [UserID: User] = [:]
     /// Ids of closed accounts: never reused, and no command acts for them.
-    public private(set) var deletedUsers: Set<UserID> = []
+    package private(set) var deletedUsers: Set<UserID> = []
     /// Username skeleton (`Username.skeleton`) / lower-cased email to user: both are unique, the
     /// username also against look-alikes.
-    public private(set) var usernames: [String: UserID] = [:]
-    public private(set) var emails: [String: UserID] = [:]
+    package private(set) var usernames: [String: UserID] = [:]
+    package private(set) var emails: [String: UserID] = [:]
     /// Per user, each point earned as its recipe's number and the ingredient's index in that
     /// recipe, in 8 bytes (two strings took about 50: a soak's 742,170 points grew the core by
     /// tens of MB). Per user, like the rest: one set for every point ever earned would grow
     /// without bound, and each time it doubled its rehash stalled the writer (60 ms at 196,608).
-    public private(set) var earnedPoints: [UserID: Set<UInt64>] = [:]
+    package private(set) var earnedPoints: [UserID: Set<UInt64>] = [:]
     /// Points for recipes the log never recorded (logs written before recipes were), by name.
-    public private(set) var unrecordedPoints: [UserID: Set<UsedIngredient>] = [:]
-    public private(set) var savedRecipes: [UserID: Set<RecipeID>] = [:]
+    package private(set) var unrecordedPoints: [UserID: Set<UsedIngredient>] = [:]
+    package private(set) var savedRecipes: [UserID: Set<RecipeID>] = [:]
     /// Per user: grocery item key to its checked state.
-    public private(set) var groceries: [UserID: [String: Bool]] = [:]
-    public private(set) var carts: [UserID: [RecipeID: Int]] = [:]
+    package private(set) var groceries: [UserID: [String: Bool]] = [:]
+    package private(set) var carts: [UserID: [RecipeID: Int]] = [:]
     /// Every recipe a command has used, with the facts recorded for it.
-    public private(set) var recipes: [RecipeID: KnownRecipe] = [:]
+    package private(set) var recipes: [RecipeID: KnownRecipe] = [:]
     /// Recipe ids in the order they were recorded: a recipe's number is its index here.
-    public private(set) var recipeOrder: [RecipeID] = []
+    package private(set) var recipeOrder: [RecipeID] = []
 
-    public init() {}
+    package init() {}
 
     /// Whether `userId` already earned the point for `ingredient` (a point key) of `recipeId`.
-    public func hasEarned(_ userId: UserID, recipeId: RecipeID, ingredient: String) -> Bool {
+    package func hasEarned(_ userId: UserID, recipeId: RecipeID, ingredient: String) -> Bool {
         if let point = packedPoint(recipeId, ingredient), earnedPoints[userId]?.contains(point) == true { return true }
         // A point earned before its recipe was recorded still counts once it is.
         return unrecordedPoints[userId]?.contains(UsedIngredient(recipeId: recipeId, ingredient: ingredient)) == true
@@ -49,20 +49,20 @@ public struct PantryState: Sendable, Equatable {
     /// The point a `UseOwnedIngredient` asks for, when its recipe is recorded and the ingredient is
     /// one of the recipe's: what the one-point rule must know about before deciding it. The writer
     /// keeps the points of the log on disk and loads just these into the state before a batch.
-    public func pointAsked(by command: UseOwnedIngredient) -> PointEarned? {
+    package func pointAsked(by command: UseOwnedIngredient) -> PointEarned? {
         guard let recipeId = try? Validate.recipeId(command.recipeId), let recipe = recipes[recipeId],
               let asked = try? Validate.ingredient(command.ingredient), let ingredient = recipe.key(matching: asked) else { return nil }
         return PointEarned(userId: command.userId, recipeId: recipeId, ingredient: ingredient)
     }
 
     /// Drops the earned points: the writer reads them from the log when a batch needs them.
-    public mutating func forgetEarnedPoints() {
+    package mutating func forgetEarnedPoints() {
         earnedPoints = [:]
         unrecordedPoints = [:]
     }
 
     /// Every point earned, by name.
-    public var usedIngredients: [UserID: Set<UsedIngredient>] {
+    package var usedIngredients: [UserID: Set<UsedIngredient>] {
         var all = unrecordedPoints
         for (userId, points) in earnedPoints {
             for point in points {
@@ -81,17 +81,17 @@ public struct PantryState: Sendable, Equatable {
 
     /// Everything but the accounts: what a snapshot of the state keeps. The accounts stay only in
     /// the log, sealed, so a snapshot holds no personal data and a destroyed key still erases it.
-    public struct Holdings: Sendable, Equatable {
-        public var deletedUsers: Set<UserID>
-        public var earnedPoints: [UserID: Set<UInt64>]
-        public var unrecordedPoints: [UserID: Set<UsedIngredient>]
-        public var savedRecipes: [UserID: Set<RecipeID>]
-        public var groceries: [UserID: [String: Bool]]
-        public var carts: [UserID: [RecipeID: Int]]
+    package struct Holdings: Sendable, Equatable {
+        package var deletedUsers: Set<UserID>
+        package var earnedPoints: [UserID: Set<UInt64>]
+        package var unrecordedPoints: [UserID: Set<UsedIngredient>]
+        package var savedRecipes: [UserID: Set<RecipeID>]
+        package var groceries: [UserID: [String: Bool]]
+        package var carts: [UserID: [RecipeID: Int]]
         /// In the order they were recorded (their numbers).
-        public var recipes: [(id: RecipeID, facts: RecipeFacts)]
+        package var recipes: [(id: RecipeID, facts: RecipeFacts)]
 
-        public init(deletedUsers: Set<UserID>, earnedPoints: [UserID: Set<UInt64>],
+        package init(deletedUsers: Set<UserID>, earnedPoints: [UserID: Set<UInt64>],
                     unrecordedPoints: [UserID: Set<UsedIngredient>], savedRecipes: [UserID: Set<RecipeID>],
                     groceries: [UserID: [String: Bool]], carts: [UserID: [RecipeID: Int]],
                     recipes: [(id: RecipeID, facts: RecipeFacts)]) {
@@ -99,7 +99,7 @@ public struct PantryState: Sendable, Equatable {
             self.savedRecipes = savedRecipes; self.groceries = groceries; self.carts = carts; self.recipes = recipes
         }
 
-        public static func == (a: Holdings, b: Holdings) -> Bool {
+        package static func == (a: Holdings, b: Holdings) -> Bool {
             a.deletedUsers == b.deletedUsers && a.earnedPoints == b.earnedPoints
                 && a.unrecordedPoints == b.unrecordedPoints && a.savedRecipes == b.savedRecipes
                 && a.groceries == b.groceries && a.carts == b.carts
@@ -109,9 +109,9 @@ public struct PantryState: Sendable, Equatable {
 
     /// Raised whenever `evolve` would build a different state from the same events: a snapshot
     /// of another version is not trusted, and the state is folded from the log instead.
-    public static let holdingsVersion = 2
+    package static let holdingsVersion = 2
 
-    public var holdings: Holdings {
+    package var holdings: Holdings {
         Holdings(deletedUsers: deletedUsers, earnedPoints: earnedPoints, unrecordedPoints: unrecordedPoints,
                  savedRecipes: savedRecipes, groceries: groceries, carts: carts,
                  recipes: recipeOrder.map { ($0, recipes[$0]!.facts) })
@@ -119,7 +119,7 @@ public struct PantryState: Sendable, Equatable {
 
     /// A state with `holdings` and no accounts yet: the accounts' events (`UserRegistered`,
     /// `PasswordChanged`) are evolved into it afterwards.
-    public init(restoring holdings: Holdings) {
+    package init(restoring holdings: Holdings) {
         deletedUsers = holdings.deletedUsers
         earnedPoints = holdings.earnedPoints
         unrecordedPoints = holdings.unrecordedPoints

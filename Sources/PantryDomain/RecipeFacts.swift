@@ -2,21 +2,21 @@
 /// which ingredients it has. The adapter looks them up (catalog, cache or upstream) and sends them
 /// with the first command that needs the recipe; the core records them once (`RecipeRecorded`),
 /// so every later decision, and every replay, reads them from the log and never from the network.
-public struct RecipeFacts: Sendable, Equatable {
-    public var title: String
-    public var image: String?
-    public var ingredients: [String]
-    public static let maxIngredients = 200
+package struct RecipeFacts: Sendable, Equatable {
+    package var title: String
+    package var image: String?
+    package var ingredients: [String]
+    package static let maxIngredients = 200
 
-    public init(title: String, image: String?, ingredients: [String]) {
+    package init(title: String, image: String?, ingredients: [String]) {
         self.title = title; self.image = image; self.ingredients = ingredients
     }
 }
 
 /// A recorded recipe as the state keeps it: the facts, and each ingredient's words computed once,
 /// because matching runs on the single writer thread for every point.
-public struct KnownRecipe: Sendable, Equatable {
-    public var facts: RecipeFacts
+package struct KnownRecipe: Sendable, Equatable {
+    package var facts: RecipeFacts
     /// Its place in the order recipes were recorded: how the state packs a point (`earnedPoints`).
     let number: Int
     let ingredientWords: [[String]]

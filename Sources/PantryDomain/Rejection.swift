@@ -1,15 +1,15 @@
 /// Why a command was refused: a stable machine-readable `code` and a message for people.
-public struct Rejection: Error, Sendable, Equatable {
-    public var code: Code
-    public var message: String
+package struct Rejection: Error, Sendable, Equatable {
+    package var code: Code
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
     /// Stable codes: clients switch on these, so a code is never renamed or reused.
-    public enum Code: String, Sendable, Codable, CaseIterable {
+    package enum Code: String, Sendable, Codable, CaseIterable {
         // Input shape (raised by the adapters that decode commands).
         case malformedJSON = "malformed_json"
         case invalidUTF8 = "invalid_utf8"

@@ -1,25 +1,25 @@
 /// FNV-1a, 64 bits: the same value in every process and every run (Swift's `Hasher` is seeded
 /// per process), for fingerprints that are stored and for ids derived from other ids.
-public struct StableHash {
-    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+package struct StableHash {
+    package private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    public init() {}
+    package init() {}
 
-    public mutating func combine(_ bytes: some Sequence<UInt8>) {
+    package mutating func combine(_ bytes: some Sequence<UInt8>) {
         for byte in bytes {
             value ^= UInt64(byte)
             value &*= 0x0000_0100_0000_01b3
         }
     }
 
-    public static func of(_ bytes: some Sequence<UInt8>) -> UInt64 {
+    package static func of(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var hash = StableHash()
         hash.combine(bytes)
         return hash.value
     }
 
     /// 16 lower-case hex digits.
-    public static func hex(_ value: UInt64) -> String {
+    package static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }

@@ -2,13 +2,13 @@ import Foundation
 
 /// Usernames are shown to everyone (leaderboard, experiences), so two that look alike must not
 /// both exist: uniqueness is decided on the UTS #39 skeleton, not on the characters.
-public enum Username {
-    public static let lengths = 3...32
+package enum Username {
+    package static let lengths = 3...32
 
     /// NFC-normalised; 3-32 Unicode scalars of letters (with their combining marks), digits, '_',
     /// '.' or '-', starting with a letter or digit. Invisible and bidirectional controls are
     /// format characters, so they are refused with everything else that is not listed.
-    public static func validate(_ raw: String) throws(Rejection) -> String {
+    package static func validate(_ raw: String) throws(Rejection) -> String {
         let name = raw.precomposedStringWithCanonicalMapping
         let scalars = name.unicodeScalars
         guard lengths.contains(scalars.count), let first = scalars.first, isLetterOrDigit(first),
@@ -22,7 +22,7 @@ public enum Username {
     /// The comparison key: compatibility-normalised (`Ａｎｎａ` is `Anna`), case-folded, with
     /// default-ignorable code points removed and every character replaced by its prototype from
     /// Unicode's confusables table (`аnna` with a Cyrillic а is `anna`).
-    public static func skeleton(_ name: String) -> String {
+    package static func skeleton(_ name: String) -> String {
         let folded = name.precomposedStringWithCompatibilityMapping.lowercased().decomposedStringWithCanonicalMapping
         var mapped = String.UnicodeScalarView()
         for scalar in folded.unicodeScalars where !scalar.properties.isDefaultIgnorableCodePoint {

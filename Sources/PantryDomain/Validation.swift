@@ -1,15 +1,15 @@
 import Foundation
 
 /// Field rules shared by every command. Each returns the cleaned value or throws a `Rejection`.
-public enum Validate {
-    public static let maxRecipeIdLength = 128
-    public static let maxTitleLength = 300
-    public static let maxIngredientLength = 100
-    public static let maxUnitLength = 32
-    public static let maxURLLength = 2048
-    public static let maxExperienceLength = 2000
-    public static let maxCommandIdLength = 128
-    public static let maxAmount = 1_000_000.0
+package enum Validate {
+    package static let maxRecipeIdLength = 128
+    package static let maxTitleLength = 300
+    package static let maxIngredientLength = 100
+    package static let maxUnitLength = 32
+    package static let maxURLLength = 2048
+    package static let maxExperienceLength = 2000
+    package static let maxCommandIdLength = 128
+    package static let maxAmount = 1_000_000.0
 
     /// Trimmed, non-empty, at most `max` Unicode scalars (as JSON Schema's `maxLength` counts: a
     /// title of 300 letters took 20,000 combining marks when graphemes were counted), no control
@@ -41,7 +41,7 @@ public enum Validate {
 
     /// What the single-line rules can take of text from elsewhere (an upstream recipe's title or
     /// ingredient): every control or invisible character a space, the ends trimmed.
-    public static func singleLine(_ raw: String) -> String {
+    package static func singleLine(_ raw: String) -> String {
         var kept = String.UnicodeScalarView()
         for scalar in raw.unicodeScalars {
             kept.append(scalar.properties.generalCategory == .control || isInvisibleControl(scalar) ? " " : scalar)
@@ -49,7 +49,7 @@ public enum Validate {
         return String(kept).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    public static func commandId(_ raw: String) throws(Rejection) -> CommandID {
+    package static func commandId(_ raw: String) throws(Rejection) -> CommandID {
         guard !raw.isEmpty, raw.count <= maxCommandIdLength,
               raw.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
             throw Rejection(.invalidCommandId, "commandId must be 1-\(maxCommandIdLength) printable ASCII characters")
@@ -57,19 +57,19 @@ public enum Validate {
         return raw
     }
 
-    public static func userId(_ raw: String) throws(Rejection) -> UserID {
+    package static func userId(_ raw: String) throws(Rejection) -> UserID {
         guard (1...64).contains(raw.utf8.count), raw.unicodeScalars.allSatisfy(isIdentifierScalar) else {
             throw Rejection(.invalidUserId, "userId must be 1-64 characters of letters, digits, '_' or '-'")
         }
         return raw
     }
 
-    public static func username(_ raw: String) throws(Rejection) -> String {
+    package static func username(_ raw: String) throws(Rejection) -> String {
         try Username.validate(raw)
     }
 
     /// Deliberately simple: one '@', a non-empty local part, a dotted domain, no spaces.
-    public static func email(_ raw: String) throws(Rejection) -> String {
+    package static func email(_ raw: String) throws(Rejection) -> String {
         let value = raw.trimmingCharacters(in: .whitespaces)
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
         let wellFormed = value.utf8.count <= 254
@@ -83,7 +83,7 @@ public enum Validate {
     }
 
     /// The log must never hold a password: only a PHC-style hash string is accepted.
-    public static func passwordHash(_ raw: String) throws(Rejection) -> String {
+    package static func passwordHash(_ raw: String) throws(Rejection) -> String {
         guard raw.hasPrefix("$"), (20...512).contains(raw.utf8.count),
               raw.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
             throw Rejection(.invalidPasswordHash, "passwordHash must be a PHC hash string such as $scrypt$...")
@@ -91,20 +91,20 @@ public enum Validate {
         return raw
     }
 
-    public static func recipeId(_ raw: String) throws(Rejection) -> RecipeID {
+    package static func recipeId(_ raw: String) throws(Rejection) -> RecipeID {
         try text(raw, max: maxRecipeIdLength, code: .invalidRecipeId, field: "recipeId")
     }
 
-    public static func title(_ raw: String) throws(Rejection) -> String {
+    package static func title(_ raw: String) throws(Rejection) -> String {
         try text(raw, max: maxTitleLength, code: .invalidTitle, field: "title")
     }
 
-    public static func ingredient(_ raw: String) throws(Rejection) -> String {
+    package static func ingredient(_ raw: String) throws(Rejection) -> String {
         try text(raw, max: maxIngredientLength, code: .invalidIngredient, field: "ingredient")
     }
 
     /// Image URLs end up in other people's apps, so only absolute http(s) URLs with a host pass.
-    public static func imageURL(_ raw: String?) throws(Rejection) -> String? {
+    package static func imageURL(_ raw: String?) throws(Rejection) -> String? {
         guard let raw else { return nil }
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard value.count <= maxURLLength,
@@ -117,7 +117,7 @@ public enum Validate {
     }
 
     /// The facts the adapter looked up for a recipe: a title, an optional image, 1-200 ingredients.
-    public static func recipeFacts(_ raw: RecipeFacts) throws(Rejection) -> RecipeFacts {
+    package static func recipeFacts(_ raw: RecipeFacts) throws(Rejection) -> RecipeFacts {
         guard (1...RecipeFacts.maxIngredients).contains(raw.ingredients.count) else {
             throw Rejection(.invalidField, "a recipe must have 1-\(RecipeFacts.maxIngredients) ingredients")
         }
@@ -126,7 +126,7 @@ public enum Validate {
         return RecipeFacts(title: try title(raw.title), image: try imageURL(raw.image), ingredients: ingredients)
     }
 
-    public static func amount(_ raw: Double?) throws(Rejection) -> Double? {
+    package static func amount(_ raw: Double?) throws(Rejection) -> Double? {
         guard let raw else { return nil }
         guard raw.isFinite, raw >= 0, raw <= maxAmount else {
             throw Rejection(.invalidAmount, "amount must be a number from 0 to \(Int(maxAmount))")
@@ -134,7 +134,7 @@ public enum Validate {
         return raw
     }
 
-    public static func unit(_ raw: String?) throws(Rejection) -> String? {
+    package static func unit(_ raw: String?) throws(Rejection) -> String? {
         guard let raw else { return nil }
         try refuseControls(in: raw, code: .invalidUnit, field: "unit")
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -142,7 +142,7 @@ public enum Validate {
         return try text(value, max: maxUnitLength, code: .invalidUnit, field: "unit")
     }
 
-    public static func experienceText(_ raw: String) throws(Rejection) -> String {
+    package static func experienceText(_ raw: String) throws(Rejection) -> String {
         try text(raw, max: maxExperienceLength, code: .invalidText, field: "text", multiline: true)
     }
 
@@ -175,7 +175,7 @@ public enum Validate {
 }
 
 /// The comparison key of an ingredient: case- and whitespace-insensitive.
-public func normalizedIngredient(_ name: String) -> String {
+package func normalizedIngredient(_ name: String) -> String {
     let bytes = name.utf8
     var previous: UInt8 = 0x20
     let alreadyNormal = bytes.allSatisfy { byte in

@@ -45,10 +45,10 @@ import Synchronization
 /// by a turn's writes, hundreds of MB at full rate. So the next turn comes when the WAL, growing as
 /// fast as it did since the last turn, would reach the limit, within `intervals`: once a second
 /// while it fills slowly, sooner as it nears the limit.
-public final class BackgroundCheckpointer: Sendable {
-    public static let walLimitBytes: Int64 = 64 << 20
+package final class BackgroundCheckpointer: Sendable {
+    package static let walLimitBytes: Int64 = 64 << 20
     /// The writers' `journal_size_limit`: a WAL restarted at `walLimitBytes` keeps its blocks.
-    public static let journalSizeLimit = 2 * walLimitBytes
+    package static let journalSizeLimit = 2 * walLimitBytes
     static let restartWait: TimeInterval = 0.02
     static let restartBackoff: Duration = .milliseconds(250)
     static let maxRestartBackoff: Duration = .seconds(30)
@@ -62,7 +62,7 @@ public final class BackgroundCheckpointer: Sendable {
     /// Callers of `turn()` waiting for the next turn to end; `closed` once the thread has ended.
     private let turnWaiters = Mutex<(waiting: [DispatchSemaphore], closed: Bool)>(([], false))
 
-    public init(path: String, walLimitBytes: Int64 = walLimitBytes, intervals: ClosedRange<TimeInterval> = 0.05...1,
+    package init(path: String, walLimitBytes: Int64 = walLimitBytes, intervals: ClosedRange<TimeInterval> = 0.05...1,
                 logger: Logger) throws {
         var config = Configuration()
         config.label = "checkpointer"
@@ -206,7 +206,7 @@ public final class BackgroundCheckpointer: Sendable {
     }
 
     /// Ends the thread after its current checkpoint.
-    public func stop() {
+    package func stop() {
         stopping.store(true, ordering: .relaxed)
         wake.signal()
         finished.wait()

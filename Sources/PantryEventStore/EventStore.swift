@@ -3,7 +3,7 @@ import PantryLog
 
 /// The log, behind one protocol so that a second backend (PostgreSQL, say) can pass the same tests:
 /// the reads every follower makes (`EventLogReader`) and what only the writer and the tools need.
-public protocol EventStore: EventLogReader {
+package protocol EventStore: EventLogReader {
     /// Appends all of `appends` in one durable transaction, or nothing. Returns the positions
     /// given to each append's events, in order. Throws `EventStoreError.wrongExpectedVersion`
     /// when a stream moved on.
@@ -27,12 +27,12 @@ public protocol EventStore: EventLogReader {
 }
 
 /// A point as `PointEarned` names it: a user, a recipe, and the ingredient's key in that recipe.
-public struct PointKey: Hashable, Sendable {
-    public var userId: String
-    public var recipeId: String
-    public var ingredient: String
+package struct PointKey: Hashable, Sendable {
+    package var userId: String
+    package var recipeId: String
+    package var ingredient: String
 
-    public init(userId: String, recipeId: String, ingredient: String) {
+    package init(userId: String, recipeId: String, ingredient: String) {
         self.userId = userId; self.recipeId = recipeId; self.ingredient = ingredient
     }
 }

@@ -9,8 +9,8 @@ import PantryLog
 /// Positions are the table's integer primary key, assigned as head + 1 inside the write
 /// transaction, so they are dense whatever is rolled back. Many processes may read the file at
 /// once; only one may append (see `WriterLock`).
-public final class SQLiteEventStore: EventStore {
-    public let path: String
+package final class SQLiteEventStore: EventStore {
+    package let path: String
     private let pool: DatabasePool
     private let readOnly: Bool
     /// The writer's page cache, in KiB. The writer keeps its cache across its own commits, while a
@@ -22,7 +22,7 @@ public final class SQLiteEventStore: EventStore {
     private let streamVersions = Mutex<[String: Int64]>([:])
 
     /// `checkpointsInBackground` leaves WAL checkpoints to a `BackgroundCheckpointer` (the core).
-    public init(path: String, readOnly: Bool = false, checkpointsInBackground: Bool = false) throws {
+    package init(path: String, readOnly: Bool = false, checkpointsInBackground: Bool = false) throws {
         self.path = path
         self.readOnly = readOnly
         var config = Configuration()
@@ -72,13 +72,13 @@ public final class SQLiteEventStore: EventStore {
     /// A reader of a log that another process (the core) creates: nil until that process has
     /// created the file and every table, so a reader started at the same moment never sees a
     /// half-made log.
-    public static func openForReading(path: String) throws -> SQLiteEventStore? {
+    package static func openForReading(path: String) throws -> SQLiteEventStore? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let store = try SQLiteEventStore(path: path, readOnly: true)
         return try store.pool.read { try migrator.hasCompletedMigrations($0) } ? store : nil
     }
 
-    public static var migrator: DatabaseMigrator {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: events") { db in
             try db.execute(sql: """
@@ -118,7 +118,7 @@ public final class SQLiteEventStore: EventStore {
         return migrator
     }
 
-    public func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>] {
+    package func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>] {
         guard !appends.isEmpty else { return [] }
         let written: (ranges: [ClosedRange<Int64>], versions: [String: Int64])
         do {
@@ -173,14 +173,14 @@ public final class SQLiteEventStore: EventStore {
             db, sql: "SELECT IFNULL(MAX(stream_version), 0) FROM events WHERE stream_id = ?", arguments: [streamId]) ?? 0
     }
 
-    public func read(after position: Int64, limit: Int) throws -> [RecordedEvent] {
+    package func read(after position: Int64, limit: Int) throws -> [RecordedEvent] {
         try pool.read { db in
             try Self.events(db, sql: "WHERE position > ? ORDER BY position LIMIT ?",
                             arguments: [position, limit])
         }
     }
 
-    public func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent] {
+    package func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent] {
         guard last > position, !types.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: types.count).joined(separator: ", ")
         return try pool.read { db in
@@ -189,7 +189,7 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    public func read(positions: [Int64]) throws -> [RecordedEvent] {
+    package func read(positions: [Int64]) throws -> [RecordedEvent] {
         try pool.read { db in
             var events: [RecordedEvent] = []
             for start in stride(from: 0, to: positions.count, by: 500) {
@@ -201,14 +201,14 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    public func readStream(_ streamId: String) throws -> [RecordedEvent] {
+    package func readStream(_ streamId: String) throws -> [RecordedEvent] {
         try pool.read { db in
             try Self.events(db, sql: "WHERE stream_id = ? ORDER BY stream_version",
                             arguments: [streamId])
         }
     }
 
-    public func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand] {
+    package func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand] {
         guard !commandIds.isEmpty else { return [:] }
         return try onWarmestConnection { db in
             // One cached statement asked once per id: a statement with an `IN` list of the batch's
@@ -227,7 +227,7 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    public func earnedPoints(_ points: [PointKey]) throws -> Set<PointKey> {
+    package func earnedPoints(_ points: [PointKey]) throws -> Set<PointKey> {
         guard !points.isEmpty else { return [] }
         return try onWarmestConnection { db in
             // The same expressions as the index's, so SQLite searches the index.
@@ -241,7 +241,7 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    public func headPosition() throws -> Int64 {
+    package func headPosition() throws -> Int64 {
         try pool.read { db in try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(position), 0) FROM events") ?? 0 }
     }
 
@@ -261,7 +261,7 @@ public final class SQLiteEventStore: EventStore {
     /// - chunks of 20,000 read back to back still left a RESTART no moment without a reader, for
     ///   the whole count (2-3 s on a 1.55 GB log of about 3.7 million events under load; the WAL
     ///   reached 115.9 MiB in the next 45-minute soak).
-    public func countsByType() throws -> [String: Int] {
+    package func countsByType() throws -> [String: Int] {
         try countsByType(chunk: Self.countChunk, pause: Self.countPause)
     }
 

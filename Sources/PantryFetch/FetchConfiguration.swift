@@ -2,48 +2,48 @@ import Foundation
 import PantryBounded
 
 /// A configuration value that cannot be used; the message says which and why.
-public struct FetchConfigurationError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct FetchConfigurationError: Error, Sendable, CustomStringConvertible {
+    package var description: String
 
     init(_ description: String) {
         self.description = description
     }
 }
 
-public struct FetchConfiguration: Sendable {
-    public enum Provider: String, Sendable, CaseIterable {
+package struct FetchConfiguration: Sendable {
+    package enum Provider: String, Sendable, CaseIterable {
         case spoonacular, mealdb, catalog
     }
 
     /// SQLite file for the cache and the quota state.
-    public var databasePath: String
+    package var databasePath: String
     /// Answers search, ingredient, random and autocomplete requests; details go by id prefix.
-    public var primary: Provider
-    public var spoonacularURL: String
+    package var primary: Provider
+    package var spoonacularURL: String
     /// Without a key Spoonacular is not used at all.
-    public var spoonacularKey: String?
-    public var spoonacularLimits: LimiterPolicy
-    public var mealdbURL: String
-    public var mealdbLimits: LimiterPolicy
+    package var spoonacularKey: String?
+    package var spoonacularLimits: LimiterPolicy
+    package var mealdbURL: String
+    package var mealdbLimits: LimiterPolicy
     /// Another catalog file instead of the bundled one.
-    public var catalogFile: String?
+    package var catalogFile: String?
     /// Recipes `pantry catalog import` wrote, served beside the catalog (the fetch worker uses
     /// DATA/catalog-import.json when it exists).
-    public var importedCatalogFile: String?
-    public var catalogSeed: UInt64
-    public var connectTimeout: Double
-    public var requestTimeout: Double
+    package var importedCatalogFile: String?
+    package var catalogSeed: UInt64
+    package var connectTimeout: Double
+    package var requestTimeout: Double
     /// How long a caller whose cached answer has expired waits for the upstream before it gets the
     /// expired answer (stale-while-revalidate, RFC 5861); the call goes on and refreshes the cache.
-    public var staleAfter: Double = 1.5
-    public var cacheLifetimes: CacheLifetimes
+    package var staleAfter: Double = 1.5
+    package var cacheLifetimes: CacheLifetimes
     /// Upstream calls one client may cause: 5 at once, then one every 2 minutes
     /// (PANTRY_FETCH_CLIENT_BURST, PANTRY_FETCH_CLIENT_PER_HOUR).
-    public var upstreamCallsPerClient = RateLimit(perSecond: 30.0 / 3600, burst: 5)
+    package var upstreamCallsPerClient = RateLimit(perSecond: 30.0 / 3600, burst: 5)
     /// Hosts an `image` request may fetch from; the upstreams' own hosts are always allowed.
-    public var imageHosts: Set<String>
+    package var imageHosts: Set<String>
 
-    public init(databasePath: String) {
+    package init(databasePath: String) {
         self.databasePath = databasePath
         primary = .catalog
         spoonacularURL = "https://api.spoonacular.com"
@@ -68,7 +68,7 @@ public struct FetchConfiguration: Sendable {
     /// PANTRY_SPOONACULAR_RATE (1/s), PANTRY_SPOONACULAR_BURST (2), PANTRY_MEALDB_URL,
     /// PANTRY_PROVIDER (spoonacular | mealdb | catalog; default spoonacular with a key, else
     /// catalog), PANTRY_CATALOG (file), PANTRY_CATALOG_SEED, PANTRY_FETCH_TIMEOUT (seconds).
-    public static func fromEnvironment(
+    package static func fromEnvironment(
         databasePath: String? = nil, environment: [String: String]
     ) throws(FetchConfigurationError) -> FetchConfiguration {
         func value(_ name: String) -> String? { nonEmpty(environment[name]) }

@@ -13,7 +13,7 @@ import PantryBounded
 /// cached answer of any age is served as `staleCache`, else the catalog and the recipes already
 /// fetched answer as `fallback`. Transport-neutral: a transport
 /// decodes a `FetchRequest`, calls `handle`, and encodes the `FetchResult`.
-public actor FetchService {
+package actor FetchService {
     private let configuration: FetchConfiguration
     private let store: FetchStore
     private let catalog: CatalogProvider
@@ -33,7 +33,7 @@ public actor FetchService {
     private let now: @Sendable () -> Date
 
     /// `now` is the real clock but in tests, which move their own to expire what the cache holds.
-    public init(configuration: FetchConfiguration, logger: Logger = Logger(label: "pantry.fetch"),
+    package init(configuration: FetchConfiguration, logger: Logger = Logger(label: "pantry.fetch"),
                 now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
         self.logger = logger
@@ -72,13 +72,13 @@ public actor FetchService {
     /// `deadline` is how many seconds the caller waits: an upstream call made for this request
     /// gets no more (the API passes its own limit down, so a late answer is said to be late by
     /// the part that was slow).
-    public func handle(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil) async -> FetchResult {
+    package func handle(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil) async -> FetchResult {
         await respond(raw, client: client, deadline: deadline).result
     }
 
     /// The answer as the transport sends it (`FetchResult` JSON). Answers the cache or the catalog
     /// gave are remembered encoded (`AnswerMemo`) and the next ones come from there.
-    public func encodedAnswer(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil) async -> Data {
+    package func encodedAnswer(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil) async -> Data {
         if let memoized = memoizedAnswer(raw) { return memoized }
         let (result, reuse) = await respond(raw, client: client, deadline: deadline)
         if case .success(let response) = result, let reuse {
@@ -92,7 +92,7 @@ public actor FetchService {
 
     /// The remembered answer to `raw` if there is one still fresh, without the actor: the
     /// transport's own thread answers a repeated request with no hop to a task.
-    public nonisolated func memoizedAnswer(_ raw: FetchRequest) -> Data? {
+    package nonisolated func memoizedAnswer(_ raw: FetchRequest) -> Data? {
         guard AnswerMemo.remembers(raw.kind), let request = try? raw.validated(),
               case .success(let source) = source(for: request) else { return nil }
         return memo.reply(CanonicalKey.of(request, provider: source.name), at: now().timeIntervalSince1970)
@@ -173,7 +173,7 @@ public actor FetchService {
     }
 
     /// Quota points used today by `provider` ("spoonacular", "mealdb"), as persisted.
-    public func quotaUsedToday(_ provider: String) async throws -> Double {
+    package func quotaUsedToday(_ provider: String) async throws -> Double {
         guard let (day, used) = try await store.quotaUsed(provider), day == LimiterState.utcDay(now()) else { return 0 }
         return used
     }

@@ -2,21 +2,21 @@ import Foundation
 
 /// Limits for one upstream: a daily quota in points per UTC day, a token bucket, and how many
 /// calls may be in the air at once.
-public struct LimiterPolicy: Sendable, Equatable {
+package struct LimiterPolicy: Sendable, Equatable {
     /// Points allowed per UTC day (Spoonacular charges 1 per call and 0.01 per result); nil means no quota.
-    public var dailyQuota: Int?
-    public var ratePerSecond: Double
-    public var burst: Double
+    package var dailyQuota: Int?
+    package var ratePerSecond: Double
+    package var burst: Double
     /// A caller waits for a token at most this long; beyond it the call is refused.
-    public var maxWait: Double
+    package var maxWait: Double
     /// Calls in the air at once (Spoonacular's free plan allows 2; more are answered 429).
-    public var maxConcurrent: Int
+    package var maxConcurrent: Int
     /// A 402 this soon after midnight UTC may be the upstream's previous day (its clock behind
     /// ours): only a short block, then a probe, rather than the whole new day.
-    public var midnightGrace: Double = 600
-    public var midnightProbe: Double = 60
+    package var midnightGrace: Double = 600
+    package var midnightProbe: Double = 60
 
-    public init(dailyQuota: Int?, ratePerSecond: Double, burst: Double, maxWait: Double, maxConcurrent: Int = 2) {
+    package init(dailyQuota: Int?, ratePerSecond: Double, burst: Double, maxWait: Double, maxConcurrent: Int = 2) {
         self.dailyQuota = dailyQuota
         self.ratePerSecond = ratePerSecond
         self.burst = burst

@@ -6,15 +6,15 @@ import PantryWire
 /// (`data/recipes_en-us.json`: page title to `{title, ingredients, steps, servings, time, category}`,
 /// ingredients and times as free text), read into Pantry's recipes with their credit and licence.
 /// The text is Wikibooks', under CC BY-SA: it is imported on the machine, never kept in this repository.
-public enum WikibooksCookbook {
-    public static let license = "CC BY-SA 4.0"
-    public static let licenseUrl = "https://creativecommons.org/licenses/by-sa/4.0/"
-    public static let idPrefix = "catalog:wikibooks-"
+package enum WikibooksCookbook {
+    package static let license = "CC BY-SA 4.0"
+    package static let licenseUrl = "https://creativecommons.org/licenses/by-sa/4.0/"
+    package static let idPrefix = "catalog:wikibooks-"
 
-    public struct Imported: Sendable {
-        public var recipes: [Recipe]
+    package struct Imported: Sendable {
+        package var recipes: [Recipe]
         /// Pages without a title, an ingredient or a step.
-        public var skipped: Int
+        package var skipped: Int
     }
 
     private struct Page: Decodable {
@@ -26,7 +26,7 @@ public enum WikibooksCookbook {
         var category: String?
     }
 
-    public static func recipes(fromJSON data: Data) throws -> Imported {
+    package static func recipes(fromJSON data: Data) throws -> Imported {
         let pages = try JSONDecoder().decode([String: Page].self, from: data)
         var recipes: [Recipe] = []
         var skipped = 0

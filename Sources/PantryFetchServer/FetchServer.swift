@@ -9,14 +9,14 @@ import PantryWire
 /// are answered with `FetchResult` JSON. Requests run concurrently on the `FetchService` actor, so a
 /// slow upstream call never holds up a cache hit; each finished answer comes back to the socket's
 /// thread over an inproc pipe, because only that thread may touch the ROUTER socket.
-public final class FetchServer {
+package final class FetchServer {
     private let service: FetchService
     private let requests: ZMQSocket
     private let answers: ZMQSocket
     private let answerSender: AnswerSender
     private let logger: Logger
 
-    public init(service: FetchService, context: ZMQContext, endpoint: String, logger: Logger) throws {
+    package init(service: FetchService, context: ZMQContext, endpoint: String, logger: Logger) throws {
         self.service = service
         self.logger = logger
         requests = try ZMQSocket(context: context, type: .router)
@@ -34,7 +34,7 @@ public final class FetchServer {
     }
 
     /// Serves until the context is shut down.
-    public func run() throws {
+    package func run() throws {
         var poller = ZMQPoller()
         poller.register(requests)
         poller.register(answers)

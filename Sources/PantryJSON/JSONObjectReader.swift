@@ -10,7 +10,7 @@
 /// Duplicate names are refused: nothing Pantry writes has them, and RFC 8259 leaves their meaning
 /// open. They are found in linear time: a scan for the few fields of a real document, a set of
 /// names past `namesScannedLinearly` (a 64 KiB command of 5,956 names took 77 ms with scans alone).
-public struct JSONObjectReader: ~Copyable {
+package struct JSONObjectReader: ~Copyable {
     private let bytes: UnsafeRawBufferPointer
     private var fields: [Field] = []
     private static let namesScannedLinearly = 16
@@ -32,7 +32,7 @@ public struct JSONObjectReader: ~Copyable {
 
     /// Reads the object in `bytes` (optionally surrounded by whitespace) and passes it to `body`.
     /// The reader must not outlive the call: it points into `bytes`.
-    public static func read<T>(_ bytes: UnsafeRawBufferPointer, _ body: (borrowing JSONObjectReader) throws -> T) throws -> T {
+    package static func read<T>(_ bytes: UnsafeRawBufferPointer, _ body: (borrowing JSONObjectReader) throws -> T) throws -> T {
         var scanner = Scanner(bytes: bytes)
         scanner.skipWhitespace()
         let reader = try JSONObjectReader(bytes: bytes, scanner: &scanner)
@@ -78,17 +78,17 @@ public struct JSONObjectReader: ~Copyable {
     // MARK: Fields
 
     /// The names of the fields, in document order.
-    public var names: [String] { fields.map { Self.name(of: $0, in: bytes) } }
+    package var names: [String] { fields.map { Self.name(of: $0, in: bytes) } }
 
-    public func contains(_ name: String) -> Bool { field(name) != nil }
+    package func contains(_ name: String) -> Bool { field(name) != nil }
 
-    public func string(_ name: String) throws -> String {
+    package func string(_ name: String) throws -> String {
         guard let value = try optionalString(name) else { throw missingOrNull(name, "a string") }
         return value
     }
 
     /// nil when the field is absent or null.
-    public func optionalString(_ name: String) throws -> String? {
+    package func optionalString(_ name: String) throws -> String? {
         guard let field = field(name), field.kind != .null else { return nil }
         switch field.kind {
         case .asciiString:
@@ -104,12 +104,12 @@ public struct JSONObjectReader: ~Copyable {
         }
     }
 
-    public func int(_ name: String) throws -> Int {
+    package func int(_ name: String) throws -> Int {
         guard let value = try optionalInt(name) else { throw missingOrNull(name, "an integer") }
         return value
     }
 
-    public func optionalInt(_ name: String) throws -> Int? {
+    package func optionalInt(_ name: String) throws -> Int? {
         guard let field = field(name), field.kind != .null else { return nil }
         guard field.kind == .number, let value = Self.integer(bytes[field.value]) else {
             throw JSONReadError.wrongType(field: name, expected: "an integer")
@@ -117,9 +117,9 @@ public struct JSONObjectReader: ~Copyable {
         return value
     }
 
-    public func int64(_ name: String) throws -> Int64 { Int64(try int(name)) }
+    package func int64(_ name: String) throws -> Int64 { Int64(try int(name)) }
 
-    public func optionalDouble(_ name: String) throws -> Double? {
+    package func optionalDouble(_ name: String) throws -> Double? {
         guard let field = field(name), field.kind != .null else { return nil }
         guard field.kind == .number, let value = Double(String(decoding: bytes[field.value], as: UTF8.self)), value.isFinite else {
             throw JSONReadError.wrongType(field: name, expected: "a number")
@@ -127,19 +127,19 @@ public struct JSONObjectReader: ~Copyable {
         return value
     }
 
-    public func bool(_ name: String) throws -> Bool {
+    package func bool(_ name: String) throws -> Bool {
         guard let value = try optionalBool(name) else { throw missingOrNull(name, "true or false") }
         return value
     }
 
-    public func optionalBool(_ name: String) throws -> Bool? {
+    package func optionalBool(_ name: String) throws -> Bool? {
         guard let field = field(name), field.kind != .null else { return nil }
         guard field.kind == .bool else { throw JSONReadError.wrongType(field: name, expected: "true or false") }
         return bytes[field.value.lowerBound] == UInt8(ascii: "t")
     }
 
     /// An array of integers (log positions, say).
-    public func optionalIntegers(_ name: String) throws -> [Int]? {
+    package func optionalIntegers(_ name: String) throws -> [Int]? {
         guard let field = field(name), field.kind != .null else { return nil }
         let wrongType = JSONReadError.wrongType(field: name, expected: "an array of integers")
         guard field.kind == .array else { throw wrongType }
@@ -161,7 +161,7 @@ public struct JSONObjectReader: ~Copyable {
     }
 
     /// An array of strings (a recipe's ingredient names, say).
-    public func optionalStrings(_ name: String) throws -> [String]? {
+    package func optionalStrings(_ name: String) throws -> [String]? {
         guard let field = field(name), field.kind != .null else { return nil }
         let wrongType = JSONReadError.wrongType(field: name, expected: "an array of strings")
         guard field.kind == .array else { throw wrongType }
@@ -183,14 +183,14 @@ public struct JSONObjectReader: ~Copyable {
     }
 
     /// The raw bytes of a nested object (validated JSON), to be read with another reader.
-    public func object(_ name: String) throws -> UnsafeRawBufferPointer {
+    package func object(_ name: String) throws -> UnsafeRawBufferPointer {
         guard let field = field(name), field.kind != .null else { throw missingOrNull(name, "an object") }
         guard field.kind == .object else { throw JSONReadError.wrongType(field: name, expected: "an object") }
         return UnsafeRawBufferPointer(rebasing: bytes[field.value])
     }
 
     /// The raw bytes of a nested object; nil when the field is absent or null.
-    public func optionalObject(_ name: String) throws -> UnsafeRawBufferPointer? {
+    package func optionalObject(_ name: String) throws -> UnsafeRawBufferPointer? {
         guard let field = field(name), field.kind != .null else { return nil }
         return try object(name)
     }
@@ -499,14 +499,14 @@ public struct JSONObjectReader: ~Copyable {
     }
 }
 
-public enum JSONReadError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum JSONReadError: Error, Sendable, Equatable, CustomStringConvertible {
     case malformed(String, at: Int)
     case duplicateField(String)
     case missingField(String)
     case wrongType(field: String, expected: String)
     case invalidUTF8(field: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformed(let reason, let offset): "not valid JSON: \(reason) at byte \(offset)"
         case .duplicateField(let name): "the field '\(name)' appears twice"

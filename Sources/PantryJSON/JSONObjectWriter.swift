@@ -2,31 +2,31 @@
 /// Event payloads, event documents and outcomes are written on hot paths (the single writer, every
 /// published event), where this is several times cheaper than `JSONEncoder`. `JSONObjectReader`
 /// reads what it writes; the tests hold both to `JSONSerialization`.
-public struct JSONObjectWriter {
-    public private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
+package struct JSONObjectWriter {
+    package private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
 
-    public init() { bytes.reserveCapacity(256) }
+    package init() { bytes.reserveCapacity(256) }
 
-    public mutating func field(_ key: String, _ value: String) {
+    package mutating func field(_ key: String, _ value: String) {
         self.key(key)
         appendString(value)
     }
 
-    public mutating func field(_ key: String, _ value: String?) {
+    package mutating func field(_ key: String, _ value: String?) {
         guard let value else { return }
         field(key, value)
     }
 
-    public mutating func field(_ key: String, _ value: Int) {
+    package mutating func field(_ key: String, _ value: Int) {
         field(key, Int64(value))
     }
 
-    public mutating func field(_ key: String, _ value: Int64) {
+    package mutating func field(_ key: String, _ value: Int64) {
         self.key(key)
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    public mutating func field(_ key: String, _ values: [Int64]) {
+    package mutating func field(_ key: String, _ values: [Int64]) {
         self.key(key)
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
@@ -36,7 +36,7 @@ public struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    public mutating func field(_ key: String, _ values: [String]) {
+    package mutating func field(_ key: String, _ values: [String]) {
         self.key(key)
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
@@ -47,24 +47,24 @@ public struct JSONObjectWriter {
     }
 
     /// A value that is already JSON (a stored event payload, a nested object written before).
-    public mutating func field(_ key: String, json: some Sequence<UInt8>) {
+    package mutating func field(_ key: String, json: some Sequence<UInt8>) {
         self.key(key)
         bytes.append(contentsOf: json)
     }
 
-    public mutating func field(_ key: String, _ value: Double?) {
+    package mutating func field(_ key: String, _ value: Double?) {
         guard let value else { return }
         self.key(key)
         // Validation keeps amounts finite, and Swift's shortest description of a finite Double is valid JSON.
         bytes.append(contentsOf: value.description.utf8)
     }
 
-    public mutating func field(_ key: String, _ value: Bool) {
+    package mutating func field(_ key: String, _ value: Bool) {
         self.key(key)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
-    public mutating func finish() -> [UInt8] {
+    package mutating func finish() -> [UInt8] {
         bytes.append(UInt8(ascii: "}"))
         return bytes
     }

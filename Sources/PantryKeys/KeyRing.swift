@@ -3,22 +3,22 @@ import PantryDomain
 
 /// The keys of a `UserKeyStore` as they were when read (`keyRing()`), held in memory: it opens
 /// sealed fields only, and only those of users whose key existed then.
-public struct KeyRing: PersonalDataVault {
+package struct KeyRing: PersonalDataVault {
     private let keys: [UserID: SymmetricKey]
 
     init(keys: [UserID: SymmetricKey]) {
         self.keys = keys
     }
 
-    public struct CannotSeal: Error, CustomStringConvertible {
-        public var description: String { "a key ring only opens; seal through the key store" }
+    package struct CannotSeal: Error, CustomStringConvertible {
+        package var description: String { "a key ring only opens; seal through the key store" }
     }
 
-    public func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String {
+    package func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String {
         throw CannotSeal()
     }
 
-    public func open(_ sealed: String, for userId: UserID) throws -> [UInt8]? {
+    package func open(_ sealed: String, for userId: UserID) throws -> [UInt8]? {
         guard let key = keys[userId] else { return nil }
         return try UserKeyStore.open(sealed, for: userId, with: key)
     }

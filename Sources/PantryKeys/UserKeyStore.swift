@@ -12,12 +12,12 @@ import Synchronization
 /// it durable (`persistPending`) before the events that need it are appended. Readers (workers,
 /// the API) open the file read-only. Deleted rows are overwritten (`secure_delete`) and the WAL is
 /// truncated after a deletion, so no copy of a destroyed key stays in either file.
-public final class UserKeyStore: PersonalDataVault, Sendable {
-    public enum Failure: Error, CustomStringConvertible {
+package final class UserKeyStore: PersonalDataVault, Sendable {
+    package enum Failure: Error, CustomStringConvertible {
         case missingFile(String)
         case corrupt(userId: UserID)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .missingFile(let path): "the key file \(path) does not exist, though sealed events need it"
             case .corrupt(let userId): "the sealed personal fields of user \(userId) do not open with the user's key"
@@ -25,20 +25,20 @@ public final class UserKeyStore: PersonalDataVault, Sendable {
         }
     }
 
-    public let path: String
+    package let path: String
     private let readOnly: Bool
     private let database = Mutex<DatabasePool?>(nil)
     /// Keys made for this batch's registrations, not yet durable.
     private let pending = Mutex<[UserID: SymmetricKey]>([:])
 
     /// The writer (the core) creates the file; a reader opens it when it first needs a key.
-    public init(path: String, readOnly: Bool) throws {
+    package init(path: String, readOnly: Bool) throws {
         self.path = path
         self.readOnly = readOnly
         if !readOnly { _ = try pool() }
     }
 
-    public func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String {
+    package func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String {
         let key = try pending.withLock { $0[userId] } ?? storedKey(userId) ?? newKey(for: userId)
         let box = try AES.GCM.seal(plaintext, using: key, authenticating: Data(userId.utf8))
         return box.combined!.base64EncodedString()
@@ -56,7 +56,7 @@ public final class UserKeyStore: PersonalDataVault, Sendable {
         }
     }
 
-    public func open(_ sealed: String, for userId: UserID) throws -> [UInt8]? {
+    package func open(_ sealed: String, for userId: UserID) throws -> [UInt8]? {
         guard let key = try pending.withLock({ $0[userId] }) ?? storedKey(userId) else { return nil }
         return try Self.open(sealed, for: userId, with: key)
     }
@@ -72,7 +72,7 @@ public final class UserKeyStore: PersonalDataVault, Sendable {
     }
 
     /// Makes the keys sealed since the last call durable, in one transaction.
-    public func persistPending() throws {
+    package func persistPending() throws {
         let keys = pending.withLock { $0 }
         guard !keys.isEmpty else { return }
         try pool().write { db in
@@ -86,13 +86,13 @@ public final class UserKeyStore: PersonalDataVault, Sendable {
     }
 
     /// Forgets keys that were never made durable (their batch failed).
-    public func discardPending() {
+    package func discardPending() {
         pending.withLock { $0.removeAll() }
     }
 
     /// Destroys the keys of `userIds` for good. Idempotent: the core calls it again at start for
     /// every deleted user, in case it stopped between appending a deletion and destroying the key.
-    public func destroy(_ userIds: some Collection<UserID>) throws {
+    package func destroy(_ userIds: some Collection<UserID>) throws {
         guard !userIds.isEmpty else { return }
         let pool = try pool()
         try pool.write { db in
@@ -106,7 +106,7 @@ public final class UserKeyStore: PersonalDataVault, Sendable {
     /// Every stored key, read in one query, as a vault that opens without asking the file again:
     /// for a start that opens every account (one query per user cost 150 µs each, 1.5 s for
     /// 10,000 users).
-    public func keyRing() throws -> KeyRing {
+    package func keyRing() throws -> KeyRing {
         try KeyRing(keys: pool().read { db in
             var keys: [UserID: SymmetricKey] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT user_id, key FROM user_keys")

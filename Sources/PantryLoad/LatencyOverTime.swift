@@ -3,13 +3,13 @@ import Foundation
 /// Latency in each second of the run, coarse enough to keep for every second of a long one: counts
 /// in buckets ten to a decade (each about 26% wide) from 10 µs to 100 s. A second's percentiles are
 /// read as the upper edge of the bucket they fall in, so they overstate by at most 26%.
-public struct LatencyOverTime: Sendable, Equatable {
+package struct LatencyOverTime: Sendable, Equatable {
     static let bucketsPerDecade = 10.0
     static let bucketCount = 70
     /// Per second of the measured drive, the answers counted per bucket.
-    public private(set) var seconds: [[UInt32]] = []
+    package private(set) var seconds: [[UInt32]] = []
 
-    public init() {}
+    package init() {}
 
     static func bucket(_ microseconds: UInt64) -> Int {
         let decades = log10(Double(max(microseconds, 10))) - 1
@@ -21,14 +21,14 @@ public struct LatencyOverTime: Sendable, Equatable {
         pow(10, 1 + Double(bucket + 1) / bucketsPerDecade) / 1000
     }
 
-    public mutating func record(microseconds: UInt64, atSecond second: Int) {
+    package mutating func record(microseconds: UInt64, atSecond second: Int) {
         if second >= seconds.count {
             seconds += Array(repeating: Array(repeating: 0, count: Self.bucketCount), count: second + 1 - seconds.count)
         }
         seconds[second][Self.bucket(microseconds)] += 1
     }
 
-    public mutating func merge(_ other: LatencyOverTime) {
+    package mutating func merge(_ other: LatencyOverTime) {
         if other.seconds.count > seconds.count {
             seconds += Array(repeating: Array(repeating: 0, count: Self.bucketCount), count: other.seconds.count - seconds.count)
         }
@@ -38,7 +38,7 @@ public struct LatencyOverTime: Sendable, Equatable {
     }
 
     /// The latency (ms) under which `percentile` of the answers of `range`'s seconds came; nil without answers.
-    public func percentile(_ percentile: Double, seconds range: Range<Int>) -> Double? {
+    package func percentile(_ percentile: Double, seconds range: Range<Int>) -> Double? {
         var counts = Array(repeating: UInt64(0), count: Self.bucketCount)
         for second in range.clamped(to: 0..<seconds.count) {
             for (bucket, count) in seconds[second].enumerated() { counts[bucket] += UInt64(count) }
@@ -54,7 +54,7 @@ public struct LatencyOverTime: Sendable, Equatable {
         return Self.upperEdgeMs(Self.bucketCount - 1)
     }
 
-    public func answers(seconds range: Range<Int>) -> Int {
+    package func answers(seconds range: Range<Int>) -> Int {
         range.clamped(to: 0..<seconds.count).reduce(0) { $0 + Int(seconds[$1].reduce(0) { $0 + UInt64($1) }) }
     }
 }

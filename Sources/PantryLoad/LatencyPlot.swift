@@ -4,13 +4,13 @@ import Histogram
 /// The run as an SVG a person can read: latency by percentile for each kind of request (the
 /// percentile axis stretched towards the tail, as HdrHistogram's plots are), then answered
 /// requests per second and their p50 and p99 latency over time below it.
-public enum LatencyPlot {
+package enum LatencyPlot {
     static let width = 960.0
     static let colours: [OperationKind: String] = [
         .increment: "#1f77b4", .repeat: "#9467bd", .top10: "#2ca02c", .myRank: "#d62728",
     ]
 
-    public static func svg(latency: [OperationKind: Histogram<UInt64>], perSecond: [Int], overTime: [LoadResult.SecondLatency],
+    package static func svg(latency: [OperationKind: Histogram<UInt64>], perSecond: [Int], overTime: [LoadResult.SecondLatency],
                            title: String, subtitle: String) -> String {
         var svg = Canvas(width: width, height: 1020)
         svg.text(title, x: 20, y: 30, size: 18, weight: "bold")

@@ -1,8 +1,8 @@
 import Foundation
 
 /// `pantry loadtest compare A.json B.json`: two runs side by side, each figure of B as a ratio of A's.
-public enum LoadComparison {
-    public static func table(_ a: LoadResult, _ b: LoadResult) -> String {
+package enum LoadComparison {
+    package static func table(_ a: LoadResult, _ b: LoadResult) -> String {
         func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
         func ratio(_ x: Double, _ y: Double) -> String { x > 0 ? f(y / x, 2) + "x" : "-" }
         var lines = [
@@ -28,7 +28,7 @@ public enum LoadComparison {
         return lines.joined(separator: "\n")
     }
 
-    public static func load(_ path: String) throws -> LoadResult {
+    package static func load(_ path: String) throws -> LoadResult {
         try JSONDecoder().decode(LoadResult.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }

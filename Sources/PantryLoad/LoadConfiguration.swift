@@ -2,38 +2,38 @@ import PantryTokens
 import PantryRandom
 
 /// What `pantry loadtest` is asked to do.
-public struct LoadConfiguration: Sendable {
-    public var url: String
-    public var users: Int
-    public var clients: Int
+package struct LoadConfiguration: Sendable {
+    package var url: String
+    package var users: Int
+    package var clients: Int
     /// Seconds of the drive phase; with `requests` too, whichever ends first.
-    public var duration: Double?
+    package var duration: Double?
     /// Requests of the drive phase, shared evenly by the clients.
-    public var requests: Int?
+    package var requests: Int?
     /// Requests/s over all clients for a fixed-rate run; nil: every client sends as fast as it is answered.
-    public var rate: Double?
-    public var mix: WorkloadMix
-    public var seed: UInt64
+    package var rate: Double?
+    package var mix: WorkloadMix
+    package var seed: UInt64
     /// Starts every username, Idempotency-Key and ingredient of the run, so runs never collide.
-    public var runPrefix: String
-    public var password: String
+    package var runPrefix: String
+    package var password: String
     /// Seconds a request may take before it counts as a transport timeout.
-    public var timeout: Double
+    package var timeout: Double
     /// Seconds of load at the start of the drive whose latencies and rates are not counted
     /// (connections, caches and the JIT-less runtime warm up); its points are checked like the rest.
-    public var warmUp: Double = 0
+    package var warmUp: Double = 0
     /// Delete every test user after the check.
-    public var cleanup = false
+    package var cleanup = false
     /// A ramp: fixed rates (requests/s) one after the other, `stepSeconds` each, to find where the
     /// latency breaks; nil for one rate or none. The warm-up runs at the first step's rate.
-    public var ramp: [Double]?
-    public var stepSeconds: Double = 20
+    package var ramp: [Double]?
+    package var stepSeconds: Double = 20
     /// Signs the operator's proof on registrations, log-ins and deletions when the load test can read
     /// the API's token key: its thousands of users from one address then pass the per-address limits.
-    public var operatorSigner: TokenSigner?
+    package var operatorSigner: TokenSigner?
 
     /// When each request is due; nil when every client sends as fast as it is answered.
-    public var schedule: Schedule? {
+    package var schedule: Schedule? {
         if let ramp {
             let steps = [warmUp > 0 ? Schedule.Step(rate: ramp[0], seconds: warmUp) : nil].compactMap { $0 }
                 + ramp.map { Schedule.Step(rate: $0, seconds: stepSeconds) }
@@ -42,7 +42,7 @@ public struct LoadConfiguration: Sendable {
         return rate.map { Schedule(rate: $0, clients: clients) }
     }
 
-    public init(url: String, users: Int, clients: Int, duration: Double?, requests: Int?, rate: Double?,
+    package init(url: String, users: Int, clients: Int, duration: Double?, requests: Int?, rate: Double?,
                 mix: WorkloadMix, seed: UInt64, runPrefix: String, password: String, timeout: Double) {
         self.url = url
         self.users = users
@@ -57,16 +57,16 @@ public struct LoadConfiguration: Sendable {
         self.timeout = timeout
     }
 
-    public func username(_ user: Int) -> String { "\(runPrefix)u\(user)" }
+    package func username(_ user: Int) -> String { "\(runPrefix)u\(user)" }
 
     /// The drive phase's requests for one client: an even share, the remainder to the first clients.
-    public func quota(client: Int) -> Int? {
+    package func quota(client: Int) -> Int? {
         requests.map { $0 / clients + (client < $0 % clients ? 1 : 0) }
     }
 
     /// A prefix from the seed and the time: the same seed drives the same workload, and a rerun
     /// against the same deployment registers new users instead of colliding with the old ones.
-    public static func runPrefix(seed: UInt64, time: UInt64) -> String {
+    package static func runPrefix(seed: UInt64, time: UInt64) -> String {
         var generator = SeededGenerator(seed: seed ^ time)
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         return "lt" + String((0..<6).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })

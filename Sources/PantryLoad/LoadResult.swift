@@ -2,23 +2,23 @@ import Foundation
 import Histogram
 
 /// Everything a run measured, written as the `--output` JSON document and summarised on stdout.
-public struct LoadResult: Codable, Sendable {
-    public struct Settings: Codable, Sendable {
-        public var url: String
-        public var users: Int
-        public var clients: Int
-        public var durationSeconds: Double?
-        public var requests: Int?
+package struct LoadResult: Codable, Sendable {
+    package struct Settings: Codable, Sendable {
+        package var url: String
+        package var users: Int
+        package var clients: Int
+        package var durationSeconds: Double?
+        package var requests: Int?
         /// Requests/s of a fixed-rate run; nil when every client sends as fast as it is answered.
-        public var rate: Double?
-        public var mix: WorkloadMix
-        public var seed: UInt64
-        public var runPrefix: String
+        package var rate: Double?
+        package var mix: WorkloadMix
+        package var seed: UInt64
+        package var runPrefix: String
         /// A ramp's rates and how long each lasted; nil for a run at one rate.
-        public var ramp: [Double]?
-        public var stepSeconds: Double?
+        package var ramp: [Double]?
+        package var stepSeconds: Double?
 
-        public init(url: String, users: Int, clients: Int, durationSeconds: Double?, requests: Int?, rate: Double?,
+        package init(url: String, users: Int, clients: Int, durationSeconds: Double?, requests: Int?, rate: Double?,
                     mix: WorkloadMix, seed: UInt64, runPrefix: String) {
             self.url = url
             self.users = users
@@ -32,31 +32,31 @@ public struct LoadResult: Codable, Sendable {
         }
     }
 
-    public struct Machine: Codable, Sendable {
-        public var cores: Int
-        public var memoryGiB: Double
-        public var os: String
+    package struct Machine: Codable, Sendable {
+        package var cores: Int
+        package var memoryGiB: Double
+        package var os: String
 
-        public init(cores: Int, memoryGiB: Double, os: String) {
+        package init(cores: Int, memoryGiB: Double, os: String) {
             self.cores = cores
             self.memoryGiB = memoryGiB
             self.os = os
         }
 
-        public static var current: Machine {
+        package static var current: Machine {
             let info = ProcessInfo.processInfo
             return Machine(cores: info.activeProcessorCount, memoryGiB: (Double(info.physicalMemory) / 1_073_741_824).rounded(),
                            os: info.operatingSystemVersionString)
         }
     }
 
-    public struct Registration: Codable, Sendable {
-        public var users: Int
-        public var seconds: Double
-        public var usersPerSecond: Double
-        public var retries: Int
+    package struct Registration: Codable, Sendable {
+        package var users: Int
+        package var seconds: Double
+        package var usersPerSecond: Double
+        package var retries: Int
 
-        public init(users: Int, seconds: Double, usersPerSecond: Double, retries: Int) {
+        package init(users: Int, seconds: Double, usersPerSecond: Double, retries: Int) {
             self.users = users
             self.seconds = seconds
             self.usersPerSecond = usersPerSecond
@@ -65,16 +65,16 @@ public struct LoadResult: Codable, Sendable {
     }
 
     /// Latency in milliseconds.
-    public struct Percentiles: Codable, Sendable {
-        public var count: UInt64
-        public var mean: Double
-        public var p50: Double
-        public var p90: Double
-        public var p99: Double
-        public var p999: Double
-        public var max: Double
+    package struct Percentiles: Codable, Sendable {
+        package var count: UInt64
+        package var mean: Double
+        package var p50: Double
+        package var p90: Double
+        package var p99: Double
+        package var p999: Double
+        package var max: Double
 
-        public init(microseconds histogram: Histogram<UInt64>) {
+        package init(microseconds histogram: Histogram<UInt64>) {
             func ms(_ value: UInt64) -> Double { Double(value) / 1000 }
             count = histogram.totalCount
             mean = histogram.totalCount == 0 ? 0 : histogram.mean / 1000
@@ -86,43 +86,43 @@ public struct LoadResult: Codable, Sendable {
         }
     }
 
-    public struct KindFigures: Codable, Sendable {
-        public var requests: Int
-        public var perSecond: Double
-        public var latencyMs: Percentiles
+    package struct KindFigures: Codable, Sendable {
+        package var requests: Int
+        package var perSecond: Double
+        package var latencyMs: Percentiles
     }
 
-    public struct Drive: Codable, Sendable {
-        public var seconds: Double
-        public var requests: Int
-        public var perSecond: Double
-        public var acceptedIncrementsPerSecond: Double
-        public var kinds: [String: KindFigures]
-        public var errors: [String: Int]
-        public var retries: Int
-        public var replayed: Int
-        public var doubled: Int
-        public var indefinite: Int
+    package struct Drive: Codable, Sendable {
+        package var seconds: Double
+        package var requests: Int
+        package var perSecond: Double
+        package var acceptedIncrementsPerSecond: Double
+        package var kinds: [String: KindFigures]
+        package var errors: [String: Int]
+        package var retries: Int
+        package var replayed: Int
+        package var doubled: Int
+        package var indefinite: Int
         /// Answered requests in each second of the run.
-        public var perSecondSeries: [Int]
+        package var perSecondSeries: [Int]
         /// The latency of each second's answers (all kinds; buckets 26% wide, see `LatencyOverTime`).
-        public var latencySeries: [SecondLatency]
+        package var latencySeries: [SecondLatency]
     }
 
-    public struct SecondLatency: Codable, Sendable, Equatable {
-        public var second: Int
-        public var p50Ms: Double
-        public var p99Ms: Double
+    package struct SecondLatency: Codable, Sendable, Equatable {
+        package var second: Int
+        package var p50Ms: Double
+        package var p99Ms: Double
 
-        public init(second: Int, p50Ms: Double, p99Ms: Double) { self.second = second; self.p50Ms = p50Ms; self.p99Ms = p99Ms }
+        package init(second: Int, p50Ms: Double, p99Ms: Double) { self.second = second; self.p50Ms = p50Ms; self.p99Ms = p99Ms }
     }
 
     /// One step of a ramp: the rate asked for, what was answered, and how fast.
-    public struct Step: Codable, Sendable, Equatable {
-        public var rate: Double
-        public var answeredPerSecond: Double
-        public var p50Ms: Double?
-        public var p99Ms: Double?
+    package struct Step: Codable, Sendable, Equatable {
+        package var rate: Double
+        package var answeredPerSecond: Double
+        package var p50Ms: Double?
+        package var p99Ms: Double?
 
         static func figures(ramp: [Double], stepSeconds: Double, overTime: LatencyOverTime) -> [Step] {
             ramp.enumerated().map { index, rate in
@@ -136,14 +136,14 @@ public struct LoadResult: Codable, Sendable {
     }
 
     /// How far the leaderboard trailed the log, in positions.
-    public struct Lag: Codable, Sendable {
-        public struct Figures: Codable, Sendable {
-            public var samples: UInt64
-            public var mean: Double
-            public var p99: UInt64
-            public var max: UInt64
+    package struct Lag: Codable, Sendable {
+        package struct Figures: Codable, Sendable {
+            package var samples: UInt64
+            package var mean: Double
+            package var p99: UInt64
+            package var max: UInt64
 
-            public init(_ histogram: Histogram<UInt64>) {
+            package init(_ histogram: Histogram<UInt64>) {
                 samples = histogram.totalCount
                 mean = histogram.totalCount == 0 ? 0 : histogram.mean
                 p99 = histogram.valueAtPercentile(99)
@@ -152,16 +152,16 @@ public struct LoadResult: Codable, Sendable {
         }
 
         /// At each leaderboard read: the highest position seen accepted so far minus the read's position.
-        public var readReplies: Figures
+        package var readReplies: Figures
         /// Sampled every 200 ms from `/ready`: the head the core announced minus the leaderboard worker's position.
-        public var ready: Figures
+        package var ready: Figures
         /// The last position a client saw accepted.
-        public var lastAccepted: Int64
+        package var lastAccepted: Int64
         /// From the last answer of the drive phase until the leaderboard had applied `lastAccepted`;
         /// nil when it did not within 60 s or could not be read.
-        public var catchUpMilliseconds: Double?
+        package var catchUpMilliseconds: Double?
 
-        public init(readReplies: Figures, ready: Figures, lastAccepted: Int64, catchUpMilliseconds: Double?) {
+        package init(readReplies: Figures, ready: Figures, lastAccepted: Int64, catchUpMilliseconds: Double?) {
             self.readReplies = readReplies
             self.ready = ready
             self.lastAccepted = lastAccepted
@@ -170,24 +170,24 @@ public struct LoadResult: Codable, Sendable {
     }
 
     /// The check passed and every command's outcome is known.
-    public var passed: Bool
+    package var passed: Bool
     /// When the run began (ISO 8601, UTC) and which `pantry` ran it: runs compared later say so.
-    public var startedAt: String?
-    public var version: String?
+    package var startedAt: String?
+    package var version: String?
     /// A ramp's steps; nil for a run at one rate.
-    public var steps: [Step]?
+    package var steps: [Step]?
     /// `--fail-on`'s terms and what was measured for each; nil without `--fail-on`.
-    public var thresholds: [Thresholds.Verdict]?
+    package var thresholds: [Thresholds.Verdict]?
     /// Users deleted by `--cleanup` after the check; nil without it.
-    public var cleanedUp: Int?
-    public var settings: Settings
-    public var machine: Machine
-    public var registration: Registration
-    public var drive: Drive
-    public var lag: Lag
-    public var check: LedgerCheck
+    package var cleanedUp: Int?
+    package var settings: Settings
+    package var machine: Machine
+    package var registration: Registration
+    package var drive: Drive
+    package var lag: Lag
+    package var check: LedgerCheck
 
-    public init(settings: Settings, machine: Machine, registration: Registration, seconds: Double,
+    package init(settings: Settings, machine: Machine, registration: Registration, seconds: Double,
                 stats: RunStats, lag: Lag, check: LedgerCheck) {
         var kinds: [String: KindFigures] = [:]
         for (kind, histogram) in stats.latency {
@@ -214,7 +214,7 @@ public struct LoadResult: Codable, Sendable {
         passed = check.passed && stats.indefinite == 0 && stats.doubled == 0
     }
 
-    public var json: Data {
+    package var json: Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Numbers, strings and containers of them: encoding cannot fail.
@@ -222,7 +222,7 @@ public struct LoadResult: Codable, Sendable {
     }
 
     /// The human summary printed on stdout.
-    public var summary: String {
+    package var summary: String {
         func f(_ value: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", value) }
         let mode = settings.ramp.map { "a ramp of \($0.map { f($0) }.joined(separator: ", ")) requests/s, \(f(settings.stepSeconds ?? 0)) s each" }
             ?? settings.rate.map { "fixed rate \(f($0)) requests/s" } ?? "as fast as answered"

@@ -7,31 +7,31 @@ import Synchronization
 import PantryTokens
 
 /// A run's figures, and its raw histograms for the plot.
-public struct LoadRun: Sendable {
-    public var result: LoadResult
-    public var stats: RunStats
+package struct LoadRun: Sendable {
+    package var result: LoadResult
+    package var stats: RunStats
 }
 
-public struct LoadError: Error, CustomStringConvertible {
-    public var description: String
+package struct LoadError: Error, CustomStringConvertible {
+    package var description: String
 }
 
 /// Runs a load test against a running deployment: registers and logs in the users, drives the
 /// clients, waits for the leaderboard to catch up and checks it against the ledger.
-public struct LoadRunner: Sendable {
+package struct LoadRunner: Sendable {
     /// How long a command is retried (same Idempotency-Key) before its outcome counts as unknown.
     static let retryWindow: UInt64 = 30_000_000_000
 
-    public let configuration: LoadConfiguration
+    package let configuration: LoadConfiguration
     /// Called on the calling thread with a progress line; `true` when the phase is done.
     let progress: @Sendable (String, Bool) -> Void
 
-    public init(configuration: LoadConfiguration, progress: @escaping @Sendable (String, Bool) -> Void) {
+    package init(configuration: LoadConfiguration, progress: @escaping @Sendable (String, Bool) -> Void) {
         self.configuration = configuration
         self.progress = progress
     }
 
-    public func run() throws -> LoadRun {
+    package func run() throws -> LoadRun {
         let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
         do {
             let ready = try client.ready()

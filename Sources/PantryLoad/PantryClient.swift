@@ -4,55 +4,55 @@ import PantryTokens
 
 /// Pantry's HTTP API as the load test calls it, over one libcurl handle: one kept-alive
 /// connection, reused for every request. Not thread-safe: one per thread.
-public final class PantryClient {
-    public let baseURL: String
+package final class PantryClient {
+    package let baseURL: String
     let timeout: Double
     private let easy = CurlEasy()
     private let decoder = JSONDecoder()
     /// Proves the operator on the set-up and clean-up calls (`LoadConfiguration.operatorSigner`).
     private let operatorSigner: TokenSigner?
 
-    public init(baseURL: String, timeout: Double, operatorSigner: TokenSigner? = nil) {
+    package init(baseURL: String, timeout: Double, operatorSigner: TokenSigner? = nil) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout
         self.operatorSigner = operatorSigner
     }
 
-    public func register(username: String, email: String, password: String) throws(CurlError) -> HTTPResponse {
+    package func register(username: String, email: String, password: String) throws(CurlError) -> HTTPResponse {
         try send(.post, "/v1/accounts", body: ["username": username, "email": email, "password": password], asOperator: true)
     }
 
-    public func logIn(username: String, password: String) throws(CurlError) -> HTTPResponse {
+    package func logIn(username: String, password: String) throws(CurlError) -> HTTPResponse {
         try send(.post, "/v1/sessions", body: ["username": username, "password": password], asOperator: true)
     }
 
-    public func useIngredient(_ item: Item, token: String, key: String) throws(CurlError) -> HTTPResponse {
+    package func useIngredient(_ item: Item, token: String, key: String) throws(CurlError) -> HTTPResponse {
         try send(.post, "/v1/me/owned-ingredients", body: ["recipeId": item.recipeId, "ingredient": item.ingredient],
                  token: token, key: key)
     }
 
-    public func top(_ limit: Int, token: String, after: Int64? = nil) throws(CurlError) -> HTTPResponse {
+    package func top(_ limit: Int, token: String, after: Int64? = nil) throws(CurlError) -> HTTPResponse {
         try send(.get, "/v1/leaderboard?limit=\(limit)" + (after.map { "&after=\($0)" } ?? ""), token: token)
     }
 
-    public func me(token: String, after: Int64? = nil) throws(CurlError) -> HTTPResponse {
+    package func me(token: String, after: Int64? = nil) throws(CurlError) -> HTTPResponse {
         try send(.get, "/v1/leaderboard/me" + (after.map { "?after=\($0)" } ?? ""), token: token)
     }
 
-    public func deleteAccount(token: String, password: String) throws(CurlError) -> HTTPResponse {
+    package func deleteAccount(token: String, password: String) throws(CurlError) -> HTTPResponse {
         try send(.delete, "/v1/me", body: ["password": password], token: token, asOperator: true)
     }
 
-    public func randomRecipes(count: Int) throws(CurlError) -> HTTPResponse {
+    package func randomRecipes(count: Int) throws(CurlError) -> HTTPResponse {
         try send(.get, "/v1/recipes/random?count=\(count)")
     }
 
-    public func ready() throws(CurlError) -> HTTPResponse {
+    package func ready() throws(CurlError) -> HTTPResponse {
         try send(.get, "/ready")
     }
 
     /// The answer's JSON as `T`, or nil when it is not that.
-    public func decode<T: Decodable>(_ type: T.Type, _ response: HTTPResponse) -> T? {
+    package func decode<T: Decodable>(_ type: T.Type, _ response: HTTPResponse) -> T? {
         try? decoder.decode(type, from: response.body)
     }
 
@@ -60,7 +60,7 @@ public final class PantryClient {
     /// the whole document: on the hot path the load test needs nothing else, and a full decode
     /// of the top 10 cost the client a quarter of its CPU, which the server on the same machine
     /// would miss.
-    public static func position(in body: Data) -> Int64? {
+    package static func position(in body: Data) -> Int64? {
         let key = Array(#""position":"#.utf8)
         return body.withUnsafeBytes { bytes -> Int64? in
             guard bytes.count > key.count else { return nil }
@@ -82,7 +82,7 @@ public final class PantryClient {
     }
 
     /// A problem document's `code`.
-    public func problemCode(_ response: HTTPResponse) -> String? {
+    package func problemCode(_ response: HTTPResponse) -> String? {
         decode(Reply.Problem.self, response)?.code
     }
 
@@ -128,23 +128,23 @@ extension PantryClient {
 }
 
 /// The answers the load test reads.
-public enum Reply {
-    public struct Problem: Decodable { public var code: String }
-    public struct Session: Decodable { public var token: String; public var userId: String }
-    public struct Entry: Decodable { public var rank: Int; public var userId: String; public var points: Int }
-    public struct Me: Decodable { public var position: Int64; public var result: Entry }
-    public struct RandomRecipes: Decodable {
-        public struct Recipe: Decodable {
-            public struct Ingredient: Decodable { public var name: String }
-            public var id: String
-            public var ingredients: [Ingredient]
+package enum Reply {
+    package struct Problem: Decodable { package var code: String }
+    package struct Session: Decodable { package var token: String; package var userId: String }
+    package struct Entry: Decodable { package var rank: Int; package var userId: String; package var points: Int }
+    package struct Me: Decodable { package var position: Int64; package var result: Entry }
+    package struct RandomRecipes: Decodable {
+        package struct Recipe: Decodable {
+            package struct Ingredient: Decodable { package var name: String }
+            package var id: String
+            package var ingredients: [Ingredient]
         }
-        public struct Payload: Decodable { public var recipes: [Recipe] }
-        public var payload: Payload
+        package struct Payload: Decodable { package var recipes: [Recipe] }
+        package var payload: Payload
     }
-    public struct Ready: Decodable {
-        public struct Worker: Decodable { public var position: Int64 }
-        public var head: Int64
-        public var workers: [String: Worker]
+    package struct Ready: Decodable {
+        package struct Worker: Decodable { package var position: Int64 }
+        package var head: Int64
+        package var workers: [String: Worker]
     }
 }

@@ -1,25 +1,25 @@
 /// The points the load test knows it earned: one per accepted increment, per user. Each client
 /// keeps its own; they are merged when the clients are done.
-public struct PointsLedger: Sendable, Equatable {
-    public private(set) var points: [Int]
+package struct PointsLedger: Sendable, Equatable {
+    package private(set) var points: [Int]
 
-    public init(users: Int) {
+    package init(users: Int) {
         points = Array(repeating: 0, count: users)
     }
 
-    public mutating func earn(user: Int) {
+    package mutating func earn(user: Int) {
         points[user] += 1
     }
 
-    public mutating func merge(_ other: PointsLedger) {
+    package mutating func merge(_ other: PointsLedger) {
         precondition(other.points.count == points.count)
         for (user, earned) in other.points.enumerated() { points[user] += earned }
     }
 
-    public var total: Int { points.reduce(0, +) }
+    package var total: Int { points.reduce(0, +) }
 
     /// Compares with the leaderboard's points per user (nil where a user could not be read).
-    public func check(against actual: [Int?], usernames: [String], limit: Int = 10) -> LedgerCheck {
+    package func check(against actual: [Int?], usernames: [String], limit: Int = 10) -> LedgerCheck {
         precondition(actual.count == points.count && usernames.count == points.count)
         var differences: [LedgerCheck.Difference] = []
         var mismatched = 0, unread = 0, actualTotal = 0
@@ -38,27 +38,27 @@ public struct PointsLedger: Sendable, Equatable {
 }
 
 /// The final check: the leaderboard against the ledger, user by user and in total.
-public struct LedgerCheck: Codable, Sendable, Equatable {
-    public struct Difference: Codable, Sendable, Equatable {
-        public var username: String
-        public var expected: Int
+package struct LedgerCheck: Codable, Sendable, Equatable {
+    package struct Difference: Codable, Sendable, Equatable {
+        package var username: String
+        package var expected: Int
         /// nil: the user's entry could not be read.
-        public var actual: Int?
+        package var actual: Int?
 
-        public init(username: String, expected: Int, actual: Int?) {
+        package init(username: String, expected: Int, actual: Int?) {
             self.username = username
             self.expected = expected
             self.actual = actual
         }
     }
 
-    public var passed: Bool
-    public var users: Int
-    public var expectedTotal: Int
-    public var actualTotal: Int
+    package var passed: Bool
+    package var users: Int
+    package var expectedTotal: Int
+    package var actualTotal: Int
     /// Users whose points differ from the ledger, the unread ones included.
-    public var mismatchedUsers: Int
-    public var unreadUsers: Int
+    package var mismatchedUsers: Int
+    package var unreadUsers: Int
     /// The first few mismatches.
-    public var differences: [Difference]
+    package var differences: [Difference]
 }

@@ -4,29 +4,29 @@
 /// rate. Latency is measured from the due time, not from when the request actually left: a
 /// stalled server then shows in the latency of every request it delayed, instead of silently
 /// slowing the senders down (coordinated omission).
-public struct Schedule: Sendable, Equatable {
-    public struct Step: Sendable, Equatable {
+package struct Schedule: Sendable, Equatable {
+    package struct Step: Sendable, Equatable {
         /// Requests per second over all clients.
-        public var rate: Double
+        package var rate: Double
         /// How long the step lasts; nil for the last step of an open-ended run.
-        public var seconds: Double?
+        package var seconds: Double?
 
-        public init(rate: Double, seconds: Double?) {
+        package init(rate: Double, seconds: Double?) {
             precondition(rate > 0)
             self.rate = rate
             self.seconds = seconds
         }
     }
 
-    public var steps: [Step]
-    public var clients: Int
+    package var steps: [Step]
+    package var clients: Int
 
     /// One rate for the whole run.
-    public init(rate: Double, clients: Int) {
+    package init(rate: Double, clients: Int) {
         self.init(steps: [Step(rate: rate, seconds: nil)], clients: clients)
     }
 
-    public init(steps: [Step], clients: Int) {
+    package init(steps: [Step], clients: Int) {
         precondition(!steps.isEmpty && clients > 0)
         self.steps = steps
         self.clients = clients
@@ -34,7 +34,7 @@ public struct Schedule: Sendable, Equatable {
 
     /// Nanoseconds from the start until client `client`'s request `index` is due; after the last
     /// step of a ramp, its end (a deadline there stops the client).
-    public func due(client: Int, index: Int) -> UInt64 {
+    package func due(client: Int, index: Int) -> UInt64 {
         var start = 0.0
         var index = index
         for step in steps {

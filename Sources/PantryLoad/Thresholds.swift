@@ -1,33 +1,33 @@
 /// `--fail-on "p99<10ms,errors=0,rps>=1000"`: what a run must meet, checked after it. Latency
 /// terms hold for every kind of request (the worst kind decides); `errors` counts unexpected
 /// answers and transport failures; `rps` is answered requests per second of the drive.
-public struct Thresholds: Sendable, Equatable {
-    public enum Metric: String, Sendable, CaseIterable { case p50, p90, p99, p999, max, errors, rps }
-    public enum Comparison: String, Sendable { case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=", equal = "=" }
+package struct Thresholds: Sendable, Equatable {
+    package enum Metric: String, Sendable, CaseIterable { case p50, p90, p99, p999, max, errors, rps }
+    package enum Comparison: String, Sendable { case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=", equal = "=" }
 
-    public struct Term: Sendable, Equatable, CustomStringConvertible {
-        public var metric: Metric
-        public var comparison: Comparison
+    package struct Term: Sendable, Equatable, CustomStringConvertible {
+        package var metric: Metric
+        package var comparison: Comparison
         /// Milliseconds for latencies.
-        public var value: Double
-        public var description: String {
+        package var value: Double
+        package var description: String {
             "\(metric.rawValue)\(comparison.rawValue)\(value.formatted())\(metric.isLatency ? "ms" : "")"
         }
     }
 
-    public struct Verdict: Codable, Sendable, Equatable {
-        public var term: String
-        public var measured: Double
-        public var met: Bool
+    package struct Verdict: Codable, Sendable, Equatable {
+        package var term: String
+        package var measured: Double
+        package var met: Bool
     }
 
-    public var terms: [Term]
+    package var terms: [Term]
 
-    public struct ParseError: Error, CustomStringConvertible {
-        public var description: String
+    package struct ParseError: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    public init(parsing text: String) throws(ParseError) {
+    package init(parsing text: String) throws(ParseError) {
         var terms: [Term] = []
         for raw in text.split(separator: ",") {
             let term = raw.trimmingCharacters(in: .whitespaces)
@@ -54,7 +54,7 @@ public struct Thresholds: Sendable, Equatable {
         self.terms = terms
     }
 
-    public func verdicts(for result: LoadResult) -> [Verdict] {
+    package func verdicts(for result: LoadResult) -> [Verdict] {
         terms.map { term in
             let measured = Self.measure(term.metric, in: result)
             return Verdict(term: term.description, measured: measured, met: term.comparison.holds(measured, term.value))

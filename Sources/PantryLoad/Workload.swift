@@ -1,7 +1,7 @@
 import PantryRandom
 
 /// The kinds of request the load test sends, each with its own latency histogram.
-public enum OperationKind: String, CaseIterable, Codable, Sendable {
+package enum OperationKind: String, CaseIterable, Codable, Sendable {
     /// `UseOwnedIngredient` with a (recipe, ingredient) new for the user: must earn one point.
     case increment
     /// A (recipe, ingredient) the user already earned a point for, under a new Idempotency-Key:
@@ -14,37 +14,37 @@ public enum OperationKind: String, CaseIterable, Codable, Sendable {
 }
 
 /// A recipe and one of its own ingredients: what one point is earned for.
-public struct Item: Hashable, Sendable, Comparable {
-    public var recipeId: String
-    public var ingredient: String
+package struct Item: Hashable, Sendable, Comparable {
+    package var recipeId: String
+    package var ingredient: String
 
-    public init(recipeId: String, ingredient: String) {
+    package init(recipeId: String, ingredient: String) {
         self.recipeId = recipeId; self.ingredient = ingredient
     }
 
-    public static func < (a: Item, b: Item) -> Bool { (a.recipeId, a.ingredient) < (b.recipeId, b.ingredient) }
+    package static func < (a: Item, b: Item) -> Bool { (a.recipeId, a.ingredient) < (b.recipeId, b.ingredient) }
 }
 
 /// One request a client makes, for the user with index `user` (0 ..< users).
-public struct LoadOperation: Equatable, Sendable {
-    public var kind: OperationKind
-    public var user: Int
+package struct LoadOperation: Equatable, Sendable {
+    package var kind: OperationKind
+    package var user: Int
     /// For `increment` and `repeat`.
-    public var item: Item?
+    package var item: Item?
     /// The Idempotency-Key of a command: unique in the run, kept for its retries.
-    public var key: String?
+    package var key: String?
 }
 
 /// The shares of each kind of request.
-public struct WorkloadMix: Sendable, Codable, Equatable {
+package struct WorkloadMix: Sendable, Codable, Equatable {
     /// The share of requests that are leaderboard reads.
-    public var readRatio: Double
+    package var readRatio: Double
     /// The share of reads that ask for the top 10 (the rest ask for the user's own rank).
-    public var top10Share: Double
+    package var top10Share: Double
     /// The share of commands that deliberately repeat an earned item.
-    public var repeatRatio: Double
+    package var repeatRatio: Double
 
-    public init(readRatio: Double = 0.5, top10Share: Double = 0.5, repeatRatio: Double = 0.02) {
+    package init(readRatio: Double = 0.5, top10Share: Double = 0.5, repeatRatio: Double = 0.02) {
         self.readRatio = readRatio
         self.top10Share = top10Share
         self.repeatRatio = repeatRatio
@@ -54,13 +54,13 @@ public struct WorkloadMix: Sendable, Codable, Equatable {
 /// The requests of one client, drawn from its own seeded stream: with the same seed, client and
 /// mix, the same sequence, whatever the other clients or the server do (as long as every
 /// increment is accepted, since repeats are drawn from the accepted ones).
-public struct ClientWorkload: Sendable {
+package struct ClientWorkload: Sendable {
     /// Repeats are drawn from this many of the client's latest accepted items.
     static let remembered = 256
     /// Draws of a user before a client gives up on finding one with an item left (then it reads).
     static let userDraws = 16
 
-    public let client: Int
+    package let client: Int
     let users: Int
     let mix: WorkloadMix
     let keyPrefix: String
@@ -76,7 +76,7 @@ public struct ClientWorkload: Sendable {
 
     /// `items` are the same, in the same order, for every client; `keyPrefix` makes the
     /// Idempotency-Keys of this run unique.
-    public init(seed: UInt64, client: Int, clients: Int, users: Int, items: [Item], mix: WorkloadMix, keyPrefix: String) {
+    package init(seed: UInt64, client: Int, clients: Int, users: Int, items: [Item], mix: WorkloadMix, keyPrefix: String) {
         precondition(users > 0 && clients > 0)
         self.client = client
         self.users = users
@@ -86,7 +86,7 @@ public struct ClientWorkload: Sendable {
         generator = SeededGenerator(seed: seed, stream: client)
     }
 
-    public mutating func next() -> LoadOperation {
+    package mutating func next() -> LoadOperation {
         var user = Int.random(in: 0..<users, using: &generator)
         if Double.random(in: 0..<1, using: &generator) < mix.readRatio {
             return read(user)
@@ -115,7 +115,7 @@ public struct ClientWorkload: Sendable {
     }
 
     /// An increment was accepted: it may be repeated later.
-    public mutating func accepted(_ operation: LoadOperation) {
+    package mutating func accepted(_ operation: LoadOperation) {
         guard operation.kind == .increment, let item = operation.item else { return }
         if accepted.count < Self.remembered {
             accepted.append((operation.user, item))

@@ -4,8 +4,8 @@ import PantryJSON
 /// The JSON document of a recorded event, as `pantry events` prints it and the core publishes it
 /// (`schemas/recorded-event.schema.json`). The stored payload is already JSON, so it is spliced in
 /// as it is rather than parsed and encoded again.
-public enum EventDocument {
-    public static func encode(_ event: RecordedEvent) -> Data {
+package enum EventDocument {
+    package static func encode(_ event: RecordedEvent) -> Data {
         let m = event.metadata
         var metadata = JSONObjectWriter()
         metadata.field("commandId", m.commandId)

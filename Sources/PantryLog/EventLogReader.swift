@@ -3,7 +3,7 @@ import Foundation
 /// What a process that follows the log needs of it: ranges of events and the head. The SQLite
 /// file, the PostgreSQL log and the core's log service (`RemoteEventStore`) all answer it, and the
 /// executable chooses which one a process reads.
-public protocol EventLogReader: AnyObject, Sendable {
+package protocol EventLogReader: AnyObject, Sendable {
     /// Events with a position greater than `position`, oldest first, at most `limit`.
     func read(after position: Int64, limit: Int) throws -> [RecordedEvent]
 
@@ -19,12 +19,12 @@ public protocol EventLogReader: AnyObject, Sendable {
     func headPosition() throws -> Int64
 }
 
-public enum EventStoreError: Error, Equatable, CustomStringConvertible {
+package enum EventStoreError: Error, Equatable, CustomStringConvertible {
     case wrongExpectedVersion(streamId: String, expected: Int64, actual: Int64)
     case emptyAppend(streamId: String)
     case corrupt(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .wrongExpectedVersion(let stream, let expected, let actual):
             "stream \(stream) is at version \(actual), not the expected \(expected)"

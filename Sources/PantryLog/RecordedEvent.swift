@@ -1,19 +1,19 @@
 import Foundation
 
 /// Who and what caused an event; stored beside it in the log.
-public struct EventMetadata: Sendable, Equatable, Codable {
-    public var commandId: String
-    public var correlationId: String?
-    public var causationId: String?
-    public var userId: String
+package struct EventMetadata: Sendable, Equatable, Codable {
+    package var commandId: String
+    package var correlationId: String?
+    package var causationId: String?
+    package var userId: String
     /// Milliseconds since 1970 (UTC) when the writer appended the event.
-    public var recordedAt: Int64
+    package var recordedAt: Int64
     /// What the command asked for, hashed (`CommandCoding.fingerprint`): a command id sent again
     /// with another command is refused. Kept in the log only, not published; nil in logs written
     /// before it existed.
-    public var commandFingerprint: UInt64?
+    package var commandFingerprint: UInt64?
 
-    public init(commandId: String, correlationId: String?, causationId: String?, userId: String, recordedAt: Int64,
+    package init(commandId: String, correlationId: String?, causationId: String?, userId: String, recordedAt: Int64,
                 commandFingerprint: UInt64? = nil) {
         self.commandId = commandId
         self.correlationId = correlationId
@@ -25,18 +25,18 @@ public struct EventMetadata: Sendable, Equatable, Codable {
 }
 
 /// An event as it stands in the log.
-public struct RecordedEvent: Sendable, Equatable {
+package struct RecordedEvent: Sendable, Equatable {
     /// Global, dense, strictly increasing from 1.
-    public var position: Int64
-    public var streamId: String
+    package var position: Int64
+    package var streamId: String
     /// Dense within the stream, from 1.
-    public var streamVersion: Int64
-    public var type: String
-    public var schemaVersion: Int
-    public var data: Data
-    public var metadata: EventMetadata
+    package var streamVersion: Int64
+    package var type: String
+    package var schemaVersion: Int
+    package var data: Data
+    package var metadata: EventMetadata
 
-    public init(position: Int64, streamId: String, streamVersion: Int64, type: String, schemaVersion: Int, data: Data, metadata: EventMetadata) {
+    package init(position: Int64, streamId: String, streamVersion: Int64, type: String, schemaVersion: Int, data: Data, metadata: EventMetadata) {
         self.position = position
         self.streamId = streamId
         self.streamVersion = streamVersion

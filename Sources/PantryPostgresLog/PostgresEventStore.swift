@@ -25,18 +25,18 @@ import PantryLog
 /// The protocol is synchronous (the core's writer and the readers run on threads of their own), so
 /// every statement is sent on the store's own event loop and waited for from the calling thread:
 /// `run` is the only place that waits, and it is never called on the event loop.
-public final class PostgresEventStore: EventStore, @unchecked Sendable {
+package final class PostgresEventStore: EventStore, @unchecked Sendable {
     /// The key of the writer's advisory lock: "pantry" in ASCII.
-    public static let writerLockKey: Int64 = 0x70_61_6E_74_72_79
+    package static let writerLockKey: Int64 = 0x70_61_6E_74_72_79
 
-    public struct WriterHeld: Error, CustomStringConvertible {
-        public var address: String
-        public var description: String {
+    package struct WriterHeld: Error, CustomStringConvertible {
+        package var address: String
+        package var description: String {
             "another pantry process writes the log at \(address) (its PostgreSQL advisory lock is held)"
         }
     }
 
-    public let address: PostgresLogAddress
+    package let address: PostgresLogAddress
     private let group: MultiThreadedEventLoopGroup
     /// The writer's session (it holds the advisory lock and runs the transactions), or the only
     /// session of a read-only store.
@@ -56,7 +56,7 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
     /// A writer that finds the advisory lock held for `lockWait` throws `WriterHeld`: the wait
     /// covers a writer that was just killed, whose session the server ends only when it notices
     /// the closed connection (a restarted core would otherwise fail now and then).
-    public init(address: PostgresLogAddress, readOnly: Bool = false, lockWait: Duration = .seconds(3),
+    package init(address: PostgresLogAddress, readOnly: Bool = false, lockWait: Duration = .seconds(3),
                 logger: Logger = Logger(label: "pantry.postgres-log")) throws {
         self.address = address
         self.readOnly = readOnly
@@ -99,7 +99,7 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
     /// A reader of a log that another process (the core) creates: nil until that process has
     /// created every table (one transaction), so a reader started at the same moment never sees
     /// a half-made log.
-    public static func openForReading(address: PostgresLogAddress,
+    package static func openForReading(address: PostgresLogAddress,
                                       logger: Logger = Logger(label: "pantry.postgres-log")) throws -> PostgresEventStore? {
         let store = try PostgresEventStore(address: address, readOnly: true, logger: logger)
         let ready = try store.run("SELECT to_regclass('events') IS NOT NULL").first?.decode(Bool.self) ?? false
@@ -140,7 +140,7 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
 
     // MARK: Appending
 
-    public func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>] {
+    package func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>] {
         guard !appends.isEmpty else { return [] }
         guard !readOnly else { throw PostgresLogError.readOnly }
         return try appending.withLock { _ in
@@ -232,26 +232,26 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
 
     // MARK: Reading
 
-    public func read(after position: Int64, limit: Int) throws -> [RecordedEvent] {
+    package func read(after position: Int64, limit: Int) throws -> [RecordedEvent] {
         guard limit > 0 else { return [] }
         return try events("WHERE position > \(position) ORDER BY position LIMIT \(Int64(limit))")
     }
 
-    public func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent] {
+    package func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent] {
         guard last > position, !types.isEmpty else { return [] }
         return try events("WHERE position > \(position) AND position <= \(last) AND type = ANY(\(types.sorted())) ORDER BY position")
     }
 
-    public func read(positions: [Int64]) throws -> [RecordedEvent] {
+    package func read(positions: [Int64]) throws -> [RecordedEvent] {
         guard !positions.isEmpty else { return [] }
         return try events("WHERE position = ANY(\(positions)) ORDER BY position")
     }
 
-    public func readStream(_ streamId: String) throws -> [RecordedEvent] {
+    package func readStream(_ streamId: String) throws -> [RecordedEvent] {
         try events("WHERE stream_id = \(streamId) ORDER BY stream_version")
     }
 
-    public func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand] {
+    package func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand] {
         guard !commandIds.isEmpty else { return [:] }
         var found: [String: AcceptedCommand] = [:]
         // By `events_by_command` (one index scan for the batch's ids). Written as one LATERAL
@@ -267,7 +267,7 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
         return found
     }
 
-    public func earnedPoints(_ points: [PointKey]) throws -> Set<PointKey> {
+    package func earnedPoints(_ points: [PointKey]) throws -> Set<PointKey> {
         guard !points.isEmpty else { return [] }
         // One statement for the batch, and each point one probe of `events_points` (the same
         // expressions as the index's). A LATERAL subquery with LIMIT 1 leaves the planner no
@@ -299,11 +299,11 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
             .map { try $0.decode(String.self) }.joined(separator: "\n")
     }
 
-    public func headPosition() throws -> Int64 {
+    package func headPosition() throws -> Int64 {
         try read("SELECT COALESCE(MAX(position), 0)::BIGINT FROM events").first?.decode(Int64.self) ?? 0
     }
 
-    public func countsByType() throws -> [String: Int] {
+    package func countsByType() throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for row in try read("SELECT type, COUNT(*)::BIGINT FROM events GROUP BY type") {
             let (type, count) = try row.decode((String, Int64).self)
@@ -363,13 +363,13 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
 
     /// Gathers the planner's statistics now, rather than when autovacuum comes round (after a
     /// bulk copy: `pantry migrate-log`).
-    public func analyze() throws {
+    package func analyze() throws {
         try run("ANALYZE events")
     }
 
     /// Makes an empty database on the server of `server` (a log to migrate into, a test's own log),
     /// and answers its address.
-    public static func createDatabase(named name: String, server: PostgresLogAddress,
+    package static func createDatabase(named name: String, server: PostgresLogAddress,
                                       logger: Logger = Logger(label: "pantry.postgres-log")) throws -> PostgresLogAddress {
         guard !name.isEmpty, name.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }) else {
             throw PostgresLogError.badAddress("a database name of lowercase letters, digits and _ only, not \(name)")
@@ -383,18 +383,18 @@ public final class PostgresEventStore: EventStore, @unchecked Sendable {
     }
 
     /// Closes the connection (and so releases a writer's lock) now rather than when the store is freed.
-    public func close() {
+    package func close() {
         if readConnection !== connection { try? readConnection.close().wait() }
         try? connection.close().wait()
     }
 }
 
-public enum PostgresLogError: Error, CustomStringConvertible {
+package enum PostgresLogError: Error, CustomStringConvertible {
     case readOnly
     case badAddress(String)
     case unreachable(address: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .readOnly: "this PostgreSQL log was opened for reading only"
         case .badAddress(let reason): "not a PostgreSQL log address: \(reason)"
@@ -405,19 +405,19 @@ public enum PostgresLogError: Error, CustomStringConvertible {
 
 /// Where a PostgreSQL log is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, or a unix socket
 /// directory as libpq spells it (`postgres://USER@/DATABASE?host=/run/postgresql&port=5432`).
-public struct PostgresLogAddress: Sendable, Equatable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
-    public var socketDirectory: String?
-    public var username: String
-    public var password: String?
-    public var database: String
+package struct PostgresLogAddress: Sendable, Equatable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
+    package var socketDirectory: String?
+    package var username: String
+    package var password: String?
+    package var database: String
 
-    public static func isPostgres(_ location: String) -> Bool {
+    package static func isPostgres(_ location: String) -> Bool {
         location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
     }
 
-    public init(_ url: String) throws {
+    package init(_ url: String) throws {
         guard Self.isPostgres(url), let components = URLComponents(string: url) else {
             throw PostgresLogError.badAddress("expected postgres://user@host:port/database")
         }
@@ -439,7 +439,7 @@ public struct PostgresLogAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The address as a URL again, password included (for a child process).
-    public var url: String {
+    package var url: String {
         let user = username.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? username
         let secret = password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) } ?? ""
         if let socketDirectory { return "postgres://\(user)\(secret)@/\(database)?host=\(socketDirectory)&port=\(port)" }
@@ -447,7 +447,7 @@ public struct PostgresLogAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The address without its password, for logs and errors.
-    public var description: String {
+    package var description: String {
         let place = socketDirectory.map { "/\(database)?host=\($0)&port=\(port)" } ?? "\(host):\(port)/\(database)"
         return "postgres://\(username)@\(place)"
     }

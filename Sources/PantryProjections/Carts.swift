@@ -3,28 +3,28 @@ import GRDB
 import PantryDomain
 import PantryLog
 
-public struct CartLine: Sendable, Equatable, Codable {
-    public var recipeId: RecipeID
-    public var title: String
-    public var image: String?
-    public var count: Int
+package struct CartLine: Sendable, Equatable, Codable {
+    package var recipeId: RecipeID
+    package var title: String
+    package var image: String?
+    package var count: Int
     /// The countdown started on this line, if any.
-    public var timer: CookingTimer?
+    package var timer: CookingTimer?
 
-    public init(recipeId: RecipeID, title: String, image: String?, count: Int, timer: CookingTimer? = nil) {
+    package init(recipeId: RecipeID, title: String, image: String?, count: Int, timer: CookingTimer? = nil) {
         self.recipeId = recipeId; self.title = title; self.image = image; self.count = count; self.timer = timer
     }
 }
 
 /// Seed 002's "start recipe" countdown. Times are milliseconds since 1970 (UTC), from the log's
 /// clock; `remainingSeconds` is counted when the cart is read (0 once the food is done).
-public struct CookingTimer: Sendable, Equatable, Codable {
-    public var startedAt: Int64
-    public var minutes: Int
-    public var endsAt: Int64
-    public var remainingSeconds: Int
+package struct CookingTimer: Sendable, Equatable, Codable {
+    package var startedAt: Int64
+    package var minutes: Int
+    package var endsAt: Int64
+    package var remainingSeconds: Int
 
-    public init(startedAt: Int64, minutes: Int, now: Int64) {
+    package init(startedAt: Int64, minutes: Int, now: Int64) {
         self.startedAt = startedAt
         self.minutes = minutes
         endsAt = startedAt + Int64(minutes) * 60_000
@@ -32,34 +32,34 @@ public struct CookingTimer: Sendable, Equatable, Codable {
     }
 }
 
-public struct CartTotals: Sendable, Equatable, Codable {
+package struct CartTotals: Sendable, Equatable, Codable {
     /// How many recipes are in the cart.
-    public var lines: Int
+    package var lines: Int
     /// The sum of the counts.
-    public var items: Int
+    package var items: Int
 
-    public init(lines: Int, items: Int) { self.lines = lines; self.items = items }
+    package init(lines: Int, items: Int) { self.lines = lines; self.items = items }
 }
 
-public struct Cart: Sendable, Equatable, Codable {
-    public var lines: [CartLine]
-    public var totals: CartTotals
+package struct Cart: Sendable, Equatable, Codable {
+    package var lines: [CartLine]
+    package var totals: CartTotals
 
-    public init(lines: [CartLine], totals: CartTotals) { self.lines = lines; self.totals = totals }
+    package init(lines: [CartLine], totals: CartTotals) { self.lines = lines; self.totals = totals }
 }
 
 /// Each user's cart. `CartAdjusted` carries the resulting count, which the line takes as is (a reader
 /// never redoes the arithmetic); a count of 0 removes the line. Title and image follow the latest
 /// adjustment; lines keep the order in which they entered the cart. `CookingStarted` (re)starts the
 /// line's countdown; it lasts while the line does.
-public struct CartsProjection: Projection {
-    public init() {}
-    public var name: String { "carts" }
-    public var eventTypes: Set<String> { ["CartAdjusted", "CookingStarted", "UserDeleted"] }
+package struct CartsProjection: Projection {
+    package init() {}
+    package var name: String { "carts" }
+    package var eventTypes: Set<String> { ["CartAdjusted", "CookingStarted", "UserDeleted"] }
     /// 2: the cooking timer.
-    public var layoutVersion: Int { 2 }
+    package var layoutVersion: Int { 2 }
 
-    public func migrate(_ db: Database) throws {
+    package func migrate(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE cart_lines (
                 user_id TEXT NOT NULL,
@@ -76,7 +76,7 @@ public struct CartsProjection: Projection {
             """)
     }
 
-    public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
+    package func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
         if case .userDeleted(let e) = event {
             try db.cachedStatement(sql: "DELETE FROM cart_lines WHERE user_id = ?").execute(arguments: [e.userId])
             return
@@ -101,7 +101,7 @@ public struct CartsProjection: Projection {
         }
     }
 
-    public func checksum(_ db: Database) throws -> String {
+    package func checksum(_ db: Database) throws -> String {
         try ProjectionChecksum.sha256(db, queries: [
             """
             SELECT user_id, recipe_id, title, image, count, added_at_position, timer_started_at, timer_minutes
@@ -113,7 +113,7 @@ public struct CartsProjection: Projection {
     // MARK: Queries
 
     /// The user's lines, in the order they entered the cart; timers counted at `now` (ms since 1970).
-    public static func lines(_ userId: UserID, in db: Database, now: Int64 = Self.now()) throws -> [CartLine] {
+    package static func lines(_ userId: UserID, in db: Database, now: Int64 = Self.now()) throws -> [CartLine] {
         try Row.fetchAll(db.cachedStatement(sql: """
             SELECT recipe_id, title, image, count, timer_started_at, timer_minutes FROM cart_lines WHERE user_id = ?
             ORDER BY added_at_position
@@ -125,9 +125,9 @@ public struct CartsProjection: Projection {
         }
     }
 
-    public static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    package static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
-    public static func totals(_ userId: UserID, in db: Database) throws -> CartTotals {
+    package static func totals(_ userId: UserID, in db: Database) throws -> CartTotals {
         let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) AS lines, IFNULL(SUM(count), 0) AS items FROM cart_lines WHERE user_id = ?
             """), arguments: [userId])
@@ -135,7 +135,7 @@ public struct CartsProjection: Projection {
     }
 
     /// Lines and totals from one snapshot.
-    public static func cart(_ userId: UserID, in db: Database, now: Int64 = Self.now()) throws -> Cart {
+    package static func cart(_ userId: UserID, in db: Database, now: Int64 = Self.now()) throws -> Cart {
         let lines = try lines(userId, in: db, now: now)
         return Cart(lines: lines, totals: CartTotals(lines: lines.count, items: lines.reduce(0) { $0 + $1.count }))
     }

@@ -9,8 +9,8 @@ import GRDB
 /// for text and blobs, a length prefix, so no two different states serialise to the same bytes.
 /// Doubles are hashed by bit pattern: the sums they come from are added in log order, which is the
 /// same for a live copy and a replay.
-public enum ProjectionChecksum {
-    public static func sha256(_ db: Database, queries: [String]) throws -> String {
+package enum ProjectionChecksum {
+    package static func sha256(_ db: Database, queries: [String]) throws -> String {
         var hasher = SHA256()
         var chunk: [UInt8] = []
         chunk.reserveCapacity(1 << 16)

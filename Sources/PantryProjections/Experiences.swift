@@ -2,16 +2,16 @@ import GRDB
 import PantryDomain
 import PantryLog
 
-public struct Experience: Sendable, Equatable, Codable {
-    public var experienceId: String
-    public var recipeId: RecipeID
-    public var userId: UserID
-    public var username: String
-    public var text: String
+package struct Experience: Sendable, Equatable, Codable {
+    package var experienceId: String
+    package var recipeId: RecipeID
+    package var userId: UserID
+    package var username: String
+    package var text: String
     /// Milliseconds since 1970 (UTC): when the log recorded it.
-    public var writtenAt: Int64
+    package var writtenAt: Int64
 
-    public init(experienceId: String, recipeId: RecipeID, userId: UserID, username: String, text: String, writtenAt: Int64) {
+    package init(experienceId: String, recipeId: RecipeID, userId: UserID, username: String, text: String, writtenAt: Int64) {
         self.experienceId = experienceId; self.recipeId = recipeId; self.userId = userId
         self.username = username; self.text = text; self.writtenAt = writtenAt
     }
@@ -20,16 +20,16 @@ public struct Experience: Sendable, Equatable, Codable {
 /// Tips and reviews per recipe, with their authors' current names (kept here from `UserRegistered`:
 /// the experience itself does not carry personal data). A deleted user's experiences go with them. "Newest first" is log order reversed (the position, not the clock,
 /// which may step back).
-public struct ExperiencesProjection: Projection {
-    public static let defaultLimit = 50
-    public static let maxLimit = 500
+package struct ExperiencesProjection: Projection {
+    package static let defaultLimit = 50
+    package static let maxLimit = 500
 
-    public init() {}
-    public var name: String { "experiences" }
-    public var eventTypes: Set<String> { ["UserRegistered", "ExperienceWritten", "UserDeleted"] }
-    public var layoutVersion: Int { 2 }
+    package init() {}
+    package var name: String { "experiences" }
+    package var eventTypes: Set<String> { ["UserRegistered", "ExperienceWritten", "UserDeleted"] }
+    package var layoutVersion: Int { 2 }
 
-    public func migrate(_ db: Database) throws {
+    package func migrate(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE experiences (
                 experience_id TEXT PRIMARY KEY NOT NULL,
@@ -49,7 +49,7 @@ public struct ExperiencesProjection: Projection {
             """)
     }
 
-    public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
+    package func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
         switch event {
         case .userRegistered(let e):
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO authors (user_id, username) VALUES (?, ?)")
@@ -70,7 +70,7 @@ public struct ExperiencesProjection: Projection {
         }
     }
 
-    public func checksum(_ db: Database) throws -> String {
+    package func checksum(_ db: Database) throws -> String {
         try ProjectionChecksum.sha256(db, queries: [
             "SELECT experience_id, recipe_id, user_id, username, text, written_at, position FROM experiences ORDER BY experience_id",
             "SELECT user_id, username FROM authors ORDER BY user_id",
@@ -80,7 +80,7 @@ public struct ExperiencesProjection: Projection {
     // MARK: Queries
 
     /// A recipe's experiences, newest first, at most `limit` (clamped to 1...`maxLimit`).
-    public static func forRecipe(_ recipeId: RecipeID, limit: Int = defaultLimit, in db: Database) throws -> [Experience] {
+    package static func forRecipe(_ recipeId: RecipeID, limit: Int = defaultLimit, in db: Database) throws -> [Experience] {
         let limit = min(max(limit, 1), maxLimit)
         return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT experience_id, recipe_id, user_id, username, text, written_at FROM experiences
@@ -91,7 +91,7 @@ public struct ExperiencesProjection: Projection {
         }
     }
 
-    public static func count(_ recipeId: RecipeID, in db: Database) throws -> Int {
+    package static func count(_ recipeId: RecipeID, in db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM experiences WHERE recipe_id = ?"), arguments: [recipeId]) ?? 0
     }
 }

@@ -3,34 +3,34 @@ import GRDB
 import PantryDomain
 import PantryLog
 
-public struct Favourite: Sendable, Equatable, Codable {
-    public var recipeId: RecipeID
-    public var title: String
-    public var image: String?
+package struct Favourite: Sendable, Equatable, Codable {
+    package var recipeId: RecipeID
+    package var title: String
+    package var image: String?
     /// Milliseconds since 1970 (UTC): when the log recorded the save.
-    public var savedAt: Int64
+    package var savedAt: Int64
 
-    public init(recipeId: RecipeID, title: String, image: String?, savedAt: Int64) {
+    package init(recipeId: RecipeID, title: String, image: String?, savedAt: Int64) {
         self.recipeId = recipeId; self.title = title; self.image = image; self.savedAt = savedAt
     }
 }
 
 /// "Try something like these": a keyword the API can search the recipe catalog with, and the saved
 /// recipes it came from (newest first).
-public struct FavouriteSuggestion: Sendable, Equatable, Codable {
-    public var keyword: String
-    public var basedOn: [RecipeID]
+package struct FavouriteSuggestion: Sendable, Equatable, Codable {
+    package var keyword: String
+    package var basedOn: [RecipeID]
 
-    public init(keyword: String, basedOn: [RecipeID]) { self.keyword = keyword; self.basedOn = basedOn }
+    package init(keyword: String, basedOn: [RecipeID]) { self.keyword = keyword; self.basedOn = basedOn }
 }
 
 /// Each user's saved recipes. "Newest first" is log order reversed (the position, not the clock).
-public struct FavouritesProjection: Projection {
-    public init() {}
-    public var name: String { "favourites" }
-    public var eventTypes: Set<String> { ["RecipeSaved", "SavedRecipeRemoved", "UserDeleted"] }
+package struct FavouritesProjection: Projection {
+    package init() {}
+    package var name: String { "favourites" }
+    package var eventTypes: Set<String> { ["RecipeSaved", "SavedRecipeRemoved", "UserDeleted"] }
 
-    public func migrate(_ db: Database) throws {
+    package func migrate(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE favourites (
                 user_id TEXT NOT NULL,
@@ -45,7 +45,7 @@ public struct FavouritesProjection: Projection {
             """)
     }
 
-    public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
+    package func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
         switch event {
         case .recipeSaved(let e):
             // Saving again (the decider forbids it while saved) would make it the newest.
@@ -63,7 +63,7 @@ public struct FavouritesProjection: Projection {
         }
     }
 
-    public func checksum(_ db: Database) throws -> String {
+    package func checksum(_ db: Database) throws -> String {
         try ProjectionChecksum.sha256(db, queries: [
             "SELECT user_id, recipe_id, title, image, saved_at, saved_at_position FROM favourites ORDER BY user_id, recipe_id",
         ])
@@ -72,7 +72,7 @@ public struct FavouritesProjection: Projection {
     // MARK: Queries
 
     /// The user's saved recipes, newest first.
-    public static func list(_ userId: UserID, in db: Database) throws -> [Favourite] {
+    package static func list(_ userId: UserID, in db: Database) throws -> [Favourite] {
         try Row.fetchAll(db.cachedStatement(sql: """
             SELECT recipe_id, title, image, saved_at FROM favourites WHERE user_id = ? ORDER BY saved_at_position DESC
             """), arguments: [userId]).map {
@@ -83,7 +83,7 @@ public struct FavouritesProjection: Projection {
     /// Saved recipes whose title contains `text` (trimmed), ignoring case (full Unicode case
     /// folding, so "CRÈME" finds "crème"), newest first. An empty text matches everything.
     /// Filtered in Swift: SQLite's LIKE folds ASCII only, and one user's favourites are few.
-    public static func search(_ userId: UserID, text: String, in db: Database) throws -> [Favourite] {
+    package static func search(_ userId: UserID, text: String, in db: Database) throws -> [Favourite] {
         let needle = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let all = try list(userId, in: db)
         guard !needle.isEmpty else { return all }
@@ -95,7 +95,7 @@ public struct FavouritesProjection: Projection {
     /// the word found in the most saved titles (counted once per title); a tie goes to the word of the
     /// most recently saved recipe, then to the alphabetically first. `basedOn` lists the saved recipes
     /// whose titles contain it, newest first. Nil when the user has no favourites with a usable word.
-    public static func suggestion(_ userId: UserID, in db: Database) throws -> FavouriteSuggestion? {
+    package static func suggestion(_ userId: UserID, in db: Database) throws -> FavouriteSuggestion? {
         let favourites = try list(userId, in: db)  // newest first
         var titles: [String: Int] = [:]            // word -> number of titles
         var newest: [String: Int] = [:]            // word -> index of its newest title (0 = newest)
@@ -117,7 +117,7 @@ public struct FavouritesProjection: Projection {
     }
 
     /// Words that say nothing about what a dish is (English and Dutch, the seeds' languages).
-    public static let stopWords: Set<String> = [
+    package static let stopWords: Set<String> = [
         "and", "the", "with", "for", "from", "into", "over", "under", "style", "recipe", "recipes", "easy",
         "best", "quick", "simple", "homemade", "classic", "perfect", "ever", "minute", "minutes", "healthy",
         "super", "ultimate", "favorite", "favourite", "delicious", "tasty", "special", "style", "way", "our",

@@ -4,35 +4,35 @@ import PantryDomain
 import PantryLog
 
 /// An amount of one unit; `unit` nil for a plain count ("3 eggs").
-public struct GroceryAmount: Sendable, Equatable, Codable {
-    public var amount: Double
-    public var unit: String?
+package struct GroceryAmount: Sendable, Equatable, Codable {
+    package var amount: Double
+    package var unit: String?
 
-    public init(amount: Double, unit: String?) { self.amount = amount; self.unit = unit }
+    package init(amount: Double, unit: String?) { self.amount = amount; self.unit = unit }
 }
 
-public struct GroceryItem: Sendable, Equatable, Codable {
+package struct GroceryItem: Sendable, Equatable, Codable {
     /// The ingredient's key (singular lowercase words), the merge key and the key to check or remove it.
-    public var item: String
+    package var item: String
     /// The ingredient as it was typed when the item was first added.
-    public var ingredient: String
+    package var ingredient: String
     /// The shop aisle (`GroceryAisle`); the list is sorted by it.
-    public var aisle: String
-    public var checked: Bool
+    package var aisle: String
+    package var checked: Bool
     /// What is still to buy: one entry per quantity, in the order first added. Masses sum whatever
     /// their unit ("500 g" + "1 kg" is "1.5 kg"), as do volumes ("2 tbsp" + "1 cup"), shown in the
     /// unit they were added in when that was always the same, else in g/kg or ml/l; units that do not
     /// convert ("clove", "can") sum per unit, shown as first spelled; a plain count has no unit.
-    public var amounts: [GroceryAmount]
+    package var amounts: [GroceryAmount]
     /// What was bought: checking the item moves `amounts` here; adding to a checked item unchecks it
     /// and starts a new amount to buy, leaving this as it was.
-    public var bought: [GroceryAmount]
+    package var bought: [GroceryAmount]
     /// How many times the item was added without an amount ("salt", "some basil").
-    public var unmeasuredAdds: Int
+    package var unmeasuredAdds: Int
     /// The recipes it was added from, in the order they were first added; empty for items added by hand.
-    public var recipeIds: [RecipeID]
+    package var recipeIds: [RecipeID]
 
-    public init(item: String, ingredient: String, aisle: String, checked: Bool, amounts: [GroceryAmount],
+    package init(item: String, ingredient: String, aisle: String, checked: Bool, amounts: [GroceryAmount],
                 bought: [GroceryAmount], unmeasuredAdds: Int, recipeIds: [RecipeID]) {
         self.item = item; self.ingredient = ingredient; self.aisle = aisle; self.checked = checked
         self.amounts = amounts; self.bought = bought; self.unmeasuredAdds = unmeasuredAdds; self.recipeIds = recipeIds
@@ -48,14 +48,14 @@ public struct GroceryItem: Sendable, Equatable, Codable {
 ///   `GroceryRemoved` deletes the item with its amounts and sources.
 /// - The list is ordered unchecked first, then by aisle, then by the position of the add that created
 ///   the item.
-public struct GroceriesProjection: Projection {
-    public init() {}
-    public var name: String { "groceries" }
-    public var eventTypes: Set<String> { ["GroceryAdded", "GroceryChecked", "GroceryRemoved", "UserDeleted"] }
+package struct GroceriesProjection: Projection {
+    package init() {}
+    package var name: String { "groceries" }
+    package var eventTypes: Set<String> { ["GroceryAdded", "GroceryChecked", "GroceryRemoved", "UserDeleted"] }
     /// 2: amounts by quantity in base units, bought apart from still to buy.
-    public var layoutVersion: Int { 2 }
+    package var layoutVersion: Int { 2 }
 
-    public func migrate(_ db: Database) throws {
+    package func migrate(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE grocery_items (
                 user_id TEXT NOT NULL,
@@ -86,7 +86,7 @@ public struct GroceriesProjection: Projection {
             """)
     }
 
-    public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
+    package func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
         switch event {
         case .userDeleted(let e):
             for table in ["grocery_items", "grocery_amounts", "grocery_sources"] {
@@ -149,7 +149,7 @@ public struct GroceriesProjection: Projection {
         }
     }
 
-    public func checksum(_ db: Database) throws -> String {
+    package func checksum(_ db: Database) throws -> String {
         try ProjectionChecksum.sha256(db, queries: [
             "SELECT user_id, item, ingredient, checked, unmeasured_adds, added_at_position FROM grocery_items ORDER BY user_id, item",
             """
@@ -163,7 +163,7 @@ public struct GroceriesProjection: Projection {
     // MARK: Queries
 
     /// The user's list: unchecked first, then by aisle, then in the order the items were first added.
-    public static func list(_ userId: UserID, in db: Database) throws -> [GroceryItem] {
+    package static func list(_ userId: UserID, in db: Database) throws -> [GroceryItem] {
         var toBuy: [String: [GroceryAmount]] = [:]
         var bought: [String: [GroceryAmount]] = [:]
         for row in try Row.fetchAll(db.cachedStatement(sql: """
@@ -195,7 +195,7 @@ public struct GroceriesProjection: Projection {
     }
 
     /// One item of the user's list, by its key.
-    public static func item(_ userId: UserID, item: String, in db: Database) throws -> GroceryItem? {
+    package static func item(_ userId: UserID, item: String, in db: Database) throws -> GroceryItem? {
         try list(userId, in: db).first { $0.item == item }
     }
 }

@@ -5,12 +5,12 @@
 /// bundled catalog and the common staples (a test holds it to the catalog). An ingredient is looked up
 /// by its key's longest ending phrase in the table ("red wine vinegar" is a vinegar, "peanut butter"
 /// not a butter), then by any of its words from the last ("egg white" is an egg).
-public enum GroceryAisle: Int, Sendable, CaseIterable, Comparable {
+package enum GroceryAisle: Int, Sendable, CaseIterable, Comparable {
     case produce, meat, seafood, dairy, cheese, bakery, baking, pastaAndRice, cannedAndJarred, ethnicFoods,
          condiments, oilAndVinegar, spices, nutButtersAndHoney, nuts, driedFruits, cereal, frozen, beverages,
          alcoholicBeverages, other
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .produce: "Produce"
         case .meat: "Meat"
@@ -36,10 +36,10 @@ public enum GroceryAisle: Int, Sendable, CaseIterable, Comparable {
         }
     }
 
-    public static func < (a: GroceryAisle, b: GroceryAisle) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: GroceryAisle, b: GroceryAisle) -> Bool { a.rawValue < b.rawValue }
 
     /// The aisle of an item key (singular lowercase words, `IngredientName.key`).
-    public static func of(item key: String) -> GroceryAisle {
+    package static func of(item key: String) -> GroceryAisle {
         let words = key.split(separator: " ")
         for start in words.indices {
             if let aisle = table[words[start...].joined(separator: " ")] { return aisle }

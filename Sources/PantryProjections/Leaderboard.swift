@@ -3,15 +3,15 @@ import PantryDomain
 import PantryLog
 
 /// One row of the points leaderboard.
-public struct LeaderboardEntry: Sendable, Equatable, Codable {
+package struct LeaderboardEntry: Sendable, Equatable, Codable {
     /// 1 for the leader. Ties on points go to whoever reached that score first; users without
     /// points come after everyone with points, in registration order.
-    public var rank: Int
-    public var userId: UserID
-    public var username: String
-    public var points: Int
+    package var rank: Int
+    package var userId: UserID
+    package var username: String
+    package var points: Int
 
-    public init(rank: Int, userId: UserID, username: String, points: Int) {
+    package init(rank: Int, userId: UserID, username: String, points: Int) {
         self.rank = rank; self.userId = userId; self.username = username; self.points = points
     }
 }
@@ -20,12 +20,12 @@ public struct LeaderboardEntry: Sendable, Equatable, Codable {
 /// `reached_at_position` is the log position of the event that gave the user the current score
 /// (their registration while they have 0 points), so positions are unique and ranks never tie.
 /// The index on exactly that order keeps `top`, `entry` and `around` index-only for 100k users.
-public struct LeaderboardProjection: Projection {
-    public init() {}
-    public var name: String { "leaderboard" }
-    public var eventTypes: Set<String> { ["UserRegistered", "PointEarned", "UserDeleted"] }
+package struct LeaderboardProjection: Projection {
+    package init() {}
+    package var name: String { "leaderboard" }
+    package var eventTypes: Set<String> { ["UserRegistered", "PointEarned", "UserDeleted"] }
 
-    public func migrate(_ db: Database) throws {
+    package func migrate(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE leaderboard_users (
                 user_id TEXT PRIMARY KEY NOT NULL,
@@ -38,7 +38,7 @@ public struct LeaderboardProjection: Projection {
             """)
     }
 
-    public func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
+    package func apply(_ event: Event, recorded: RecordedEvent, db: Database) throws {
         try apply(batch: [(event, recorded)], db: db)
     }
 
@@ -59,7 +59,7 @@ public struct LeaderboardProjection: Projection {
 
     /// Rows of different users never affect each other, so points are summed per user and written
     /// when the batch ends, or just before that user's next registration (to keep its order).
-    public func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws {
+    package func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws {
         var pending: [UserID: PendingPoints] = [:]
         for (event, recorded) in batch {
             switch event {
@@ -95,7 +95,7 @@ public struct LeaderboardProjection: Projection {
             """).execute(arguments: [userId, points.count, points.last, points.first])
     }
 
-    public func checksum(_ db: Database) throws -> String {
+    package func checksum(_ db: Database) throws -> String {
         try ProjectionChecksum.sha256(db, queries: [
             "SELECT user_id, username, points, reached_at_position, registered_at_position FROM leaderboard_users ORDER BY user_id",
         ])
@@ -109,13 +109,13 @@ public struct LeaderboardProjection: Projection {
         """
 
     /// The first `n` users, ranks 1...n.
-    public static func top(_ n: Int, in db: Database) throws -> [LeaderboardEntry] {
+    package static func top(_ n: Int, in db: Database) throws -> [LeaderboardEntry] {
         guard n > 0 else { return [] }
         return try page(offset: 0, limit: n, db)
     }
 
     /// The user's points and rank; nil for a user the leaderboard has never seen.
-    public static func entry(_ userId: UserID, in db: Database) throws -> LeaderboardEntry? {
+    package static func entry(_ userId: UserID, in db: Database) throws -> LeaderboardEntry? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT username, points, reached_at_position FROM leaderboard_users WHERE user_id = ?
             """), arguments: [userId]) else { return nil }
@@ -130,7 +130,7 @@ public struct LeaderboardProjection: Projection {
 
     /// The users ranked `rank - radius ... rank + radius` around `userId` (fewer at the edges),
     /// the user included; empty for an unknown user.
-    public static func around(_ userId: UserID, radius: Int, in db: Database) throws -> [LeaderboardEntry] {
+    package static func around(_ userId: UserID, radius: Int, in db: Database) throws -> [LeaderboardEntry] {
         guard let me = try entry(userId, in: db) else { return [] }
         let radius = max(0, radius)
         let first = max(1, me.rank - radius)
@@ -138,7 +138,7 @@ public struct LeaderboardProjection: Projection {
     }
 
     /// How many users the leaderboard holds.
-    public static func count(in db: Database) throws -> Int {
+    package static func count(in db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM leaderboard_users")) ?? 0
     }
 

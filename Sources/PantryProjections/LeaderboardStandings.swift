@@ -4,7 +4,7 @@ import PantryDomain
 /// API answers its reads without a hop to the leaderboard worker). The rules and the order are
 /// `LeaderboardProjection`'s, whose file stays the durable copy that replay verifies; a test holds
 /// the two to the same answers over random histories.
-public struct LeaderboardStandings: Sendable {
+package struct LeaderboardStandings: Sendable {
     /// A user's place in the order: more points first, then whoever reached that score first.
     /// Positions are unique, so no two users tie.
     struct Place: Comparable, Sendable {
@@ -23,14 +23,14 @@ public struct LeaderboardStandings: Sendable {
     private var usernames: [UserID: String] = [:]
     private var order = RankedBlocks<Place>()
 
-    public init() {}
+    package init() {}
 
-    public var count: Int { places.count }
+    package var count: Int { places.count }
 
-    public static let eventTypes: Set<String> = ["UserRegistered", "PointEarned", "UserDeleted"]
+    package static let eventTypes: Set<String> = ["UserRegistered", "PointEarned", "UserDeleted"]
 
     /// Folds the event recorded at `position`; events of other types change nothing.
-    public mutating func apply(_ event: Event, at position: Int64) {
+    package mutating func apply(_ event: Event, at position: Int64) {
         switch event {
         case .userRegistered(let e):
             usernames[e.userId] = e.account?.username ?? LeaderboardProjection.erasedName
@@ -54,17 +54,17 @@ public struct LeaderboardStandings: Sendable {
     }
 
     /// The first `n` users, ranks 1...n.
-    public func top(_ n: Int) -> [LeaderboardEntry] { page(offset: 0, limit: n) }
+    package func top(_ n: Int) -> [LeaderboardEntry] { page(offset: 0, limit: n) }
 
     /// The user's points and rank; nil for a user the leaderboard has never seen.
-    public func entry(_ userId: UserID) -> LeaderboardEntry? {
+    package func entry(_ userId: UserID) -> LeaderboardEntry? {
         guard let place = places[userId], let rank = order.rank(of: place) else { return nil }
         return entry(place, rank: rank + 1)
     }
 
     /// The users ranked `rank - radius ... rank + radius` around `userId` (fewer at the edges),
     /// the user included; empty for an unknown user.
-    public func around(_ userId: UserID, radius: Int) -> [LeaderboardEntry] {
+    package func around(_ userId: UserID, radius: Int) -> [LeaderboardEntry] {
         guard let me = entry(userId) else { return [] }
         let first = max(1, me.rank - max(0, radius))
         return page(offset: first - 1, limit: me.rank + max(0, radius) - first + 1)

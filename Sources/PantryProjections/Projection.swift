@@ -10,7 +10,7 @@ import PantryLog
 /// `apply` is called inside the transaction that also advances the checkpoint, in log order, exactly
 /// once per position (the `ProjectionStore` guarantees that), so an implementation only has to fold
 /// one event into its tables.
-public protocol Projection: Sendable {
+package protocol Projection: Sendable {
     /// The projection's name, also its file name (`<name>.sqlite`).
     var name: String { get }
     /// The event types this projection reads. Events of any other type (including types added after
@@ -33,14 +33,14 @@ public protocol Projection: Sendable {
 }
 
 extension Projection {
-    public var layoutVersion: Int { 1 }
+    package var layoutVersion: Int { 1 }
 
-    public func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws {
+    package func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws {
         for (event, recorded) in batch { try apply(event, recorded: recorded, db: db) }
     }
 }
 
-public enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The first event after the checkpoint is missing: read `expected...` from the log and apply it.
     case gap(expected: Int64, got: Int64)
     /// An event of a type this projection reads could not be decoded. Nothing of its batch was applied.
@@ -48,7 +48,7 @@ public enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible
     /// `ProjectionCatalog.named` was given a name it does not know.
     case unknownProjection(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .gap(let expected, let got): "gap in the event stream: expected position \(expected), got \(got)"
         case .undecodable(let position, let reason): "the event at position \(position) cannot be decoded: \(reason)"
@@ -58,14 +58,14 @@ public enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible
 }
 
 /// Every projection a worker can run.
-public enum ProjectionCatalog {
-    public static let all: [any Projection] = [
+package enum ProjectionCatalog {
+    package static let all: [any Projection] = [
         LeaderboardProjection(), CartsProjection(), FavouritesProjection(), GroceriesProjection(), ExperiencesProjection(),
     ]
 
-    public static var names: [String] { all.map(\.name) }
+    package static var names: [String] { all.map(\.name) }
 
-    public static func named(_ name: String) throws(ProjectionError) -> any Projection {
+    package static func named(_ name: String) throws(ProjectionError) -> any Projection {
         guard let projection = all.first(where: { $0.name == name }) else { throw .unknownProjection(name) }
         return projection
     }

@@ -18,9 +18,9 @@ import PantryEventStore
 /// below the checkpoint is skipped, so duplicates, overlaps and redelivery after a crash are harmless.
 ///
 /// Only one process may write a projection file (its worker); any number may read it.
-public final class ProjectionStore: Sendable {
-    public let projection: any Projection
-    public let path: String
+package final class ProjectionStore: Sendable {
+    package let projection: any Projection
+    package let path: String
     private let pool: DatabasePool
     private let keys: UserKeyStore?
     private let logger: Logger
@@ -30,7 +30,7 @@ public final class ProjectionStore: Sendable {
     /// `checkpointsInBackground` leaves WAL checkpoints to a `BackgroundCheckpointer`.
     /// `keys` opens the sealed personal fields of the projection's events (nil for projections
     /// that read none).
-    public init(projection: any Projection, path: String, keys: UserKeyStore?, bulkLoad: Bool = false,
+    package init(projection: any Projection, path: String, keys: UserKeyStore?, bulkLoad: Bool = false,
                 checkpointsInBackground: Bool = false, logger: Logger? = nil) throws {
         self.projection = projection
         self.path = path
@@ -79,7 +79,7 @@ public final class ProjectionStore: Sendable {
     }
 
     /// Opens `<directory>/<name>.sqlite` for one of `ProjectionCatalog.all`.
-    public static func open(name: String, directory: URL, keys: UserKeyStore?, checkpointsInBackground: Bool = false,
+    package static func open(name: String, directory: URL, keys: UserKeyStore?, checkpointsInBackground: Bool = false,
                             logger: Logger? = nil) throws -> ProjectionStore {
         let projection = try ProjectionCatalog.named(name)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -88,12 +88,12 @@ public final class ProjectionStore: Sendable {
     }
 
     /// `<directory>/<name>.sqlite`.
-    public static func fileURL(name: String, directory: URL) -> URL {
+    package static func fileURL(name: String, directory: URL) -> URL {
         directory.appendingPathComponent("\(name).sqlite")
     }
 
     /// The position of the last applied event (0 when none was).
-    public var checkpoint: Int64 {
+    package var checkpoint: Int64 {
         get throws { try pool.read { db in try Self.checkpoint(db) } }
     }
 
@@ -106,14 +106,14 @@ public final class ProjectionStore: Sendable {
     /// continue the checkpoint without a hole, nothing is applied and `.gap` is thrown: read the log
     /// from `checkpoint` (see `catchUp`). Returns how many events were applied.
     @discardableResult
-    public func apply(_ events: [RecordedEvent]) throws -> Int {
+    package func apply(_ events: [RecordedEvent]) throws -> Int {
         try apply(decoded: events.map { ($0, nil) })
     }
 
     /// `apply`, for events whose payload the caller may already have decoded (nil: decode it here
     /// if this projection reads its type).
     @discardableResult
-    public func apply(decoded events: [(recorded: RecordedEvent, event: Event?)]) throws -> Int {
+    package func apply(decoded events: [(recorded: RecordedEvent, event: Event?)]) throws -> Int {
         guard !events.isEmpty else { return 0 }
         return try pool.write { db in
             let start = try Self.checkpoint(db)
@@ -138,14 +138,14 @@ public final class ProjectionStore: Sendable {
     /// returned and moves the checkpoint to `last`: the positions in between hold events of types
     /// this projection ignores, so they never have to be read. Returns how many positions that covered.
     @discardableResult
-    public func apply(_ events: [RecordedEvent], after first: Int64, through last: Int64) throws -> Int64 {
+    package func apply(_ events: [RecordedEvent], after first: Int64, through last: Int64) throws -> Int64 {
         try apply(decoded: events.map { ($0, nil) }, after: first, through: last)
     }
 
     /// `apply(_:after:through:)` for events whose payload the caller may already have decoded, and
     /// which may include events of ignored types (they are skipped).
     @discardableResult
-    public func apply(decoded events: [(recorded: RecordedEvent, event: Event?)], after first: Int64, through last: Int64) throws -> Int64 {
+    package func apply(decoded events: [(recorded: RecordedEvent, event: Event?)], after first: Int64, through last: Int64) throws -> Int64 {
         try pool.write { db in
             let checkpoint = try Self.checkpoint(db)
             guard checkpoint == first else { throw ProjectionError.gap(expected: checkpoint + 1, got: first + 1) }
@@ -190,7 +190,7 @@ public final class ProjectionStore: Sendable {
     /// head stopped moving. `progress` gets (checkpoint, head) after every batch. Returns how many
     /// positions it applied.
     @discardableResult
-    public func catchUp(from log: any EventLogReader, batchSize: Int = 1_000, through last: Int64 = .max,
+    package func catchUp(from log: any EventLogReader, batchSize: Int = 1_000, through last: Int64 = .max,
                         progress: ((_ applied: Int64, _ head: Int64) -> Void)? = nil) throws -> Int64 {
         precondition(batchSize > 0, "batchSize must be positive")
         var position = try checkpoint
@@ -219,7 +219,7 @@ public final class ProjectionStore: Sendable {
     }
 
     /// The projection's checksum (see `Projection.checksum`).
-    public func checksum() throws -> String {
+    package func checksum() throws -> String {
         try pool.read { db in try projection.checksum(db) }
     }
 
@@ -229,18 +229,18 @@ public final class ProjectionStore: Sendable {
     }
 
     /// Runs a query (one of the projection's static query functions) on a consistent snapshot.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+    package func read<T>(_ body: (Database) throws -> T) throws -> T {
         try pool.read(body)
     }
 
     /// Copies everything in the WAL into the main file and empties the WAL, so that the main file
     /// alone holds the whole state (done before a rebuilt file is moved).
-    public func checkpointWAL() throws {
+    package func checkpointWAL() throws {
         try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
     }
 
     /// Closes the file. Further use of this store throws.
-    public func close() throws {
+    package func close() throws {
         try pool.close()
     }
 }

@@ -5,15 +5,15 @@ import PantryLog
 import PantryKeys
 
 /// What a rebuild did.
-public struct ReplayReport: Sendable, Equatable, Codable {
-    public var projection: String
+package struct ReplayReport: Sendable, Equatable, Codable {
+    package var projection: String
     /// Events read and applied (every position from 1 to `checkpoint`).
-    public var events: Int64
-    public var checkpoint: Int64
-    public var checksum: String
-    public var seconds: Double
+    package var events: Int64
+    package var checkpoint: Int64
+    package var checksum: String
+    package var seconds: Double
 
-    public var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
+    package var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
 }
 
 /// Rebuilds projections from the log into fresh files and swaps them in.
@@ -23,14 +23,14 @@ public struct ReplayReport: Sendable, Equatable, Codable {
 /// The live worker of that projection MUST be stopped first (or told to close its file and reopen
 /// it after the swap): an open connection keeps writing to the old, unlinked file and its WAL.
 /// Readers that open the file per request simply see the new file.
-public enum Replayer {
-    public static let defaultBatchSize = 100_000
+package enum Replayer {
+    package static let defaultBatchSize = 100_000
 
     /// Rebuilds `projection` from position 0 (up to `last`) into `<directory>/<name>.sqlite.rebuild`, reporting
     /// `(applied, head)` after every batch, then (if `swap`) moves it over `<directory>/<name>.sqlite`.
     /// A leftover rebuild file from an interrupted run is discarded first.
     @discardableResult
-    public static func rebuild(_ projection: any Projection, directory: URL, from log: any EventLogReader, keys: UserKeyStore?,
+    package static func rebuild(_ projection: any Projection, directory: URL, from log: any EventLogReader, keys: UserKeyStore?,
                                batchSize: Int = defaultBatchSize, through last: Int64 = .max, swap: Bool = true,
                                progress: ((_ applied: Int64, _ head: Int64) -> Void)? = nil) throws -> ReplayReport {
         let live = ProjectionStore.fileURL(name: projection.name, directory: directory)
@@ -67,7 +67,7 @@ public enum Replayer {
     }
 
     /// Moves a rebuilt file over the live one (see the type's notes on the live worker).
-    public static func swapIn(_ fresh: URL, over live: URL) throws {
+    package static func swapIn(_ fresh: URL, over live: URL) throws {
         // `rebuild` checkpointed the WAL into the file; a WAL that still holds frames would be lost.
         let freshWAL = URL(fileURLWithPath: fresh.path + "-wal")
         if let size = try? FileManager.default.attributesOfItem(atPath: freshWAL.path)[.size] as? NSNumber, size.intValue > 0 {
@@ -86,7 +86,7 @@ public enum Replayer {
 
     /// The checksum and checkpoint of a projection file, read without changing it (for `--verify`:
     /// compare a live file with a rebuild at the same checkpoint).
-    public static func checksum(of projection: any Projection, at path: String) throws -> (checkpoint: Int64, checksum: String) {
+    package static func checksum(of projection: any Projection, at path: String) throws -> (checkpoint: Int64, checksum: String) {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
@@ -99,12 +99,12 @@ public enum Replayer {
     }
 
     /// The checksum of `<directory>/<name>.sqlite`.
-    public static func checksum(name: String, directory: URL) throws -> (checkpoint: Int64, checksum: String) {
+    package static func checksum(name: String, directory: URL) throws -> (checkpoint: Int64, checksum: String) {
         try checksum(of: ProjectionCatalog.named(name), at: ProjectionStore.fileURL(name: name, directory: directory).path)
     }
 
     /// The checkpoint of `<directory>/<name>.sqlite`, cheaply (no checksum), for status reports.
-    public static func checkpoint(name: String, directory: URL) throws -> Int64 {
+    package static func checkpoint(name: String, directory: URL) throws -> Int64 {
         let path = ProjectionStore.fileURL(name: name, directory: directory).path
         guard FileManager.default.fileExists(atPath: path) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path])
@@ -117,7 +117,7 @@ public enum Replayer {
     }
 
     /// Removes a rebuild made only to be compared (`--verify`), with its WAL and shared memory.
-    public static func discardRebuild(of live: URL) throws {
+    package static func discardRebuild(of live: URL) throws {
         try removeDatabaseFiles(at: URL(fileURLWithPath: live.path + ".rebuild"))
     }
 

@@ -2,27 +2,27 @@ import Crypto
 import Foundation
 
 /// What a bearer token says: who, since when, until when, and an id that logout can revoke.
-public struct SessionClaims: Codable, Sendable, Equatable {
-    public var userId: String
-    public var username: String
-    public var issuedAt: Int64
-    public var expiresAt: Int64
-    public var tokenId: String
+package struct SessionClaims: Codable, Sendable, Equatable {
+    package var userId: String
+    package var username: String
+    package var issuedAt: Int64
+    package var expiresAt: Int64
+    package var tokenId: String
     /// The account's credentials generation when the token was issued: a password change moves
     /// it on, which ends every session begun before (tokens without it are generation 0).
-    public var credentialsGeneration: Int
+    package var credentialsGeneration: Int
 
     enum CodingKeys: String, CodingKey {
         case userId = "uid", username = "usr", issuedAt = "iat", expiresAt = "exp", tokenId = "jti", credentialsGeneration = "gen"
     }
 
-    public init(userId: String, username: String, issuedAt: Int64, expiresAt: Int64, tokenId: String,
+    package init(userId: String, username: String, issuedAt: Int64, expiresAt: Int64, tokenId: String,
                 credentialsGeneration: Int = 0) {
         self.userId = userId; self.username = username; self.issuedAt = issuedAt; self.expiresAt = expiresAt
         self.tokenId = tokenId; self.credentialsGeneration = credentialsGeneration
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(userId: try c.decode(String.self, forKey: .userId), username: try c.decode(String.self, forKey: .username),
                   issuedAt: try c.decode(Int64.self, forKey: .issuedAt), expiresAt: try c.decode(Int64.self, forKey: .expiresAt),
@@ -33,23 +33,23 @@ public struct SessionClaims: Codable, Sendable, Equatable {
 
 /// Bearer tokens `<base64url(claims JSON)>.<base64url(HMAC-SHA256(key, first part))>`: stateless to
 /// check, so any number of API processes sharing the key accept each other's tokens.
-public struct TokenSigner: Sendable {
-    public enum Failure: Error, Equatable { case malformed, badSignature, expired }
+package struct TokenSigner: Sendable {
+    package enum Failure: Error, Equatable { case malformed, badSignature, expired }
 
     // Raw bytes: `SymmetricKey` is not Sendable in this swift-crypto.
     private let keyBytes: Data
     private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
-    public var lifetime: Int64
+    package var lifetime: Int64
     /// Tolerated clock difference between API processes for `issuedAt`.
     static let clockSkew: Int64 = 60
     static let maxTokenLength = 2048
 
-    public init(key: SymmetricKey, lifetimeSeconds: Int64 = 24 * 3600) {
+    package init(key: SymmetricKey, lifetimeSeconds: Int64 = 24 * 3600) {
         self.keyBytes = key.withUnsafeBytes { Data($0) }
         self.lifetime = lifetimeSeconds
     }
 
-    public func issue(userId: String, username: String, credentialsGeneration: Int = 0,
+    package func issue(userId: String, username: String, credentialsGeneration: Int = 0,
                       now: Date = Date()) -> (token: String, claims: SessionClaims) {
         let issuedAt = Int64(now.timeIntervalSince1970)
         let claims = SessionClaims(userId: userId, username: username, issuedAt: issuedAt,
@@ -58,7 +58,7 @@ public struct TokenSigner: Sendable {
         return (sign(claims), claims)
     }
 
-    public func sign(_ claims: SessionClaims) -> String {
+    package func sign(_ claims: SessionClaims) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // Strings and integers: encoding cannot fail.
@@ -67,7 +67,7 @@ public struct TokenSigner: Sendable {
         return payload + "." + Base64URL.encode(Data(mac))
     }
 
-    public func verify(_ token: String, now: Date = Date()) throws(Failure) -> SessionClaims {
+    package func verify(_ token: String, now: Date = Date()) throws(Failure) -> SessionClaims {
         guard token.utf8.count <= Self.maxTokenLength else { throw .malformed }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let mac = Base64URL.decode(parts[1]) else { throw .malformed }
@@ -83,12 +83,12 @@ public struct TokenSigner: Sendable {
 }
 
 extension TokenSigner {
-    public static let keyFileName = "api-token.key"
+    package static let keyFileName = "api-token.key"
 
     /// `configured` (`PANTRY_TOKEN_KEY`, at least 32 bytes) when set, so several API processes
     /// share it; otherwise a random key made once and kept, owner-only, in the data directory, so
     /// that a restart keeps tokens valid.
-    public static func loadKey(dataDirectory: URL, configured: String?) throws -> SymmetricKey {
+    package static func loadKey(dataDirectory: URL, configured: String?) throws -> SymmetricKey {
         if let configured { return try key(configured) }
         let path = dataDirectory.appendingPathComponent(keyFileName).path
         let fresh = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
@@ -108,7 +108,7 @@ extension TokenSigner {
 
     /// The key as `loadKey` finds it, without ever making one: for a tool beside the API (the load
     /// test), nil when the data directory holds none.
-    public static func existingKey(dataDirectory: URL, configured: String?) throws -> SymmetricKey? {
+    package static func existingKey(dataDirectory: URL, configured: String?) throws -> SymmetricKey? {
         if let configured { return try key(configured) }
         let path = dataDirectory.appendingPathComponent(keyFileName).path
         guard FileManager.default.fileExists(atPath: path) else { return nil }
@@ -122,8 +122,8 @@ extension TokenSigner {
         return SymmetricKey(data: Data(configured.utf8))
     }
 
-    public struct KeyError: Error, CustomStringConvertible {
-        public var description: String
+    package struct KeyError: Error, CustomStringConvertible {
+        package var description: String
         init(_ description: String) { self.description = description }
     }
 }
@@ -134,15 +134,15 @@ extension TokenSigner {
 /// `<expiry>.<base64url(HMAC-SHA256(key, "pantry-operator." + expiry))>`: the prefix keeps a session
 /// token from ever verifying as a proof, and the reverse.
 extension TokenSigner {
-    public static let operatorHeader = "X-Pantry-Operator"
+    package static let operatorHeader = "X-Pantry-Operator"
     static let operatorProofLifetime: Int64 = 600
 
-    public func operatorProof(now: Date = Date()) -> String {
+    package func operatorProof(now: Date = Date()) -> String {
         let expiry = String(Int64(now.timeIntervalSince1970) + Self.operatorProofLifetime)
         return expiry + "." + Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(("pantry-operator." + expiry).utf8), using: key)))
     }
 
-    public func isOperatorProof(_ text: String, now: Date = Date()) -> Bool {
+    package func isOperatorProof(_ text: String, now: Date = Date()) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].utf8.count <= 12, let expiry = Int64(parts[0]), let mac = Base64URL.decode(parts[1]),
               HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(("pantry-operator." + parts[0]).utf8), using: key)

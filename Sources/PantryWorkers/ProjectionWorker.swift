@@ -13,7 +13,7 @@ import PantryWire
 /// Queries are answered by the worker rather than read from its file by other processes because
 /// the worker knows exactly which position it has applied: a query that must see a given command
 /// (`after`) is parked until then, with no polling, and a rebuilt file only has to be reopened here.
-public final class ProjectionWorker {
+package final class ProjectionWorker {
     private let store: ProjectionStore
     private let log: any EventLogReader
     private let follower: EventFeedFollower
@@ -37,7 +37,7 @@ public final class ProjectionWorker {
     /// Set when the file could not be written (a full disk): until then only queries are served.
     private var writesPausedUntil: ContinuousClock.Instant?
 
-    public init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
+    package init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
                 feedHighWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, queryEndpoint: String, logger: Logger) throws {
         self.store = store
         self.log = log
@@ -55,7 +55,7 @@ public final class ProjectionWorker {
     }
 
     /// Serves until the context is shut down.
-    public func run() throws {
+    package func run() throws {
         logger.info("worker serving", metadata: ["projection": "\(store.projection.name)", "checkpoint": "\(follower.position)"])
         // Start from the log up to its head, without waiting for the first heartbeat: batches of
         // 10,000 positions, between which queries are answered.

@@ -6,10 +6,10 @@ import Foundation
 /// Sendable because libzmq contexts are thread-safe; the handle never changes after `init`.
 /// Every ``ZMQSocket`` retains its context, so `deinit` (which runs `zmq_ctx_term`) only
 /// happens once all sockets are closed, and waits at most for their linger.
-public final class ZMQContext: @unchecked Sendable {
+package final class ZMQContext: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 
-    public init(ioThreads: Int = 1) throws {
+    package init(ioThreads: Int = 1) throws {
         guard let threadCount = Int32(exactly: ioThreads) else {
             throw ZMQError.failed(operation: "zmq_ctx_set(ZMQ_IO_THREADS, \(ioThreads))", code: EINVAL)
         }
@@ -25,7 +25,7 @@ public final class ZMQContext: @unchecked Sendable {
     /// Makes every blocking call on this context's sockets, in any thread, fail with
     /// ``ZMQError/terminated(operation:)``, and every later call on them too.
     /// Owners of sockets should then close them; the context is freed when the last reference goes.
-    public func shutdown() {
+    package func shutdown() {
         zmq_ctx_shutdown(handle)
     }
 

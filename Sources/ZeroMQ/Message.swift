@@ -10,7 +10,7 @@ extension ZMQSocket {
     /// after context shutdown, and EHOSTUNREACH from a ROUTER with ``setRouterMandatory(_:)``
     /// when the first frame names no connected peer.
     @discardableResult
-    public func send(_ frames: [Data], dontWait: Bool = false) throws -> Bool {
+    package func send(_ frames: [Data], dontWait: Bool = false) throws -> Bool {
         precondition(!frames.isEmpty, "a ZeroMQ message has at least one frame")
         let handle = try openHandle("zmq_send")
         let baseFlags = dontWait ? ZMQ_DONTWAIT : 0
@@ -34,7 +34,7 @@ extension ZMQSocket {
     ///
     /// Returns `nil` when no message arrived without blocking (`dontWait`) or within
     /// ``receiveTimeout``. Throws ``ZMQError/terminated(operation:)`` after context shutdown.
-    public func receive(dontWait: Bool = false) throws -> [Data]? {
+    package func receive(dontWait: Bool = false) throws -> [Data]? {
         let handle = try openHandle("zmq_msg_recv")
         // zmq_msg_t must stay at one address between init and close, so it lives on the heap.
         let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)

@@ -2,34 +2,34 @@ import CZeroMQ
 import Foundation
 
 /// Readiness conditions for ``ZMQPoller``.
-public struct ZMQPollEvents: OptionSet, Sendable, Hashable {
-    public let rawValue: Int16
+package struct ZMQPollEvents: OptionSet, Sendable, Hashable {
+    package let rawValue: Int16
 
-    public init(rawValue: Int16) {
+    package init(rawValue: Int16) {
         self.rawValue = rawValue
     }
 
     /// At least one whole message can be received without blocking.
-    public static let readable = ZMQPollEvents(rawValue: Int16(ZMQ_POLLIN))
+    package static let readable = ZMQPollEvents(rawValue: Int16(ZMQ_POLLIN))
     /// At least one message can be sent without blocking.
-    public static let writable = ZMQPollEvents(rawValue: Int16(ZMQ_POLLOUT))
+    package static let writable = ZMQPollEvents(rawValue: Int16(ZMQ_POLLOUT))
 }
 
 /// Waits on several sockets (and plain file descriptors) at once with `zmq_poll`.
 ///
 /// Holds its sockets, so like them it belongs to one thread.
-public struct ZMQPoller {
+package struct ZMQPoller {
     private var registrations: [(socket: ZMQSocket?, fileDescriptor: Int32, events: ZMQPollEvents)] = []
 
-    public init() {}
+    package init() {}
 
     /// Adds a socket to watch; results from ``poll(timeoutMilliseconds:)`` come in registration order.
-    public mutating func register(_ socket: ZMQSocket, for events: ZMQPollEvents = .readable) {
+    package mutating func register(_ socket: ZMQSocket, for events: ZMQPollEvents = .readable) {
         registrations.append((socket, 0, events))
     }
 
     /// Adds a file descriptor to watch (the pipe other threads wake a socket thread with), in the same order.
-    public mutating func register(fileDescriptor: Int32, for events: ZMQPollEvents = .readable) {
+    package mutating func register(fileDescriptor: Int32, for events: ZMQPollEvents = .readable) {
         registrations.append((nil, fileDescriptor, events))
     }
 
@@ -37,7 +37,7 @@ public struct ZMQPoller {
     /// -1 waits forever) and returns the ready events per socket, in registration order,
     /// empty for sockets that are not ready. A signal interrupting the wait counts as a
     /// timeout, which poll loops handle anyway.
-    public func poll(timeoutMilliseconds: Int) throws -> [ZMQPollEvents] {
+    package func poll(timeoutMilliseconds: Int) throws -> [ZMQPollEvents] {
         // Handles are looked up on every poll so a socket closed since registration throws
         // ENOTSOCK instead of handing libzmq a freed socket.
         var items = try registrations.map { registration in

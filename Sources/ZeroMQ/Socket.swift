@@ -11,12 +11,12 @@ import Foundation
 /// New sockets get a linger of 0: pending outbound messages are dropped on close, so closing
 /// sockets and terminating the context never wait for unreachable peers. Call
 /// ``setLinger(milliseconds:)`` when delivery at close matters more than a prompt exit.
-public final class ZMQSocket {
-    public let context: ZMQContext
-    public let type: ZMQSocketType
+package final class ZMQSocket {
+    package let context: ZMQContext
+    package let type: ZMQSocketType
     private var handle: UnsafeMutableRawPointer?
 
-    public init(context: ZMQContext, type: ZMQSocketType) throws {
+    package init(context: ZMQContext, type: ZMQSocketType) throws {
         guard let handle = zmq_socket(context.handle, type.cValue) else {
             throw ZMQError.last("zmq_socket(\(type))")
         }
@@ -31,20 +31,20 @@ public final class ZMQSocket {
     }
 
     /// Closes the socket; later calls on it throw ENOTSOCK. Calling it again does nothing.
-    public func close() {
+    package func close() {
         guard let handle else { return }
         zmq_close(handle)
         self.handle = nil
     }
 
-    public var isClosed: Bool { handle == nil }
+    package var isClosed: Bool { handle == nil }
 
-    public func bind(_ endpoint: String) throws {
+    package func bind(_ endpoint: String) throws {
         let handle = try openHandle("zmq_bind(\(endpoint))")
         guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("zmq_bind(\(endpoint))") }
     }
 
-    public func connect(_ endpoint: String) throws {
+    package func connect(_ endpoint: String) throws {
         let handle = try openHandle("zmq_connect(\(endpoint))")
         guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError.last("zmq_connect(\(endpoint))") }
     }

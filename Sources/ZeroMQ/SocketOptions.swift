@@ -6,53 +6,53 @@ import Foundation
 extension ZMQSocket {
     /// Milliseconds pending outbound messages are kept after close; -1 waits forever.
     /// Sockets start at 0 (see ``ZMQSocket``).
-    public var linger: Int {
+    package var linger: Int {
         get throws { Int(try int32Option(ZMQ_LINGER, "ZMQ_LINGER")) }
     }
 
-    public func setLinger(milliseconds: Int) throws {
+    package func setLinger(milliseconds: Int) throws {
         try setInt32Option(ZMQ_LINGER, "ZMQ_LINGER", milliseconds)
     }
 
     /// Messages queued per peer before sends block or drop (by socket type); 0 means no limit.
-    public var sendHighWaterMark: Int {
+    package var sendHighWaterMark: Int {
         get throws { Int(try int32Option(ZMQ_SNDHWM, "ZMQ_SNDHWM")) }
     }
 
-    public func setSendHighWaterMark(_ messages: Int) throws {
+    package func setSendHighWaterMark(_ messages: Int) throws {
         try setInt32Option(ZMQ_SNDHWM, "ZMQ_SNDHWM", messages)
     }
 
-    public var receiveHighWaterMark: Int {
+    package var receiveHighWaterMark: Int {
         get throws { Int(try int32Option(ZMQ_RCVHWM, "ZMQ_RCVHWM")) }
     }
 
-    public func setReceiveHighWaterMark(_ messages: Int) throws {
+    package func setReceiveHighWaterMark(_ messages: Int) throws {
         try setInt32Option(ZMQ_RCVHWM, "ZMQ_RCVHWM", messages)
     }
 
     /// Milliseconds a blocking `send` waits before returning `false`; -1 (the default) waits forever.
-    public var sendTimeout: Int {
+    package var sendTimeout: Int {
         get throws { Int(try int32Option(ZMQ_SNDTIMEO, "ZMQ_SNDTIMEO")) }
     }
 
-    public func setSendTimeout(milliseconds: Int) throws {
+    package func setSendTimeout(milliseconds: Int) throws {
         try setInt32Option(ZMQ_SNDTIMEO, "ZMQ_SNDTIMEO", milliseconds)
     }
 
     /// Milliseconds a blocking `receive` waits before returning `nil`; -1 (the default) waits forever.
-    public var receiveTimeout: Int {
+    package var receiveTimeout: Int {
         get throws { Int(try int32Option(ZMQ_RCVTIMEO, "ZMQ_RCVTIMEO")) }
     }
 
-    public func setReceiveTimeout(milliseconds: Int) throws {
+    package func setReceiveTimeout(milliseconds: Int) throws {
         try setInt32Option(ZMQ_RCVTIMEO, "ZMQ_RCVTIMEO", milliseconds)
     }
 
     /// Largest inbound frame in bytes (libzmq checks each frame of a multipart message on its
     /// own); a peer sending a larger one is disconnected and its message dropped.
     /// -1 (the default) means no limit.
-    public var maxMessageSize: Int64 {
+    package var maxMessageSize: Int64 {
         get throws {
             var value: Int64 = 0
             try getOption(ZMQ_MAXMSGSIZE, "ZMQ_MAXMSGSIZE", into: &value)
@@ -60,52 +60,52 @@ extension ZMQSocket {
         }
     }
 
-    public func setMaxMessageSize(_ bytes: Int64) throws {
+    package func setMaxMessageSize(_ bytes: Int64) throws {
         var value = bytes
         try setOption(ZMQ_MAXMSGSIZE, "ZMQ_MAXMSGSIZE", &value, MemoryLayout<Int64>.size)
     }
 
     /// Whether a ROUTER throws EHOSTUNREACH for messages to unknown peers instead of dropping them.
-    public func setRouterMandatory(_ enabled: Bool) throws {
+    package func setRouterMandatory(_ enabled: Bool) throws {
         try setInt32Option(ZMQ_ROUTER_MANDATORY, "ZMQ_ROUTER_MANDATORY", enabled ? 1 : 0)
     }
 
     /// Whether messages are queued only for completed connections, so sends block or fail
     /// instead of piling up for peers that are not there yet.
-    public var immediate: Bool {
+    package var immediate: Bool {
         get throws { try int32Option(ZMQ_IMMEDIATE, "ZMQ_IMMEDIATE") != 0 }
     }
 
-    public func setImmediate(_ enabled: Bool) throws {
+    package func setImmediate(_ enabled: Bool) throws {
         try setInt32Option(ZMQ_IMMEDIATE, "ZMQ_IMMEDIATE", enabled ? 1 : 0)
     }
 
     /// The identity a ROUTER peer sees for this socket; set before `connect` or `bind`.
-    public func setRoutingID(_ id: Data) throws {
+    package func setRoutingID(_ id: Data) throws {
         try setBytesOption(ZMQ_ROUTING_ID, "ZMQ_ROUTING_ID", id)
     }
 
     /// SUB only: receive messages whose first frame starts with `prefix` ("" receives everything).
-    public func subscribe(_ prefix: String) throws {
+    package func subscribe(_ prefix: String) throws {
         try subscribe(bytes: Data(prefix.utf8))
     }
 
-    public func subscribe(bytes prefix: Data) throws {
+    package func subscribe(bytes prefix: Data) throws {
         try setBytesOption(ZMQ_SUBSCRIBE, "ZMQ_SUBSCRIBE", prefix)
     }
 
     /// SUB only: removes one earlier subscription to exactly this prefix.
-    public func unsubscribe(_ prefix: String) throws {
+    package func unsubscribe(_ prefix: String) throws {
         try unsubscribe(bytes: Data(prefix.utf8))
     }
 
-    public func unsubscribe(bytes prefix: Data) throws {
+    package func unsubscribe(bytes prefix: Data) throws {
         try setBytesOption(ZMQ_UNSUBSCRIBE, "ZMQ_UNSUBSCRIBE", prefix)
     }
 
     /// The endpoint last bound or connected, with wildcards resolved: binding
     /// `tcp://127.0.0.1:*` yields the chosen port.
-    public var lastEndpoint: String {
+    package var lastEndpoint: String {
         get throws {
             var buffer = [UInt8](repeating: 0, count: 1024)
             var size = buffer.count

@@ -1,7 +1,7 @@
 import CZeroMQ
 
 /// The socket patterns Pantry uses.
-public enum ZMQSocketType: Sendable, Hashable {
+package enum ZMQSocketType: Sendable, Hashable {
     case pub, sub, router, dealer, req, rep, push, pull
 
     var cValue: Int32 {

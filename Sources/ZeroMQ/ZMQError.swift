@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `terminated` is its own case because it is the normal way a socket loop learns that
 /// ``ZMQContext/shutdown()`` was called: catch it, close the socket and return.
-public enum ZMQError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ZMQError: Error, Sendable, Equatable, CustomStringConvertible {
     /// ETERM: the socket's context was shut down or terminated.
     case terminated(operation: String)
     /// Any other errno reported by libzmq or the system.
@@ -23,7 +23,7 @@ public enum ZMQError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The errno value behind the error.
-    public var code: Int32 {
+    package var code: Int32 {
         switch self {
         case .terminated: ETERM
         case .failed(_, let code): code
@@ -31,23 +31,23 @@ public enum ZMQError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The libzmq call that failed, with its argument when that helps (for example the endpoint).
-    public var operation: String {
+    package var operation: String {
         switch self {
         case .terminated(let operation), .failed(let operation, _): operation
         }
     }
 
-    public var isTerminated: Bool { code == ETERM }
+    package var isTerminated: Bool { code == ETERM }
 
     /// EAGAIN. `send` and `receive` report this as `false` / `nil`, so it is only thrown by
     /// calls that have no such channel.
-    public var isWouldBlock: Bool { code == EAGAIN }
+    package var isWouldBlock: Bool { code == EAGAIN }
 
     /// EINTR. Blocking calls retry on it, so it is only seen from calls that must not retry.
-    public var isInterrupted: Bool { code == EINTR }
+    package var isInterrupted: Bool { code == EINTR }
 
     /// The `zmq_strerror` text, which also covers libzmq's own errno values such as ETERM.
-    public var message: String { String(cString: zmq_strerror(code)) }
+    package var message: String { String(cString: zmq_strerror(code)) }
 
-    public var description: String { "\(operation) failed: \(message) (errno \(code))" }
+    package var description: String { "\(operation) failed: \(message) (errno \(code))" }
 }

@@ -4,8 +4,8 @@ import PantryPostgresLog
 /// The PostgreSQL server of the tests: `PANTRY_TEST_POSTGRES` (ops/test starts one with
 /// ops/postgres-cluster), or else one this process starts with the same script and stops at exit.
 /// There is no skipping: without a server the PostgreSQL cases fail.
-public enum TestPostgres {
-    public static let server: Result<PostgresLogAddress, any Error> = Result {
+package enum TestPostgres {
+    package static let server: Result<PostgresLogAddress, any Error> = Result {
         if let url = ProcessInfo.processInfo.environment["PANTRY_TEST_POSTGRES"], !url.isEmpty {
             return try PostgresLogAddress(url)
         }
@@ -49,7 +49,7 @@ public enum TestPostgres {
         .deletingLastPathComponent().appendingPathComponent("ops/postgres-cluster").path
 
     /// A database of its own for one test, so that the suites run in parallel.
-    public static func freshDatabase() throws -> PostgresLogAddress {
+    package static func freshDatabase() throws -> PostgresLogAddress {
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         return try PostgresEventStore.createDatabase(named: name, server: server.get())
     }

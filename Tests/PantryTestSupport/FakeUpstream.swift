@@ -3,13 +3,13 @@ import Foundation
 
 /// Runs Tests/Fixtures/fake_upstream.py on a free 127.0.0.1 port for the life of this object: the
 /// upstream of the fetch worker's tests and the server of libcurl's.
-public final class FakeUpstream: @unchecked Sendable {
-    public let port: Int
+package final class FakeUpstream: @unchecked Sendable {
+    package let port: Int
     private let process: Process
 
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    public init() throws {
+    package init() throws {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/fake_upstream.py")
@@ -30,25 +30,25 @@ public final class FakeUpstream: @unchecked Sendable {
     }
 
     /// Upstream requests received since the last reset, control endpoints excluded.
-    public func count() async throws -> Int {
+    package func count() async throws -> Int {
         let response = try await HTTPClient().send(HTTPRequest(url: "\(baseURL)/_count"))
         let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
         return object?["total"] as? Int ?? -1
     }
 
     /// Points the upstream has charged today.
-    public func used() async throws -> Double {
+    package func used() async throws -> Double {
         let response = try await HTTPClient().send(HTTPRequest(url: "\(baseURL)/_count"))
         let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
         return (object?["used"] as? NSNumber)?.doubleValue ?? -1
     }
 
     /// Switches the failure mode; see fake_upstream.py for the names and options.
-    public func mode(_ mode: String, _ options: String = "") async throws {
+    package func mode(_ mode: String, _ options: String = "") async throws {
         _ = try await HTTPClient().send(HTTPRequest(url: "\(baseURL)/_mode?set=\(mode)\(options)"))
     }
 
-    public func stop() {
+    package func stop() {
         guard process.isRunning else { return }
         // SIGKILL, because Foundation starts children with SIGTERM blocked on Linux.
         kill(process.processIdentifier, SIGKILL)

@@ -5,24 +5,24 @@ import Synchronization
 /// it (`{ clock.instant }`, `{ clock.date }`), and a test of an expiry advances it past the
 /// lifetime instead of sleeping through it. Both readings start at the real time of creation and
 /// advance together.
-public final class ManualClock: Sendable {
+package final class ManualClock: Sendable {
     private let startInstant: ContinuousClock.Instant
     private let startDate: Date
     private let elapsed = Mutex<Duration>(.zero)
 
-    public init(date: Date = Date()) {
+    package init(date: Date = Date()) {
         startInstant = .now
         startDate = date
     }
 
     /// The monotonic reading, for what measures durations (`ContinuousClock`).
-    public var instant: ContinuousClock.Instant { startInstant + elapsed.withLock { $0 } }
+    package var instant: ContinuousClock.Instant { startInstant + elapsed.withLock { $0 } }
 
     /// The wall-clock reading, for what stores times or counts days (`Date`).
-    public var date: Date { startDate.addingTimeInterval(elapsed.withLock { $0 } / .seconds(1)) }
+    package var date: Date { startDate.addingTimeInterval(elapsed.withLock { $0 } / .seconds(1)) }
 
     /// Moves both readings forward by `duration`.
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         precondition(duration >= .zero, "a clock does not go back")
         elapsed.withLock { $0 += duration }
     }

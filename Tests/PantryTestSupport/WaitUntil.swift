@@ -3,7 +3,7 @@
 /// the test when they change; what this process does is awaited through a notification instead
 /// (a continuation, a semaphore, a socket's readiness), and what a clock decides through
 /// `ManualClock`.
-public func waitUntil(timeout: Duration = .seconds(10), interval: Duration = .milliseconds(10),
+package func waitUntil(timeout: Duration = .seconds(10), interval: Duration = .milliseconds(10),
                       _ condition: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {

@@ -11,19 +11,19 @@ import PantryBus
 /// The core process: the single writer of the log. Commands arrive on a ROUTER socket; every
 /// command waiting at that moment is decided and group-committed as one batch; each is answered;
 /// and only then are the batch's events published on the PUB socket. One thread owns both sockets.
-public final class CoreServer {
-    public struct Configuration: Sendable {
-        public var endpoints: BusEndpoints
-        public var maxBatch = 4096
+package final class CoreServer {
+    package struct Configuration: Sendable {
+        package var endpoints: BusEndpoints
+        package var maxBatch = 4096
         /// How often the head position is published when nothing else is.
-        public var heartbeatInterval: Duration = .milliseconds(200)
+        package var heartbeatInterval: Duration = .milliseconds(200)
         /// Larger messages make libzmq drop the sender; bodies above `CommandCoding.maxDocumentBytes`
         /// but below this get a `too_large` answer instead.
-        public var maxMessageBytes: Int64 = 16 << 20
+        package var maxMessageBytes: Int64 = 16 << 20
         /// Answers queued for one client that does not read them.
-        public var replyHighWaterMark = 1_000_000
+        package var replyHighWaterMark = 1_000_000
 
-        public init(endpoints: BusEndpoints) { self.endpoints = endpoints }
+        package init(endpoints: BusEndpoints) { self.endpoints = endpoints }
 
         /// Slow subscribers drop messages beyond this and catch up from the log.
         var publishHighWaterMark: Int { endpoints.feedHighWaterMark }
@@ -32,16 +32,16 @@ public final class CoreServer {
     private let processor: CommandProcessor
     private let configuration: Configuration
     /// Batches decided and the commands they held, for benchmarks and tests, read from any thread.
-    public final class BatchCounts: Sendable {
-        public let batches = Atomic<Int>(0)
-        public let commands = Atomic<Int>(0)
+    package final class BatchCounts: Sendable {
+        package let batches = Atomic<Int>(0)
+        package let commands = Atomic<Int>(0)
     }
-    public let batchCounts = BatchCounts()
+    package let batchCounts = BatchCounts()
     private let commands: ZMQSocket
     private let feed: ZMQSocket
     private let logger: Logger
 
-    public init(processor: CommandProcessor, context: ZMQContext, configuration: Configuration,
+    package init(processor: CommandProcessor, context: ZMQContext, configuration: Configuration,
                 logger: Logger = Logger(label: "pantry.core")) throws {
         self.processor = processor
         self.configuration = configuration
@@ -68,7 +68,7 @@ public final class CoreServer {
     }
 
     /// Serves until the context is shut down (SIGTERM or SIGINT in `pantry core`).
-    public func run() throws {
+    package func run() throws {
         logger.info("core serving", metadata: [
             "commands": "\(configuration.endpoints.commands)", "events": "\(configuration.endpoints.events)",
             "head": "\(processor.head)",

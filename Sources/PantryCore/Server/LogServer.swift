@@ -14,16 +14,16 @@ import PantryLog
 /// Sealed personal fields are opened here with the core's key vault before they are sent, so the
 /// keys never leave the core's host; the price is that those fields cross the network in the
 /// clear (ZeroMQ CURVE on this socket would close that).
-public final class LogServer {
-    public struct Limits: Sendable {
+package final class LogServer {
+    package struct Limits: Sendable {
         /// Events in one answer.
-        public var maxEvents = 10_000
+        package var maxEvents = 10_000
         /// Bytes of event documents in one answer (one event always goes, whatever its size).
-        public var maxBytes = 4 << 20
+        package var maxBytes = 4 << 20
         /// A request larger than this makes libzmq drop the sender.
-        public var maxRequestBytes: Int64 = 1 << 20
+        package var maxRequestBytes: Int64 = 1 << 20
 
-        public init() {}
+        package init() {}
     }
 
     private let log: any EventStore
@@ -48,7 +48,7 @@ public final class LogServer {
     }
 
     /// Binds `endpoint` and serves on a thread of its own until the context is shut down.
-    public static func start(log: any EventStore, vault: any PersonalDataVault & Sendable, context: ZMQContext,
+    package static func start(log: any EventStore, vault: any PersonalDataVault & Sendable, context: ZMQContext,
                              endpoint: String, limits: Limits = Limits(), logger: Logger) throws {
         let bound = DispatchSemaphore(value: 0)
         let failure = Mutex<(any Error)?>(nil)

@@ -4,8 +4,8 @@ import PantryJSON
 
 /// The answer to one command, as printed by `pantry submit` and sent by the core
 /// (`schemas/outcome.schema.json`).
-public struct CommandOutcome: Sendable, Equatable {
-    public enum Status: String, Sendable {
+package struct CommandOutcome: Sendable, Equatable {
+    package enum Status: String, Sendable {
         /// Durably in the log at `positions`.
         case accepted
         /// Refused by a rule or by input validation; nothing was written.
@@ -14,24 +14,24 @@ public struct CommandOutcome: Sendable, Equatable {
         case failed
     }
 
-    public var commandId: CommandID?
-    public var status: Status
-    public var positions: [Int64]?
+    package var commandId: CommandID?
+    package var status: Status
+    package var positions: [Int64]?
     /// True when this answer repeats the first outcome of an already accepted command id.
-    public var duplicate: Bool?
-    public var code: String?
-    public var message: String?
+    package var duplicate: Bool?
+    package var code: String?
+    package var message: String?
 
-    public static func accepted(_ commandId: CommandID, _ positions: ClosedRange<Int64>, duplicate: Bool = false) -> Self {
+    package static func accepted(_ commandId: CommandID, _ positions: ClosedRange<Int64>, duplicate: Bool = false) -> Self {
         CommandOutcome(commandId: commandId, status: .accepted, positions: Array(positions), duplicate: duplicate ? true : nil)
     }
 
-    public static func rejected(_ commandId: CommandID?, _ rejection: Rejection) -> Self {
+    package static func rejected(_ commandId: CommandID?, _ rejection: Rejection) -> Self {
         CommandOutcome(commandId: commandId, status: .rejected, code: rejection.code.rawValue, message: rejection.message)
     }
 
     /// The outcome as one JSON document; written by hand because the core writes one per command.
-    public var jsonDocument: Data {
+    package var jsonDocument: Data {
         var w = JSONObjectWriter()
         w.field("commandId", commandId)
         w.field("status", status.rawValue)
@@ -42,14 +42,14 @@ public struct CommandOutcome: Sendable, Equatable {
         return Data(w.finish())
     }
 
-    public static func failed(_ commandId: CommandID?, _ reason: String) -> Self {
+    package static func failed(_ commandId: CommandID?, _ reason: String) -> Self {
         CommandOutcome(commandId: commandId, status: .failed, code: "storage_error", message: reason)
     }
 }
 
 extension CommandOutcome {
     /// Reads `jsonDocument` back (the clients of the core read one per command they send).
-    public init(json: Data) throws {
+    package init(json: Data) throws {
         self = try json.withUnsafeBytes { bytes in
             try JSONObjectReader.read(bytes) { json in
                 let statusName = try json.string("status")

@@ -6,20 +6,20 @@ import PantryJSON
 /// A message on the event feed (the core's PUB socket), as documented in `schemas/zeromq.md`:
 /// three frames, `[topic, position, JSON]`. Events use their type as topic and the recorded-event
 /// document as JSON; heartbeats use the topic `heartbeat` and carry the head position.
-public enum FeedMessage: Sendable, Equatable {
+package enum FeedMessage: Sendable, Equatable {
     /// An event, with its payload decoded when the reader asked for its type. An event of a type
     /// the reader skips is not decoded at all: its `RecordedEvent` carries only position and type.
     case event(RecordedEvent, Event?)
     case heartbeat(head: Int64)
 
-    public static let heartbeatTopic = "heartbeat"
+    package static let heartbeatTopic = "heartbeat"
 
-    public enum DecodingError: Error, Equatable, CustomStringConvertible {
+    package enum DecodingError: Error, Equatable, CustomStringConvertible {
         case wrongFrameCount(Int)
         case badPosition(String)
         case badDocument(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .wrongFrameCount(let n): "a feed message has 3 frames, not \(n)"
             case .badPosition(let text): "the position frame is not a positive integer: \(text.prefix(40))"
@@ -28,17 +28,17 @@ public enum FeedMessage: Sendable, Equatable {
         }
     }
 
-    public static func frames(for event: RecordedEvent) -> [Data] {
+    package static func frames(for event: RecordedEvent) -> [Data] {
         [Data(event.type.utf8), Data(String(event.position).utf8), EventDocument.encode(event)]
     }
 
-    public static func heartbeatFrames(head: Int64) -> [Data] {
+    package static func heartbeatFrames(head: Int64) -> [Data] {
         [Data(heartbeatTopic.utf8), Data(String(head).utf8), Data(#"{"head":\#(head)}"#.utf8)]
     }
 
     /// Decodes a message; events whose type `decoding` rejects (or at or below `after`, already
     /// seen) are returned undecoded, which is what keeps a worker cheap for the events it ignores.
-    public static func decode(_ frames: [Data], after: Int64 = 0,
+    package static func decode(_ frames: [Data], after: Int64 = 0,
                               decoding: (String) -> Bool = { _ in true }) throws(DecodingError) -> FeedMessage {
         guard frames.count == 3 else { throw .wrongFrameCount(frames.count) }
         let positionText = String(decoding: frames[1], as: UTF8.self)

@@ -3,7 +3,7 @@ import PantryJSON
 
 /// A read of the log asked of the log service (`schemas/zeromq.md`, "The log";
 /// `bus/log-request.schema.json`): one JSON frame, `{"read": "range" | "types" | "positions" | "head", ...}`.
-public enum LogRead: Equatable, Sendable {
+package enum LogRead: Equatable, Sendable {
     /// Events after `after`, at most `limit`.
     case range(after: Int64, limit: Int)
     /// Events of `types` in `after + 1 ... through`.
@@ -14,10 +14,10 @@ public enum LogRead: Equatable, Sendable {
     case head
 
     /// Positions one `positions` read may name: a reader asks for more in several reads.
-    public static let maxPositions = 10_000
+    package static let maxPositions = 10_000
 
-    public struct Invalid: Error, CustomStringConvertible {
-        public var description: String
+    package struct Invalid: Error, CustomStringConvertible {
+        package var description: String
     }
 
     private static let fields: [String: Set<String>] = [
@@ -25,7 +25,7 @@ public enum LogRead: Equatable, Sendable {
         "positions": ["read", "positions"], "head": ["read"],
     ]
 
-    public var json: Data {
+    package var json: Data {
         var w = JSONObjectWriter()
         switch self {
         case .range(let after, let limit):
@@ -41,7 +41,7 @@ public enum LogRead: Equatable, Sendable {
     }
 
     /// Reads a request as the log service receives it; unknown fields are refused, as a query's are.
-    public init(json: Data) throws {
+    package init(json: Data) throws {
         self = try json.withUnsafeBytes { bytes in
             try JSONObjectReader.read(bytes) { json in
                 let read = try json.string("read")
@@ -74,23 +74,23 @@ public enum LogRead: Equatable, Sendable {
 /// The first frame of the log service's answer (`bus/log-answer.schema.json`); the event documents
 /// follow, one frame each. `through` is how far the answer reaches: every event the read asked for
 /// up to that position is in it, and the caller asks again after it for the rest.
-public struct LogAnswer: Equatable, Sendable {
-    public var head: Int64
-    public var through: Int64
-    public var events: Int
+package struct LogAnswer: Equatable, Sendable {
+    package var head: Int64
+    package var through: Int64
+    package var events: Int
 
     package init(head: Int64, through: Int64, events: Int) {
         self.head = head; self.through = through; self.events = events
     }
 
-    public var json: Data {
+    package var json: Data {
         var w = JSONObjectWriter()
         w.field("head", head); w.field("through", through); w.field("events", events)
         return Data(w.finish())
     }
 
     /// An answer, or the refusal it carries instead.
-    public static func decode(_ frame: Data) throws -> LogAnswer {
+    package static func decode(_ frame: Data) throws -> LogAnswer {
         try frame.withUnsafeBytes { bytes in
             try JSONObjectReader.read(bytes) { json in
                 if let error = try json.optionalObject("error") {
@@ -103,7 +103,7 @@ public struct LogAnswer: Equatable, Sendable {
     }
 
     /// `bad_request`, or `unavailable` when the log could not be read.
-    public static func refusal(_ message: String, code: String = "bad_request") -> Data {
+    package static func refusal(_ message: String, code: String = "bad_request") -> Data {
         var error = JSONObjectWriter()
         error.field("code", code); error.field("message", message)
         var w = JSONObjectWriter()

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Pantry's diet vocabulary: Spoonacular's own lowercase names.
-public enum Diet {
-    public static let vocabulary: [String] = [
+package enum Diet {
+    package static let vocabulary: [String] = [
         "gluten free", "ketogenic", "vegetarian", "lacto ovo vegetarian", "vegan",
         "pescatarian", "paleo", "primal", "whole 30", "dairy free",
     ]

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a client asks the fetch service for. On the wire it is a flat JSON object
 /// with a `kind` field, e.g. `{"kind":"search","query":"pasta","diet":"vegan","number":10}`.
-public enum FetchRequest: Sendable, Equatable, Hashable {
+package enum FetchRequest: Sendable, Equatable, Hashable {
     /// Recipes that contain all of 1 to 5 ingredients, fewest missing first.
     case byIngredients(ingredients: [String], number: Int)
     case search(query: String, diet: String?, maxReadyTime: Int?, offset: Int, number: Int)
@@ -18,11 +18,11 @@ public enum FetchRequest: Sendable, Equatable, Hashable {
     /// `seed` shuffles it, `count` recipes from `offset`.
     case feed(seed: UInt64, offset: Int, count: Int)
 
-    public enum Kind: String, Codable, Sendable, CaseIterable {
+    package enum Kind: String, Codable, Sendable, CaseIterable {
         case byIngredients, search, detail, random, autocomplete, image, featured, feed
     }
 
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .byIngredients: .byIngredients
         case .search: .search
@@ -45,19 +45,19 @@ public enum FetchRequest: Sendable, Equatable, Hashable {
 
     /// A request as the fetch worker receives it: what is asked, who asks (`client`, the API's
     /// caller) and how many seconds they wait (`deadlineMs`), when they say.
-    public struct Received: Sendable {
-        public var request: FetchRequest
-        public var client: String?
-        public var deadline: Double?
+    package struct Received: Sendable {
+        package var request: FetchRequest
+        package var client: String?
+        package var deadline: Double?
     }
 
     /// Decodes a request from JSON, turning any decoding problem into `.badRequest`.
-    public static func decode(json: Data) throws(FetchError) -> FetchRequest {
+    package static func decode(json: Data) throws(FetchError) -> FetchRequest {
         try received(json: json).request
     }
 
     /// The request and what comes with it, from one reading of the fields and one typed decoding.
-    public static func received(json: Data) throws(FetchError) -> Received {
+    package static func received(json: Data) throws(FetchError) -> Received {
         do {
             let request = try JSONDecoder().decode(FetchRequest.self, from: json)
             let object = try JSONSerialization.jsonObject(with: json) as? [String: Any] ?? [:]
@@ -96,7 +96,7 @@ extension FetchRequest: Codable {
         case kind, ingredients, number, query, diet, maxReadyTime, offset, id, count, prefix, url, day, seed
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         switch try c.decode(Kind.self, forKey: .kind) {
         case .byIngredients:
@@ -130,7 +130,7 @@ extension FetchRequest: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(kind, forKey: .kind)
         switch self {

@@ -4,7 +4,7 @@ extension FetchRequest {
     /// The request as the fetch worker reads it (`FetchRequest.received`), with who asks and how
     /// many milliseconds they wait. Written by `JSONObjectWriter`, not `JSONEncoder`: the API sends
     /// one per recipe request, and the encoder's containers cost more than the rest of the send.
-    public func json(client: String?, deadlineMs: Int) -> [UInt8] {
+    package func json(client: String?, deadlineMs: Int) -> [UInt8] {
         var writer = JSONObjectWriter()
         writer.field("kind", kind.rawValue)
         switch self {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The data a request produced; which case depends on the request's kind.
-public enum FetchPayload: Sendable, Equatable {
+package enum FetchPayload: Sendable, Equatable {
     /// byIngredients
     case summaries([RecipeSummary])
     /// search
@@ -21,7 +21,7 @@ extension FetchPayload: Codable {
         case type, summaries, searchPage, recipe, recipes, suggestions, image
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let type = try c.decode(String.self, forKey: .type)
         switch type {
@@ -36,7 +36,7 @@ extension FetchPayload: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case .summaries(let value): try c.encode("summaries", forKey: .type); try c.encode(value, forKey: .summaries)
@@ -49,8 +49,8 @@ extension FetchPayload: Codable {
     }
 }
 
-public struct FetchResponse: Codable, Sendable, Equatable {
-    public enum Origin: String, Codable, Sendable {
+package struct FetchResponse: Codable, Sendable, Equatable {
+    package enum Origin: String, Codable, Sendable {
         /// Fetched just now (or answered by the embedded catalog).
         case upstream
         /// From the cache, within its lifetime.
@@ -62,17 +62,17 @@ public struct FetchResponse: Codable, Sendable, Equatable {
         case fallback
     }
 
-    public var payload: FetchPayload
-    public var origin: Origin
+    package var payload: FetchPayload
+    package var origin: Origin
     /// Age of the data: 0 when fetched now, else seconds since it was fetched.
-    public var ageSeconds: Int
+    package var ageSeconds: Int
     /// "spoonacular", "mealdb", "catalog" or "images".
-    public var provider: String
+    package var provider: String
     /// For a `staleCache` or `fallback` answer: seconds until the upstream can be asked again (the
     /// quota's reset, a rate limit's end); nil when that is not known (an outage).
-    public var upstreamRetryAfterSeconds: Int?
+    package var upstreamRetryAfterSeconds: Int?
 
-    public init(payload: FetchPayload, origin: Origin, ageSeconds: Int, provider: String, upstreamRetryAfterSeconds: Int? = nil) {
+    package init(payload: FetchPayload, origin: Origin, ageSeconds: Int, provider: String, upstreamRetryAfterSeconds: Int? = nil) {
         self.payload = payload
         self.origin = origin
         self.ageSeconds = ageSeconds
@@ -82,7 +82,7 @@ public struct FetchResponse: Codable, Sendable, Equatable {
 }
 
 /// Why a request got no data. On the wire: `{"error":"quotaExhausted","retryAfterSeconds":3600}`.
-public enum FetchError: Error, Sendable, Equatable, Hashable {
+package enum FetchError: Error, Sendable, Equatable, Hashable {
     /// The daily quota is spent and nothing is cached.
     case quotaExhausted(retryAfterSeconds: Int)
     /// Too many upstream calls for now (the rate limit or the upstream's 429) and nothing is cached.
@@ -98,7 +98,7 @@ public enum FetchError: Error, Sendable, Equatable, Hashable {
 extension FetchError: Codable, CustomStringConvertible {
     private enum CodingKeys: String, CodingKey { case error, retryAfterSeconds, reason, message }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let error = try c.decode(String.self, forKey: .error)
         switch error {
@@ -112,7 +112,7 @@ extension FetchError: Codable, CustomStringConvertible {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case .quotaExhausted(let seconds):
@@ -136,14 +136,14 @@ extension FetchError: Codable, CustomStringConvertible {
     }
 
     /// When the upstream can be asked again, for the errors that know it.
-    public var retryAfterSeconds: Int? {
+    package var retryAfterSeconds: Int? {
         switch self {
         case .quotaExhausted(let seconds), .rateLimited(let seconds), .budgetExhausted(let seconds): seconds
         case .upstreamUnavailable, .badRequest, .notFound: nil
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .quotaExhausted(let seconds): "upstream quota exhausted; retry in \(seconds) s"
         case .rateLimited(let seconds): "too many upstream calls for now; retry in \(seconds) s"
@@ -156,11 +156,11 @@ extension FetchError: Codable, CustomStringConvertible {
 }
 
 /// The answer to one request. On the wire: `{"ok":true,"response":{...}}` or `{"ok":false,"error":{...}}`.
-public enum FetchResult: Sendable, Equatable {
+package enum FetchResult: Sendable, Equatable {
     case success(FetchResponse)
     case failure(FetchError)
 
-    public func get() throws(FetchError) -> FetchResponse {
+    package func get() throws(FetchError) -> FetchResponse {
         switch self {
         case .success(let response): return response
         case .failure(let error): throw error
@@ -171,7 +171,7 @@ public enum FetchResult: Sendable, Equatable {
 extension FetchResult: Codable {
     private enum CodingKeys: String, CodingKey { case ok, response, error }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         if try c.decode(Bool.self, forKey: .ok) {
             self = .success(try c.decode(FetchResponse.self, forKey: .response))
@@ -180,7 +180,7 @@ extension FetchResult: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case .success(let response):

@@ -2,26 +2,26 @@ import Foundation
 
 /// A recipe in Pantry's provider-neutral shape. `id` carries its provider as a prefix
 /// ("spoonacular:716429", "mealdb:52772", "catalog:shakshuka").
-public struct Recipe: Codable, Sendable, Equatable {
-    public var id: String
-    public var title: String
-    public var image: String?
-    public var servings: Int?
-    public var readyInMinutes: Int?
-    public var ingredients: [Ingredient]
-    public var instructions: [String]
+package struct Recipe: Codable, Sendable, Equatable {
+    package var id: String
+    package var title: String
+    package var image: String?
+    package var servings: Int?
+    package var readyInMinutes: Int?
+    package var ingredients: [Ingredient]
+    package var instructions: [String]
     /// Credit for the original source, which the upstream terms require to be shown.
-    public var sourceName: String
-    public var sourceUrl: String?
+    package var sourceName: String
+    package var sourceUrl: String?
     /// Lowercase Spoonacular diet names, see `Diet`.
-    public var diets: [String]
-    public var dishTypes: [String]
+    package var diets: [String]
+    package var dishTypes: [String]
     /// The licence the recipe's text is under, where the source grants one ("CC BY-SA 4.0" for
     /// the Wikibooks Cookbook), to be shown with the credit.
-    public var license: String?
-    public var licenseUrl: String?
+    package var license: String?
+    package var licenseUrl: String?
 
-    public init(
+    package init(
         id: String, title: String, image: String?, servings: Int?, readyInMinutes: Int?,
         ingredients: [Ingredient], instructions: [String], sourceName: String, sourceUrl: String?,
         diets: [String], dishTypes: [String], license: String? = nil, licenseUrl: String? = nil
@@ -42,14 +42,14 @@ public struct Recipe: Codable, Sendable, Equatable {
     }
 }
 
-public struct Ingredient: Codable, Sendable, Equatable {
-    public var name: String
-    public var amount: Double?
-    public var unit: String?
+package struct Ingredient: Codable, Sendable, Equatable {
+    package var name: String
+    package var amount: Double?
+    package var unit: String?
     /// The line as the source wrote it, e.g. "2 cloves garlic, minced".
-    public var original: String
+    package var original: String
 
-    public init(name: String, amount: Double?, unit: String?, original: String) {
+    package init(name: String, amount: Double?, unit: String?, original: String) {
         self.name = name
         self.amount = amount
         self.unit = unit
@@ -58,18 +58,18 @@ public struct Ingredient: Codable, Sendable, Equatable {
 }
 
 /// One search hit; the detail needs a `detail` request.
-public struct RecipeSummary: Codable, Sendable, Equatable {
-    public var id: String
-    public var title: String
-    public var image: String?
+package struct RecipeSummary: Codable, Sendable, Equatable {
+    package var id: String
+    package var title: String
+    package var image: String?
     /// What a result card shows; nil where the provider's search does not say (Spoonacular's
     /// by-ingredients search, TheMealDB).
-    public var readyInMinutes: Int?
-    public var servings: Int?
-    public var usedIngredientCount: Int?
-    public var missedIngredientCount: Int?
+    package var readyInMinutes: Int?
+    package var servings: Int?
+    package var usedIngredientCount: Int?
+    package var missedIngredientCount: Int?
 
-    public init(
+    package init(
         id: String, title: String, image: String?, readyInMinutes: Int? = nil, servings: Int? = nil,
         usedIngredientCount: Int? = nil, missedIngredientCount: Int? = nil
     ) {
@@ -84,12 +84,12 @@ public struct RecipeSummary: Codable, Sendable, Equatable {
 }
 
 /// A page of keyword-search results.
-public struct SearchPage: Codable, Sendable, Equatable {
-    public var offset: Int
-    public var totalResults: Int
-    public var results: [RecipeSummary]
+package struct SearchPage: Codable, Sendable, Equatable {
+    package var offset: Int
+    package var totalResults: Int
+    package var results: [RecipeSummary]
 
-    public init(offset: Int, totalResults: Int, results: [RecipeSummary]) {
+    package init(offset: Int, totalResults: Int, results: [RecipeSummary]) {
         self.offset = offset
         self.totalResults = totalResults
         self.results = results
@@ -97,11 +97,11 @@ public struct SearchPage: Codable, Sendable, Equatable {
 }
 
 /// Image bytes as the upstream served them.
-public struct ImageData: Codable, Sendable, Equatable {
-    public var contentType: String
-    public var bytes: Data
+package struct ImageData: Codable, Sendable, Equatable {
+    package var contentType: String
+    package var bytes: Data
 
-    public init(contentType: String, bytes: Data) {
+    package init(contentType: String, bytes: Data) {
         self.contentType = contentType
         self.bytes = bytes
     }

@@ -6,7 +6,7 @@ extension FetchRequest {
 
     /// The request with its text trimmed, lowercased where case carries no meaning and
     /// duplicates removed, or `.badRequest` saying what is wrong.
-    public func validated() throws(FetchError) -> FetchRequest {
+    package func validated() throws(FetchError) -> FetchRequest {
         switch self {
         case .byIngredients(let ingredients, let number):
             var seen: [String] = []
@@ -60,7 +60,7 @@ extension FetchRequest {
     }
 
     /// Days as the featured recipe names them: YYYY-MM-DD in UTC.
-    public static let utcDay: DateFormatter = {
+    package static let utcDay: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")

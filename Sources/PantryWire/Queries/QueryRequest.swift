@@ -5,20 +5,20 @@ import PantryJSON
 /// `{"query": "top", "limit": 10, "after": 42}`; absent fields are left out of the JSON. `after`
 /// asks the worker to answer only once it has applied that log position (read-your-writes),
 /// waiting at most `wait` milliseconds.
-public struct QueryRequest: Hashable, Sendable {
-    public var query: String
-    public var after: Int64?
-    public var wait: Int?
-    public var userId: String?
-    public var recipeId: String?
-    public var text: String?
-    public var limit: Int?
-    public var radius: Int?
+package struct QueryRequest: Hashable, Sendable {
+    package var query: String
+    package var after: Int64?
+    package var wait: Int?
+    package var userId: String?
+    package var recipeId: String?
+    package var text: String?
+    package var limit: Int?
+    package var radius: Int?
 
-    public static let defaultWaitMilliseconds = 2_000
-    public static let maxWaitMilliseconds = 10_000
+    package static let defaultWaitMilliseconds = 2_000
+    package static let maxWaitMilliseconds = 10_000
 
-    public init(query: String, after: Int64? = nil, userId: String? = nil, recipeId: String? = nil,
+    package init(query: String, after: Int64? = nil, userId: String? = nil, recipeId: String? = nil,
                 text: String? = nil, limit: Int? = nil, radius: Int? = nil) {
         self.query = query
         self.after = after
@@ -31,15 +31,15 @@ public struct QueryRequest: Hashable, Sendable {
 
     /// The fields a query may have; any other is refused, as a command's are, so a misspelt
     /// `limt` is an error rather than a silently ignored default.
-    public static let fields: Set<String> = ["query", "after", "wait", "userId", "recipeId", "text", "limit", "radius"]
+    package static let fields: Set<String> = ["query", "after", "wait", "userId", "recipeId", "text", "limit", "radius"]
 
-    public struct UnknownField: Error, CustomStringConvertible {
-        public var name: String
-        public var description: String { "unknown field '\(name.prefix(64))'" }
+    package struct UnknownField: Error, CustomStringConvertible {
+        package var name: String
+        package var description: String { "unknown field '\(name.prefix(64))'" }
     }
 
     /// Reads a query as a worker receives it.
-    public init(json: Data) throws {
+    package init(json: Data) throws {
         self = try json.withUnsafeBytes { bytes in
             try JSONObjectReader.read(bytes) { json in
                 if let unknown = json.names.first(where: { !Self.fields.contains($0) }) { throw UnknownField(name: unknown) }
@@ -56,7 +56,7 @@ public struct QueryRequest: Hashable, Sendable {
     /// The query as the API sends it, with only the fields that are set, written directly: a
     /// `JSONEncoder` per query, with the decoder that read the answer, cost the API a tenth of a
     /// read that a worker answers.
-    public var document: Data {
+    package var document: Data {
         var json = JSONObjectWriter()
         json.field("query", query)
         if let after { json.field("after", after) }
@@ -71,7 +71,7 @@ public struct QueryRequest: Hashable, Sendable {
 
     /// The question without how long to wait for it: two requests with the same question get
     /// the same answer at the same position.
-    public var question: QueryRequest {
+    package var question: QueryRequest {
         var question = self
         question.after = nil
         question.wait = nil
