@@ -279,6 +279,24 @@ def test_slowloris_idle_and_excess_connections_are_closed(processes):
     wait_for(healthy, what="the API after the crowd left")
 
 
+def test_an_untyped_cross_origin_body_is_refused_and_creates_nothing(processes):
+    # What a `no-cors` fetch of an untyped Blob from another website sends: no Content-Type.
+    api = start_core_and_api(processes)
+    body = json.dumps({"username": "visitor", "email": "visitor@example.org", "password": PASSWORD}).encode()
+    connection = http.client.HTTPConnection("127.0.0.1", api.port, timeout=30)
+    try:
+        connection.putrequest("POST", "/v1/accounts", skip_accept_encoding=True)
+        connection.putheader("Origin", "https://elsewhere.example")
+        connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        response = connection.getresponse()
+        status, problem = response.status, json.loads(response.read())
+    finally:
+        connection.close()
+    assert status == 415 and problem["code"] == "unsupported_media_type", problem
+    assert api.post("/v1/sessions", {"username": "visitor", "password": PASSWORD}).status == 401
+
+
 def test_bodies_must_be_json_once_and_public_text_cannot_hide_characters(processes):
     api = start_core_and_api(processes)
     _, token = api.register_and_log_in("texter")

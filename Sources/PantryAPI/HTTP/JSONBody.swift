@@ -20,16 +20,19 @@ enum JSONBody {
         return try buffer.withUnsafeReadableBytes { try decode(type, from: $0) }
     }
 
-    /// A body declared as something else (`text/plain`, a form) is refused rather than read as
-    /// JSON; a request that declares nothing is read as JSON. Without Foundation: its trimming and
-    /// lowercasing bridged through NSString and were 7% of the API's CPU per command.
+    /// A body must say it is JSON. One declared as something else (`text/plain`, a form), or as
+    /// nothing, is refused rather than read as JSON: those are the bodies another website can make
+    /// a visitor's browser send without asking (a `no-cors` fetch of an untyped Blob created an
+    /// account), while `application/json` from another origin needs CORS's consent first.
+    /// Without Foundation: its trimming and lowercasing bridged through NSString and were 7% of
+    /// the API's CPU per command.
     static func requireJSON(_ request: Request) throws {
         let declared = request.headers[values: .contentType]
-        guard !declared.isEmpty else { return }
         let media = declared.count == 1 ? mediaType(declared[0]) : ""
         guard media == "application/json" || media.hasSuffix("+json") else {
             throw Problem(.unsupportedMediaType, code: "unsupported_media_type",
-                          detail: "the body must be application/json, not \(declared.joined(separator: ", ").prefix(64))")
+                          detail: declared.isEmpty ? "the body must be sent as application/json (Content-Type)"
+                              : "the body must be application/json, not \(declared.joined(separator: ", ").prefix(64))")
         }
     }
 
