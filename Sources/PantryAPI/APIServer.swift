@@ -46,6 +46,8 @@ package struct APIServer {
         package var headerTimeout: TimeAmount = .seconds(10)
         package var bodyTimeout: TimeAmount = .seconds(30)
         package var maxConnections = 4_096
+        /// Connections open at once from one address, trusted proxies aside.
+        package var maxConnectionsPerAddress = 256
         /// Where the access log goes (one line per request); nil for none, only the summaries.
         package var accessLogPath: String?
         /// Web origins allowed to call the API from a browser (CORS); none by default.
@@ -143,7 +145,9 @@ package struct APIServer {
         let logger = logger
         let connections = ConnectionGuard.OpenConnections()
         let limits = ConnectionGuard.Limits(headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
-                                            maxConnections: configuration.maxConnections)
+                                            maxConnections: configuration.maxConnections,
+                                            maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
+                                            uncappedAddresses: configuration.trustedProxies)
         let app = Application(
             responder: HeadAsGet(inner: router.buildResponder()),
             server: .http1(configuration: .init(

@@ -105,9 +105,11 @@ struct API: AsyncParsableCommand {
             guard let seconds = Double(text), (0...60).contains(seconds) else { throw ValidationError("PANTRY_RECIPE_REUSE must be 0-60 seconds") }
             configuration.recipeReuse = .milliseconds(Int64(seconds * 1000))
         }
-        if let text = environment["PANTRY_MAX_CONNECTIONS"] {
-            guard let count = Int(text), count > 0 else { throw ValidationError("PANTRY_MAX_CONNECTIONS must be a positive number") }
-            configuration.maxConnections = count
+        for (name, keyPath) in [("PANTRY_MAX_CONNECTIONS", \APIServer.Configuration.maxConnections),
+                                ("PANTRY_MAX_CONNECTIONS_PER_ADDRESS", \APIServer.Configuration.maxConnectionsPerAddress)] {
+            guard let text = environment[name] else { continue }
+            guard let count = Int(text), count > 0 else { throw ValidationError("\(name) must be a positive number") }
+            configuration[keyPath: keyPath] = count
         }
         if let origins = environment["PANTRY_CORS_ORIGINS"] {
             configuration.corsOrigins = Set(origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }

@@ -297,6 +297,33 @@ def test_an_untyped_cross_origin_body_is_refused_and_creates_nothing(processes):
     assert api.post("/v1/sessions", {"username": "visitor", "password": PASSWORD}).status == 401
 
 
+def test_idle_connections_from_a_few_addresses_leave_other_clients_served(processes):
+    import select
+    import socket
+    api = start_core_and_api(processes)
+    idle = []
+    try:
+        for n in range(4100):
+            sock = socket.socket()
+            sock.bind((f"127.0.5.{n % 4 + 1}", 0))
+            sock.connect(("127.0.0.1", api.port))
+            idle.append(sock)
+        answers = [get_from(f"127.0.6.{n + 1}", api.port, "/health")[0] for n in range(130)]
+        assert answers == [200] * 130, answers
+        # Each idle address keeps at most its 256; the server closed the rest on arrival.
+        poller = select.epoll()
+        for sock in idle:
+            poller.register(sock.fileno(), select.EPOLLIN | select.EPOLLRDHUP)
+        deadline, closed = time.monotonic() + 5, set()
+        while len(closed) < 4100 - 4 * 256 and time.monotonic() < deadline:
+            closed.update(fd for fd, _ in poller.poll(0.5))
+        poller.close()
+        assert 4100 - 4 * 256 <= len(closed) < 4100 - 4 * 200, len(closed)
+    finally:
+        for sock in idle:
+            sock.close()
+
+
 def test_bodies_must_be_json_once_and_public_text_cannot_hide_characters(processes):
     api = start_core_and_api(processes)
     _, token = api.register_and_log_in("texter")
