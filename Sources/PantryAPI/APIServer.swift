@@ -37,6 +37,9 @@ package struct APIServer {
         /// scrypt's cost as log2 N. 15 (32 MiB, ~90 ms) protects real accounts; a load test that
         /// registers thousands of throwaway users may lower it to 10.
         package var passwordLogN = 15
+        /// The longest a log-in should wait for the hashing pool: its queue is as long as the hashes
+        /// it finishes in this time (measured at start), the rest answered 503 `busy` at once.
+        package var hashingQueueWait: Duration = .seconds(5)
         /// Log-ins and registrations per client address, and overall, before any password is hashed.
         package var loginLimitPerClient = RateLimit(perSecond: 2, burst: 20)
         package var loginLimitOverall = RateLimit(perSecond: 100, burst: 200)
@@ -83,7 +86,11 @@ package struct APIServer {
                                  lifetimeSeconds: configuration.tokenLifetimeSeconds)
         let revocations = RevocationList()
         let hasher = PasswordHasher(logN: configuration.passwordLogN)
-        let decoyHash = try await hasher.hash(RandomIdentifier.make())
+        let hashingStarted = ContinuousClock.now
+        let decoyHash = try await hasher.hash(RandomIdentifier.make(), for: nil)
+        let oneHash = ContinuousClock.now - hashingStarted
+        let queued = PasswordHasher.limitQueue(toWait: configuration.hashingQueueWait, oneHash: oneHash)
+        logger.info("password hashing", metadata: ["milliseconds": "\(oneHash / .milliseconds(1))", "queue": "\(queued)"])
 
         let context = try ZMQContext()
         // On the core's host the log is read directly (once the core has made it), so gaps

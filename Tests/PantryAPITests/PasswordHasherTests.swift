@@ -46,9 +46,9 @@ import Testing
     }
 
     @Test func hashingOffThePoolGivesTheSameResult() async throws {
-        let phc = try await hasher.hash("async password")
-        #expect(try await hasher.verify("async password", against: phc))
-        #expect(try await !hasher.verify("async passworD", against: phc))
+        let phc = try await hasher.hash("async password", for: nil)
+        #expect(try await hasher.verify("async password", against: phc, for: nil))
+        #expect(try await !hasher.verify("async passworD", against: phc, for: nil))
     }
 }
 
@@ -66,16 +66,44 @@ import Testing
         // the thread, and `run` queues or refuses a job before its first suspension, which a task
         // started with `Task.immediate` reaches before the call returns.
         let (holding, holds) = AsyncStream.makeStream(of: Void.self)
-        let first = Task { try await pool.run { holds.yield(); gate.wait(); return 1 } }
+        let first = Task { try await pool.run(client: nil) { holds.yield(); gate.wait(); return 1 } }
         var holdingEvents = holding.makeAsyncIterator()
         await holdingEvents.next()
-        let second = Task.immediate { try await pool.run { 2 } }
-        let third = Task.immediate { try await pool.run { 3 } }
+        let second = Task.immediate { try await pool.run(client: nil) { 2 } }
+        let third = Task.immediate { try await pool.run(client: nil) { 3 } }
         #expect(pool.queued == 2, "two jobs wait")
-        let fourth = Task.immediate { try await pool.run { 4 } }
+        let fourth = Task.immediate { try await pool.run(client: nil) { 4 } }
         #expect(pool.queued == 2, "the fourth job is not queued")
         gate.signal()
         await #expect(throws: PasswordHashingPool.Busy.self) { try await fourth.value }
         #expect(try await [first.value, second.value, third.value] == [1, 2, 3])
+    }
+
+    @Test func aNewcomerTakesTheQueuePlaceOfTheClientWithTheMostPlacesThisMinute() async throws {
+        let pool = PasswordHashingPool(threads: 1, queueLimit: 2)
+        let gate = DispatchSemaphore(value: 0)
+        defer { gate.signal() }
+        let (holding, holds) = AsyncStream.makeStream(of: Void.self)
+        let first = Task { try await pool.run(client: "flood") { holds.yield(); gate.wait(); return 1 } }
+        var holdingEvents = holding.makeAsyncIterator()
+        await holdingEvents.next()
+        let second = Task.immediate { try await pool.run(client: "flood") { 2 } }
+        let third = Task.immediate { try await pool.run(client: "flood") { 3 } }
+        let newcomer = Task.immediate { try await pool.run(client: "cook") { 4 } }
+        #expect(pool.queued == 2, "the newcomer took a place, it did not add one")
+        let again = Task.immediate { try await pool.run(client: "flood") { 5 } }
+        gate.signal()
+        await #expect(throws: PasswordHashingPool.Busy.self, "the flood's latest is refused") { try await again.value }
+        let refusedOfTheFirstThree = await [second, third].asyncCount { (try? await $0.value) == nil }
+        #expect(refusedOfTheFirstThree == 1, "one of the flood's waiting jobs gave its place")
+        #expect(try await [first.value, newcomer.value] == [1, 4])
+    }
+}
+
+private extension Array {
+    func asyncCount(_ predicate: (Element) async -> Bool) async -> Int {
+        var count = 0
+        for element in self where await predicate(element) { count += 1 }
+        return count
     }
 }

@@ -196,6 +196,33 @@ def test_password_checks_outside_log_in_are_throttled_like_log_ins(processes):
     assert log_ins.count(201) >= 19, log_ins
 
 
+def test_a_log_in_flood_from_many_addresses_leaves_honest_log_ins_a_place(processes):
+    # The default limits; 50 addresses, two connections each, send wrong log-ins for 8 s.
+    api = start_core_and_api(processes, env={"PANTRY_LOGIN_RATE_PER_CLIENT": "2", "PANTRY_LOGIN_RATE_OVERALL": "100"},
+                             api_args=("--password-cost", "14"))
+    honest = [f"cook{n}" for n in range(9)]
+    for n, name in enumerate(honest):
+        assert post_from(f"127.0.8.{n + 1}", api.port, "/v1/accounts",
+                         {"username": name, "email": f"{name}@example.org", "password": PASSWORD})[0] == 201
+    stop = time.monotonic() + 8
+
+    def flood(n):
+        answers = []
+        while time.monotonic() < stop:
+            answers.append(post_from(f"127.0.7.{n % 50 + 1}", api.port, "/v1/sessions",
+                                     {"username": f"ghost{n}", "password": "wrong password"})[0])
+        return answers
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=110) as pool:
+        flooding = [pool.submit(flood, n) for n in range(100)]
+        time.sleep(1.5)
+        log_ins = list(pool.map(lambda n: post_from(f"127.0.9.{n + 1}", api.port, "/v1/sessions",
+                                                    {"username": honest[n], "password": PASSWORD})[0], range(9)))
+        flooded = [status for f in flooding for status in f.result()]
+    assert 401 in flooded and set(flooded) <= {401, 429, 503}, set(flooded)
+    assert log_ins.count(201) >= 8, log_ins
+
+
 def test_the_data_directory_and_its_files_are_owner_only_whatever_the_umask(pantry_bin, tmp_path):
     data = tmp_path / "data"
     port = free_port()

@@ -6,6 +6,7 @@ import PantryJSON
 import HTTPTypes
 import PantryTokens
 import PantryBounded
+import Synchronization
 
 /// Register, log in, log out, change the password, close the account, and who am I.
 struct AccountRoutes {
@@ -29,16 +30,17 @@ struct AccountRoutes {
     /// long as a wrong password and timing does not reveal which accounts exist.
     let decoyHash: String
     let leaderboard: LeaderboardReadModel
+    /// Clients with a password check waiting or running (`admitted`).
+    let checking = ClientsChecking()
 
     func register(public routes: Router<APIRequestContext>, authenticated: RouterGroup<APIRequestContext>) {
         routes.post("v1/accounts") { request, context in
-            let byOperator = isOperator(request)
-            if !byOperator { try await admit(context.clientAddress) }
-            return try await registerAccount(request, hasher: byOperator ? operatorHasher : hasher)
+            try await admitted(request, context.clientAddress) { byOperator in
+                try await registerAccount(request, hasher: byOperator ? operatorHasher : hasher, client: context.clientAddress)
+            }
         }
         routes.post("v1/sessions") { request, context in
-            if !isOperator(request) { try await admit(context.clientAddress) }
-            return try await logIn(request, client: context.clientAddress)
+            try await admitted(request, context.clientAddress) { _ in try await logIn(request, client: context.clientAddress) }
         }
         authenticated.delete("v1/sessions/current") { _, context in
             try await logOut(try context.requireSession())
@@ -48,13 +50,15 @@ struct AccountRoutes {
         // full for 12 s, and a stolen token could guess the password without a single 429).
         authenticated.put("v1/me/password") { request, context in
             let session = try context.requireSession()
-            try await admit(context.clientAddress)
-            return try await changePassword(request, session: session)
+            return try await admitted(request, context.clientAddress) { _ in
+                try await changePassword(request, session: session, client: context.clientAddress)
+            }
         }
         authenticated.delete("v1/me") { request, context in
             let session = try context.requireSession()
-            if !isOperator(request) { try await admit(context.clientAddress) }
-            return try await deleteAccount(request, session: session)
+            return try await admitted(request, context.clientAddress) { _ in
+                try await deleteAccount(request, session: session, client: context.clientAddress)
+            }
         }
         authenticated.get("v1/me") { request, context in
             try await me(request, session: try context.requireSession())
@@ -77,6 +81,26 @@ struct AccountRoutes {
     /// the token key: not limited per address, as it registers thousands from one.
     private func isOperator(_ request: Request) -> Bool {
         request.headers[Self.operatorField].map { signer.isOperatorProof($0) } ?? false
+    }
+
+    /// Runs `work`, which checks or hashes a password, once the client is admitted: within its
+    /// budget, and with no other password check of its own still waiting or running. One at a time
+    /// per address is what keeps the hashing queue fair: 50 addresses flooding log-ins kept it full
+    /// and 0 of 9 honest log-ins got in; now each address holds at most one place, and a newcomer
+    /// waits behind one hash per flooding address at most. The operator's tool (`isOperator`)
+    /// passes and is told so.
+    private func admitted(_ request: Request, _ client: String, _ work: (_ byOperator: Bool) async throws -> Response)
+        async throws -> Response {
+        if isOperator(request) { return try await work(true) }
+        try await admit(client)
+        guard checking.begin(client) else {
+            let seconds = await Self.holdRefusal(retryAfter: 1)
+            throw Problem(.tooManyRequests, code: "rate_limited",
+                          detail: "a password check from this client is still running; retry in \(seconds) s",
+                          headers: [.retryAfter: String(seconds)])
+        }
+        defer { checking.end(client) }
+        return try await work(false)
     }
 
     /// Before any hashing: a flood from one client, or from everywhere, is refused without hashing.
@@ -139,7 +163,7 @@ struct AccountRoutes {
         var expiresAt: Int64
     }
 
-    private func registerAccount(_ request: Request, hasher: PasswordHasher) async throws -> Response {
+    private func registerAccount(_ request: Request, hasher: PasswordHasher, client: String) async throws -> Response {
         let body = try await JSONBody.decode(Registration.self, from: request)
         guard PasswordHasher.passwordLengths.contains(body.password.unicodeScalars.count) else {
             throw Problem(.unprocessableContent, code: "invalid_password", detail: "password must be 8-128 characters")
@@ -160,7 +184,7 @@ struct AccountRoutes {
         }
         let userId = RandomIdentifier.make()
         let command = RegisterUser(userId: userId, username: username, email: body.email,
-                                   passwordHash: try await hasher.hash(body.password))
+                                   passwordHash: try await hasher.hash(body.password, for: client))
         let outcome = try await submitter.submit(
             CommandEnvelope(commandId: "register-\(userId)", command: .registerUser(command)))
         let position = outcome.positions?.last ?? 0
@@ -224,14 +248,14 @@ struct AccountRoutes {
         let throttleKey = "\(Username.skeleton(login))|\(client)"
         try await refuseWhileThrottled(throttleKey, what: "failed logins for this account")
         var account = accounts.account(named: login)
-        var valid = try await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash)
+        var valid = try await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash, for: client)
         if account == nil || !valid {
             // Registered, or given a new password, through another API process a moment ago: this
             // one may not have read it yet. Every failure waits the same, so timing tells nothing.
             await feed.catchUpWithLog(timeout: .seconds(1))
             if let fresher = accounts.account(named: login), fresher.passwordHash != account?.passwordHash {
                 account = fresher
-                valid = try await hasher.verify(body.password, against: fresher.passwordHash)
+                valid = try await hasher.verify(body.password, against: fresher.passwordHash, for: client)
             }
         }
         guard let account, valid else { throw Problem.invalidCredentials }
@@ -259,11 +283,11 @@ struct AccountRoutes {
     /// The password of the session's own account, checked before anything that cannot be undone.
     /// Failures slow down further checks on the account from every address: only a holder of one
     /// of its tokens can ask, so nobody but a thief is slowed down by them.
-    private func requirePassword(_ password: String, of session: SessionClaims) async throws -> AccountDirectory.Account {
+    private func requirePassword(_ password: String, of session: SessionClaims, client: String) async throws -> AccountDirectory.Account {
         let throttleKey = "password-check|\(session.userId)"
         try await refuseWhileThrottled(throttleKey, what: "password checks for this account")
         guard let account = accounts.account(id: session.userId),
-              try await hasher.verify(password, against: account.passwordHash) else {
+              try await hasher.verify(password, against: account.passwordHash, for: client) else {
             throw Problem(.forbidden, code: "wrong_password", detail: "the password is wrong")
         }
         throttle.recordSuccess(throttleKey)
@@ -281,15 +305,15 @@ struct AccountRoutes {
     }
 
     /// A new password ends every other session: the answer carries the one session that stays.
-    private func changePassword(_ request: Request, session: SessionClaims) async throws -> Response {
+    private func changePassword(_ request: Request, session: SessionClaims, client: String) async throws -> Response {
         let body = try await JSONBody.decode(PasswordChange.self, from: request)
         guard PasswordHasher.passwordLengths.contains(body.newPassword.unicodeScalars.count) else {
             throw Problem(.unprocessableContent, code: "invalid_password", detail: "password must be 8-128 characters")
         }
-        let account = try await requirePassword(body.currentPassword, of: session)
+        let account = try await requirePassword(body.currentPassword, of: session, client: client)
         let outcome = try await submitter.submit(CommandEnvelope(
             commandId: "password-\(RandomIdentifier.make())",
-            command: .changePassword(ChangePassword(userId: account.userId, passwordHash: try await hasher.hash(body.newPassword)))))
+            command: .changePassword(ChangePassword(userId: account.userId, passwordHash: try await hasher.hash(body.newPassword, for: client)))))
         guard await feed.waitUntilApplied(outcome.positions?.last ?? 0, timeout: Self.registrationVisibility),
               let changed = accounts.account(id: account.userId) else {
             throw Problem(.serviceUnavailable, code: "not_yet_visible",
@@ -306,9 +330,9 @@ struct AccountRoutes {
 
     /// Closes the account for good: every read model forgets the user and the core destroys the
     /// user's key, leaving the name, email and password hash in the log unreadable.
-    private func deleteAccount(_ request: Request, session: SessionClaims) async throws -> Response {
+    private func deleteAccount(_ request: Request, session: SessionClaims, client: String) async throws -> Response {
         let body = try await JSONBody.decode(AccountDeletion.self, from: request)
-        let account = try await requirePassword(body.password, of: session)
+        let account = try await requirePassword(body.password, of: session, client: client)
         let outcome = try await submitter.submit(CommandEnvelope(
             commandId: "delete-\(account.userId)", command: .deleteUser(DeleteUser(userId: account.userId))))
         // Every token of the account stops working once the directory has applied the deletion.
@@ -344,4 +368,14 @@ struct AccountRoutes {
         return JSONResponse.make(Me(userId: session.userId, username: session.username, points: entry?.points,
                                     rank: entry?.rank, position: position))
     }
+}
+
+/// The clients whose password check is waiting for the hashing pool or running on it.
+final class ClientsChecking: Sendable {
+    private let clients = Mutex<Set<String>>([])
+
+    /// False when `client` already has one.
+    func begin(_ client: String) -> Bool { clients.withLock { $0.insert(client).inserted } }
+
+    func end(_ client: String) { _ = clients.withLock { $0.remove(client) } }
 }

@@ -20,6 +20,7 @@ package struct PasswordHasher: Sendable {
         self.parallelism = parallelism
     }
 
+    @available(*, noasync, message: "use hash(_:for:), which runs on the hashing pool")
     package func hash(_ password: String) throws -> String {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<Self.saltBytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
@@ -28,6 +29,7 @@ package struct PasswordHasher: Sendable {
     }
 
     /// False for a wrong password and for a string that is not a hash this hasher can check.
+    @available(*, noasync, message: "use verify(_:against:for:), which runs on the hashing pool")
     package func verify(_ password: String, against phc: String) -> Bool {
         let parts = phc.split(separator: "$", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "scrypt",
@@ -68,14 +70,21 @@ extension PasswordHasher {
     /// `PasswordHashingPool`), so logins cannot starve request handling or exhaust memory.
     private static let pool = PasswordHashingPool()
 
-    /// Throws `PasswordHashingPool.Busy` at once when too many hashes already wait.
-    package func hash(_ password: String) async throws -> String {
-        try await Self.pool.run { try self.hash(password) }
+    /// Bounds the hashing queue to what the pool finishes in `wait`, one hash taking `oneHash`;
+    /// returns the bound.
+    package static func limitQueue(toWait wait: Duration, oneHash: Duration) -> Int {
+        pool.limitQueue(toWait: wait, oneHash: oneHash)
     }
 
-    /// Throws `PasswordHashingPool.Busy` at once when too many hashes already wait.
-    package func verify(_ password: String, against phc: String) async throws -> Bool {
-        try await Self.pool.run { self.verify(password, against: phc) }
+    /// Throws `PasswordHashingPool.Busy` when too many hashes already wait (`client`: who asks,
+    /// for the queue's fairness; nil for the API itself).
+    package func hash(_ password: String, for client: String?) async throws -> String {
+        try await Self.pool.run(client: client) { try self.hash(password) }
+    }
+
+    /// Throws `PasswordHashingPool.Busy` when too many hashes already wait.
+    package func verify(_ password: String, against phc: String, for client: String?) async throws -> Bool {
+        try await Self.pool.run(client: client) { self.verify(password, against: phc) }
     }
 }
 

@@ -8,25 +8,56 @@ import Glibc
 /// a bounded queue in front of them. 200 parallel wrong-password logins kept every core busy on
 /// scrypt and an authenticated read waited 7.37 s; now at most `threads` hashes run (one core is
 /// always left to serve requests) and at most `queueLimit` wait, the rest answered 503 at once.
+/// The API lets each client address hold one place (`AccountRoutes.admitted`), so the queue should
+/// be as long as the addresses it is fair to, and no longer than a wait a client sits through:
+/// `limitQueue` sets it from the time one hash takes (a waiting job costs no memory to speak of;
+/// scrypt's 32 MiB is taken only while it runs).
 final class PasswordHashingPool: Sendable {
     struct Busy: Error {}
 
     private struct Job {
+        var client: String?
         var work: @Sendable () -> Void
+        var refuse: @Sendable () -> Void
     }
 
-    private let jobs = Mutex<[Job]>([])
+    /// The jobs waiting, and how many places each client was given in the current minute.
+    private struct Queue {
+        var jobs: [Job] = []
+        var places: [String: Int] = [:]
+        var minuteStarted = ContinuousClock.now
+
+        mutating func count(_ client: String?, now: ContinuousClock.Instant) -> Int {
+            if now - minuteStarted > .seconds(60) || places.count > 100_000 {
+                places = [:]
+                minuteStarted = now
+            }
+            return client.map { places[$0, default: 0] } ?? 0
+        }
+    }
+
+    private enum Admission {
+        case queued
+        /// Queued in the place of a job now refused.
+        case replacing(Job)
+        case busy
+    }
+
+    private let jobs = Mutex(Queue())
     private let available = DispatchSemaphore(value: 0)
-    let queueLimit: Int
+    private let limit: Atomic<Int>
+    let threads: Int
+    var queueLimit: Int { limit.load(ordering: .relaxed) }
 
     init(threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), queueLimit: Int = 32) {
-        self.queueLimit = queueLimit
+        limit = Atomic(queueLimit)
+        self.threads = threads
         for index in 0..<threads {
             let thread = Thread { [self] in
                 Self.yieldToRequests()
                 while true {
                     available.wait()
-                    let job = jobs.withLock { $0.removeFirst() }
+                    let job = jobs.withLock { $0.jobs.removeFirst() }
                     job.work()
                 }
             }
@@ -49,17 +80,48 @@ final class PasswordHashingPool: Sendable {
     }
 
     /// Jobs waiting for a thread.
-    var queued: Int { jobs.withLock { $0.count } }
+    var queued: Int { jobs.withLock { $0.jobs.count } }
 
-    /// Runs `work` on the pool; `Busy` at once when `queueLimit` jobs already wait.
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    /// As many jobs as the threads finish in `wait` when each takes `oneHash`, from 32 to 1,024.
+    @discardableResult
+    func limitQueue(toWait wait: Duration, oneHash: Duration) -> Int {
+        let jobs = Int((Double(threads) * (wait / max(oneHash, .milliseconds(1)))).rounded(.down))
+        let bounded = min(max(jobs, 32), 1_024)
+        limit.store(bounded, ordering: .relaxed)
+        return bounded
+    }
+
+    /// Runs `work` on the pool for `client`; `Busy` at once when `queueLimit` jobs already wait,
+    /// unless one of them is a client's that had more places this minute than `client`: that one
+    /// is refused (`Busy`) and `client` takes its place at the back. A few dozen addresses sending
+    /// log-ins as fast as they are answered kept the queue full and 0 of 9 honest log-ins got a
+    /// place; this way a newcomer always gets one while the queue is held by repeat clients.
+    func run<T: Sendable>(client: String?, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let admitted = jobs.withLock { jobs in
-                guard jobs.count < queueLimit else { return false }
-                jobs.append(Job { continuation.resume(with: Result { try work() }) })
-                return true
+            let job = Job(client: client, work: { continuation.resume(with: Result { try work() }) },
+                          refuse: { continuation.resume(throwing: Busy()) })
+            let now = ContinuousClock.now
+            let admission = jobs.withLock { queue -> Admission in
+                let had = queue.count(client, now: now)
+                func give() { if let client { queue.places[client] = had + 1 } }
+                guard queue.jobs.count >= queueLimit else {
+                    queue.jobs.append(job)
+                    give()
+                    return .queued
+                }
+                guard let index = queue.jobs.indices.max(by: { queue.places[queue.jobs[$0].client ?? "", default: 0]
+                                                                < queue.places[queue.jobs[$1].client ?? "", default: 0] }),
+                      queue.places[queue.jobs[index].client ?? "", default: 0] > had else { return .busy }
+                let refused = queue.jobs.remove(at: index)
+                queue.jobs.append(job)
+                give()
+                return .replacing(refused)
             }
-            if admitted { available.signal() } else { continuation.resume(throwing: Busy()) }
+            switch admission {
+            case .queued: available.signal()
+            case .replacing(let refused): refused.refuse()
+            case .busy: job.refuse()
+            }
         }
     }
 }
