@@ -159,22 +159,29 @@ package struct LoadRunner: Sendable {
             }
             guard let response = try? client.register(username: username, email: "\(username)@load.example.org",
                                                       password: configuration.password) else { continue }
-            if response.status == 201
-                || (attempt > 0 && response.status == 409 && client.problemCode(response) == "username_taken") {
+            // The registration answers a session too; a retried one that finds its username taken
+            // (the first attempt went through) logs in instead.
+            if response.status == 201, let session = client.decode(Reply.Session.self, response) { return session.token }
+            if attempt > 0 && response.status == 409 && client.problemCode(response) == "username_taken" {
                 return try logIn(user, client: client, retries: &retries)
             }
-            if response.status == 429, configuration.operatorSigner == nil {
-                throw LoadError(description: """
-                    registering \(username) was refused (HTTP 429 \(client.problemCode(response) ?? "")): the API limits \
-                    registrations per address. Let the load test read the API's token key (--data DIR holding \
-                    \(TokenSigner.keyFileName), or PANTRY_TOKEN_KEY) so it registers its users as the operator
-                    """)
-            }
+            try refuseIfLimitedPerAddress(response, doing: "registering \(username)", client: client)
             guard Self.worthRetrying(response.status) else {
                 throw LoadError(description: "registering \(username) failed: HTTP \(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))")
             }
         }
         throw LoadError(description: "registering \(username) failed after \(Self.setupAttempts) attempts")
+    }
+
+    /// A 429 `rate_limited` while not the operator: the API's per-address limits, which a load
+    /// test from one address cannot pass by waiting. Said at once, with the way out.
+    private func refuseIfLimitedPerAddress(_ response: HTTPResponse, doing what: String, client: PantryClient) throws(LoadError) {
+        guard response.status == 429, configuration.operatorSigner == nil, client.problemCode(response) == "rate_limited" else { return }
+        throw LoadError(description: """
+            \(what) was refused (HTTP 429 rate_limited): the API limits log-ins and registrations per \
+            address. Let the load test read the API's token key (--data DIR holding \(TokenSigner.keyFileName), \
+            or PANTRY_TOKEN_KEY) so it registers its users as the operator
+            """)
     }
 
     private func logIn(_ user: Int, client: PantryClient, retries: inout Int) throws(LoadError) -> String {
@@ -186,6 +193,7 @@ package struct LoadRunner: Sendable {
             }
             guard let response = try? client.logIn(username: username, password: configuration.password) else { continue }
             if response.status == 201, let session = client.decode(Reply.Session.self, response) { return session.token }
+            try refuseIfLimitedPerAddress(response, doing: "logging in \(username)", client: client)
             // 429: slowed down (a login cannot fail otherwise for our own password).
             guard Self.worthRetrying(response.status) || response.status == 429 else {
                 throw LoadError(description: "logging in \(username) failed: HTTP \(response.status) \(String(decoding: response.body.prefix(300), as: UTF8.self))")

@@ -33,6 +33,10 @@ struct AccountRoutes {
     /// Clients with a password check waiting or running (`admitted`).
     let checking = ClientsChecking()
 
+    /// Password checks one address may have waiting or running: one for the default budget (a
+    /// burst of 20), more where the operator raised it for many people behind one address.
+    private var checksPerClient: Int { max(1, Int(perClient.limit.burst / 20)) }
+
     func register(public routes: Router<APIRequestContext>, authenticated: RouterGroup<APIRequestContext>) {
         routes.post("v1/accounts") { request, context in
             try await admitted(request, context.clientAddress) { byOperator in
@@ -84,16 +88,15 @@ struct AccountRoutes {
     }
 
     /// Runs `work`, which checks or hashes a password, once the client is admitted: within its
-    /// budget, and with no other password check of its own still waiting or running. One at a time
-    /// per address is what keeps the hashing queue fair: 50 addresses flooding log-ins kept it full
-    /// and 0 of 9 honest log-ins got in; now each address holds at most one place, and a newcomer
-    /// waits behind one hash per flooding address at most. The operator's tool (`isOperator`)
-    /// passes and is told so.
+    /// budget, and with no more than `checksPerClient` password checks of its own still waiting or
+    /// running. One at a time per address (by default) is what keeps the hashing queue fair: 50
+    /// addresses flooding log-ins kept it full and 0 of 9 honest log-ins got in. The operator's
+    /// tool (`isOperator`) passes and is told so.
     private func admitted(_ request: Request, _ client: String, _ work: (_ byOperator: Bool) async throws -> Response)
         async throws -> Response {
         if isOperator(request) { return try await work(true) }
         try await admit(client)
-        guard checking.begin(client) else {
+        guard checking.begin(client, limit: checksPerClient) else {
             let seconds = await Self.holdRefusal(retryAfter: 1)
             throw Problem(.tooManyRequests, code: "rate_limited",
                           detail: "a password check from this client is still running; retry in \(seconds) s",
@@ -370,12 +373,24 @@ struct AccountRoutes {
     }
 }
 
-/// The clients whose password check is waiting for the hashing pool or running on it.
+/// The clients whose password checks are waiting for the hashing pool or running on it.
 final class ClientsChecking: Sendable {
-    private let clients = Mutex<Set<String>>([])
+    private let clients = Mutex<[String: Int]>([:])
 
-    /// False when `client` already has one.
-    func begin(_ client: String) -> Bool { clients.withLock { $0.insert(client).inserted } }
+    /// False when `client` already has `limit`.
+    func begin(_ client: String, limit: Int) -> Bool {
+        clients.withLock { clients in
+            let now = clients[client, default: 0] + 1
+            guard now <= limit else { return false }
+            clients[client] = now
+            return true
+        }
+    }
 
-    func end(_ client: String) { _ = clients.withLock { $0.remove(client) } }
+    func end(_ client: String) {
+        clients.withLock { clients in
+            let left = clients[client, default: 1] - 1
+            clients[client] = left > 0 ? left : nil
+        }
+    }
 }
