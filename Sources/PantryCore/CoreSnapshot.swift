@@ -53,6 +53,7 @@ struct CoreSnapshot: Equatable {
         w.map(holdings.savedRecipes) { w, saved in w.sequence(saved) { $0.string($1) } }
         w.map(holdings.groceries) { w, items in w.map(items) { $0.int($1 ? 1 : 0) } }
         w.map(holdings.carts) { w, lines in w.map(lines) { $0.int(Int64($1)) } }
+        w.map(holdings.experiences) { w, written in w.map(written) { $0.int(Int64($1)) } }
         w.sequence(holdings.recipes) { w, recipe in
             let facts = recipe.facts
             w.string(recipe.id)
@@ -100,6 +101,7 @@ struct CoreSnapshot: Equatable {
         let savedRecipes: [UserID: Set<RecipeID>] = try r.map { r in Set(try r.array { try $0.string() }) }
         let groceries: [UserID: [String: Bool]] = try r.map { r in try r.map { try $0.int() != 0 } }
         let carts: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
+        let experiences: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
         let recipes: [(id: RecipeID, facts: RecipeFacts)] = try r.array { r in
             let id = try r.string(), title = try r.string()
             let image = try r.int() == 0 ? nil : try r.string()
@@ -108,7 +110,7 @@ struct CoreSnapshot: Equatable {
         guard r.offset == body.count else { throw Failure.notASnapshot }
         holdings = PantryState.Holdings(deletedUsers: deletedUsers, earnedPoints: earnedPoints,
                                         unrecordedPoints: unrecordedPoints, savedRecipes: savedRecipes,
-                                        groceries: groceries, carts: carts, recipes: recipes)
+                                        groceries: groceries, carts: carts, experiences: experiences, recipes: recipes)
     }
 }
 

@@ -2,6 +2,13 @@
 /// `evolve` folds an event into the state. Pure functions: no I/O, no clock, no randomness.
 package enum Decider {
     package static let maxCartCount = 99
+    /// What one person's data may hold, so that no account can grow without bound (one added
+    /// 100,000 grocery items in 140 s, and reading them took the API to 479 MiB; 1,000 tips on one
+    /// recipe in 3 s buried the honest ones). Far above what a cook keeps.
+    package static let maxGroceryItems = 1_000
+    package static let maxFavourites = 1_000
+    package static let maxCartLines = 200
+    package static let maxExperiencesPerRecipe = 5
 
     package static func evolve(_ state: inout PantryState, _ event: Event) {
         state.apply(event)
@@ -65,6 +72,9 @@ package enum Decider {
             guard state.savedRecipes[userId]?.contains(recipeId) != true else {
                 throw Rejection(.alreadySaved, "recipe \(recipeId) is already saved")
             }
+            guard (state.savedRecipes[userId]?.count ?? 0) < maxFavourites else {
+                throw Rejection(.limitReached, "at most \(maxFavourites) favourites; remove one first")
+            }
             return recorded + [.recipeSaved(RecipeSaved(userId: userId, recipeId: recipeId, title: recipe.facts.title,
                                                         image: recipe.facts.image))]
 
@@ -83,6 +93,9 @@ package enum Decider {
             let unit = try Validate.unit(c.unit)
             let recipeId = try c.recipeId.map { (id) throws(Rejection) in try Validate.recipeId(id) }
             let existing = groceryItem(ingredient, of: userId, state)
+            guard existing != nil || (state.groceries[userId]?.count ?? 0) < maxGroceryItems else {
+                throw Rejection(.limitReached, "at most \(maxGroceryItems) items on the grocery list; remove one first")
+            }
             let item = existing ?? IngredientName.key(ingredient)
             let merged = existing != nil
             return [.groceryAdded(GroceryAdded(userId: userId, item: item, ingredient: ingredient, amount: amount,
@@ -128,7 +141,11 @@ package enum Decider {
                 throw Rejection(.invalidDelta, "delta must be a non-zero number from -\(maxCartCount) to \(maxCartCount)")
             }
             let (recipe, recorded) = try knownRecipe(recipeId, facts: c.recipe, userId: userId, state)
-            let count = (state.carts[userId]?[recipeId] ?? 0) + c.delta
+            let before = state.carts[userId]?[recipeId] ?? 0
+            guard before > 0 || c.delta < 0 || (state.carts[userId]?.count ?? 0) < maxCartLines else {
+                throw Rejection(.limitReached, "at most \(maxCartLines) recipes in the cart; remove one first")
+            }
+            let count = before + c.delta
             guard (0...maxCartCount).contains(count) else {
                 throw Rejection(.cartOutOfRange, "the cart count for \(recipeId) must stay within 0...\(maxCartCount); it would be \(count)")
             }
@@ -150,6 +167,9 @@ package enum Decider {
             let userId = try existingUser(c.userId, state)
             let recipeId = try Validate.recipeId(c.recipeId)
             let text = try Validate.experienceText(c.text)
+            guard (state.experiences[userId]?[recipeId] ?? 0) < maxExperiencesPerRecipe else {
+                throw Rejection(.limitReached, "at most \(maxExperiencesPerRecipe) experiences per recipe from one person")
+            }
             return [.experienceWritten(ExperienceWritten(experienceId: experienceId(envelope.commandId), userId: userId,
                                                          recipeId: recipeId, text: text))]
         }

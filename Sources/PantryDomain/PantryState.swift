@@ -32,6 +32,8 @@ package struct PantryState: Sendable, Equatable {
     /// Per user: grocery item key to its checked state.
     package private(set) var groceries: [UserID: [String: Bool]] = [:]
     package private(set) var carts: [UserID: [RecipeID: Int]] = [:]
+    /// Per user, how many experiences they wrote on each recipe (`Decider.maxExperiencesPerRecipe`).
+    package private(set) var experiences: [UserID: [RecipeID: Int]] = [:]
     /// Every recipe a command has used, with the facts recorded for it.
     package private(set) var recipes: [RecipeID: KnownRecipe] = [:]
     /// Recipe ids in the order they were recorded: a recipe's number is its index here.
@@ -88,32 +90,34 @@ package struct PantryState: Sendable, Equatable {
         package var savedRecipes: [UserID: Set<RecipeID>]
         package var groceries: [UserID: [String: Bool]]
         package var carts: [UserID: [RecipeID: Int]]
+        package var experiences: [UserID: [RecipeID: Int]]
         /// In the order they were recorded (their numbers).
         package var recipes: [(id: RecipeID, facts: RecipeFacts)]
 
         package init(deletedUsers: Set<UserID>, earnedPoints: [UserID: Set<UInt64>],
                     unrecordedPoints: [UserID: Set<UsedIngredient>], savedRecipes: [UserID: Set<RecipeID>],
                     groceries: [UserID: [String: Bool]], carts: [UserID: [RecipeID: Int]],
-                    recipes: [(id: RecipeID, facts: RecipeFacts)]) {
+                    experiences: [UserID: [RecipeID: Int]], recipes: [(id: RecipeID, facts: RecipeFacts)]) {
             self.deletedUsers = deletedUsers; self.earnedPoints = earnedPoints; self.unrecordedPoints = unrecordedPoints
-            self.savedRecipes = savedRecipes; self.groceries = groceries; self.carts = carts; self.recipes = recipes
+            self.savedRecipes = savedRecipes; self.groceries = groceries; self.carts = carts
+            self.experiences = experiences; self.recipes = recipes
         }
 
         package static func == (a: Holdings, b: Holdings) -> Bool {
             a.deletedUsers == b.deletedUsers && a.earnedPoints == b.earnedPoints
                 && a.unrecordedPoints == b.unrecordedPoints && a.savedRecipes == b.savedRecipes
-                && a.groceries == b.groceries && a.carts == b.carts
+                && a.groceries == b.groceries && a.carts == b.carts && a.experiences == b.experiences
                 && a.recipes.map(\.id) == b.recipes.map(\.id) && a.recipes.map(\.facts) == b.recipes.map(\.facts)
         }
     }
 
     /// Raised whenever `evolve` would build a different state from the same events: a snapshot
     /// of another version is not trusted, and the state is folded from the log instead.
-    package static let holdingsVersion = 2
+    package static let holdingsVersion = 3
 
     package var holdings: Holdings {
         Holdings(deletedUsers: deletedUsers, earnedPoints: earnedPoints, unrecordedPoints: unrecordedPoints,
-                 savedRecipes: savedRecipes, groceries: groceries, carts: carts,
+                 savedRecipes: savedRecipes, groceries: groceries, carts: carts, experiences: experiences,
                  recipes: recipeOrder.map { ($0, recipes[$0]!.facts) })
     }
 
@@ -126,6 +130,7 @@ package struct PantryState: Sendable, Equatable {
         savedRecipes = holdings.savedRecipes
         groceries = holdings.groceries
         carts = holdings.carts
+        experiences = holdings.experiences
         recipeOrder = holdings.recipes.map(\.id)
         for (number, recipe) in holdings.recipes.enumerated() { recipes[recipe.id] = KnownRecipe(recipe.facts, number: number) }
     }
@@ -151,6 +156,7 @@ package struct PantryState: Sendable, Equatable {
             savedRecipes[e.userId] = nil
             groceries[e.userId] = nil
             carts[e.userId] = nil
+            experiences[e.userId] = nil
         case .recipeRecorded(let e):
             if let known = recipes[e.recipeId] {
                 recipes[e.recipeId] = KnownRecipe(e.facts, number: known.number)
@@ -177,8 +183,10 @@ package struct PantryState: Sendable, Equatable {
             }
         case .cartAdjusted(let e):
             carts[e.userId, default: [:]][e.recipeId] = e.count == 0 ? nil : e.count
-        case .experienceWritten, .cookingStarted, .sessionRevoked:
-            break // no rule depends on earlier experiences, timers or logouts
+        case .experienceWritten(let e):
+            experiences[e.userId, default: [:]][e.recipeId, default: 0] += 1
+        case .cookingStarted, .sessionRevoked:
+            break // no rule depends on earlier timers or logouts
         }
     }
 }

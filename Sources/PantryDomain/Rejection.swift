@@ -45,5 +45,7 @@ package struct Rejection: Error, Sendable, Equatable {
         case commandIdReused = "command_id_reused"
         case notInCart = "not_in_cart"
         case invalidMinutes = "invalid_minutes"
+        /// A per-user bound (`Decider.maxGroceryItems` and the others) would be passed.
+        case limitReached = "limit_reached"
     }
 }

@@ -66,7 +66,7 @@ extension Problem {
             .internalServerError
         case .unknownUser, .noSuchItem, .notSaved, .unknownRecipe, .notInCart:
             .notFound
-        case .userExists, .usernameTaken, .emailTaken, .alreadySaved, .unchanged, .alreadyUsed, .cartOutOfRange:
+        case .userExists, .usernameTaken, .emailTaken, .alreadySaved, .unchanged, .alreadyUsed, .cartOutOfRange, .limitReached:
             .conflict
         case .invalidField, .invalidCommandId, .invalidUserId, .invalidUsername, .invalidEmail, .invalidPasswordHash,
              .invalidRecipeId, .invalidTitle, .invalidImageURL, .invalidIngredient, .invalidAmount, .invalidUnit,
