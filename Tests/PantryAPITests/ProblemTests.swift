@@ -8,7 +8,7 @@ import Testing
         .malformedJSON: 400, .invalidUTF8: 400, .tooLarge: 413, .unknownCommand: 500,
         .unknownUser: 404, .noSuchItem: 404, .notSaved: 404, .unknownRecipe: 404,
         .userExists: 409, .usernameTaken: 409, .emailTaken: 409, .alreadySaved: 409, .unchanged: 409,
-        .alreadyUsed: 409, .cartOutOfRange: 409,
+        .alreadyUsed: 409, .cartOutOfRange: 409, .limitReached: 409,
         .invalidField: 422, .invalidCommandId: 422, .invalidUserId: 422, .invalidUsername: 422, .invalidEmail: 422,
         .invalidPasswordHash: 422, .invalidRecipeId: 422, .invalidTitle: 422, .invalidImageURL: 422,
         .invalidIngredient: 422, .invalidAmount: 422, .invalidUnit: 422, .invalidDelta: 422, .invalidText: 422,

@@ -93,6 +93,9 @@ let ruleCases: [RuleCase] = [
     RuleCase(.invalidMinutes, "a timer of 0 minutes", setup: [alice, cart("u1", "r1", 1)], cook("u1", "r1", 0)),
     RuleCase(.invalidMinutes, "a timer longer than a day", setup: [alice, cart("u1", "r1", 1)], cook("u1", "r1", 1441)),
     RuleCase(.cartOutOfRange, "above 99", setup: [alice, cart("u1", "r1", 60)], cart("u1", "r1", 40)),
+    RuleCase(.limitReached, "a sixth experience on one recipe",
+             setup: [alice] + (0..<Decider.maxExperiencesPerRecipe).map { experience("u1", "r1", "tip \($0)") },
+             experience("u1", "r1", "one more")),
     RuleCase(.invalidText, "blank experience", experience("u1", "r1", " \t\n ")),
     RuleCase(.invalidText, "experience of 2001 characters", experience("u1", "r1", longText)),
     RuleCase(.invalidText, "experience with a control character", experience("u1", "r1", "nice\u{07}")),
@@ -121,7 +124,7 @@ let adapterOnlyCodes: Set<Rejection.Code> = [.malformedJSON, .invalidUTF8, .tooL
     }
 
     @Test func codesAreStableStrings() {
-        #expect(Rejection.Code.allCases.count == 33)
+        #expect(Rejection.Code.allCases.count == 34)
         #expect(Set(Rejection.Code.allCases.map(\.rawValue)).count == Rejection.Code.allCases.count)
         for code in Rejection.Code.allCases {
             #expect(code.rawValue.allSatisfy { $0.isLowercase || $0 == "_" || $0 == "8" }, "\(code.rawValue)")
