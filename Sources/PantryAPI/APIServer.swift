@@ -134,8 +134,8 @@ package struct APIServer {
         } else {
             logger.error("the web app's files are missing from the build; / answers 404")
         }
-        let authenticated = router.group().add(middleware: BearerAuthenticator(signer: signer, revocations: revocations,
-                                                                               accounts: accounts, feed: feed))
+        let authenticator = BearerAuthenticator(signer: signer, revocations: revocations, accounts: accounts, feed: feed)
+        let authenticated = router.group().add(middleware: authenticator)
         let submitter = CommandSubmitter(core: core)
         HealthRoutes(feed: feed, queries: queries, registry: registry).register(on: router)
         AccountRoutes(submitter: submitter, accounts: accounts, feed: feed, hasher: hasher,
@@ -146,7 +146,9 @@ package struct APIServer {
         CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
         // Browsing needs no account: recipes, the leaderboard and experiences are public.
         ReadRoutes(queries: queries, feed: feed, leaderboard: leaderboard, recipes: recipes).register(public: router.group(), authenticated: authenticated)
-        RecipeRoutes(recipes: recipes).register(on: router.group())
+        var signedInIfAny = authenticator
+        signedInIfAny.optional = true
+        RecipeRoutes(recipes: recipes).register(on: router.group().add(middleware: signedInIfAny))
         routeMethods.learn(router.routes)
 
         let logger = logger

@@ -40,6 +40,20 @@ package struct FetchConfiguration: Sendable {
     /// Upstream calls one client may cause: 5 at once, then one every 2 minutes
     /// (PANTRY_FETCH_CLIENT_BURST, PANTRY_FETCH_CLIENT_PER_HOUR).
     package var upstreamCallsPerClient = RateLimit(perSecond: 30.0 / 3600, burst: 5)
+    /// Upstream calls every client together may cause (PANTRY_FETCH_OVERALL_PER_HOUR, its burst a
+    /// tenth of an hour's); nil: a twelfth of the day's quota an hour (a burst of a tenth of it,
+    /// 10 at least),
+    /// so clients that each keep within their share (60 addresses made 300 calls; about 30 spend
+    /// Spoonacular's free 150 points) cannot spend the whole day's quota in less than half a day.
+    /// Without a daily quota (TheMealDB, the catalog) none.
+    package var upstreamCallsOverall: RateLimit?
+
+    /// The overall budget in force: as configured, or derived from the primary provider's quota.
+    package var overallUpstreamBudget: RateLimit? {
+        if let upstreamCallsOverall { return upstreamCallsOverall }
+        guard primary == .spoonacular, let quota = spoonacularLimits.dailyQuota, quota > 0 else { return nil }
+        return RateLimit(perSecond: Double(quota) / 12 / 3600, burst: max(10, Double(quota) / 10))
+    }
     /// Hosts an `image` request may fetch from; the upstreams' own hosts are always allowed.
     package var imageHosts: Set<String>
 
@@ -98,6 +112,9 @@ package struct FetchConfiguration: Sendable {
         if let burst: Double = try number("PANTRY_FETCH_CLIENT_BURST", 1...1_000_000) { config.upstreamCallsPerClient.burst = burst }
         if let perHour: Double = try number("PANTRY_FETCH_CLIENT_PER_HOUR", 1...1_000_000_000) {
             config.upstreamCallsPerClient.perSecond = perHour / 3600
+        }
+        if let perHour: Double = try number("PANTRY_FETCH_OVERALL_PER_HOUR", 1...1_000_000_000) {
+            config.upstreamCallsOverall = RateLimit(perSecond: perHour / 3600, burst: max(1, perHour / 10))
         }
         if let timeout: Double = try number("PANTRY_FETCH_TIMEOUT", 0.1...300) { config.requestTimeout = timeout }
         if let seconds: Double = try number("PANTRY_FETCH_STALE_AFTER", 0...60) { config.staleAfter = seconds }

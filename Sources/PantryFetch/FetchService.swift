@@ -25,6 +25,8 @@ package actor FetchService {
     /// Upstream calls each client may cause: the deployment's quota is everyone's, and ten junk
     /// searches from one user once spent it for the day. Cache hits are never counted.
     private let clientBudgets: RateLimiter
+    /// Upstream calls of every client together (`FetchConfiguration.overallUpstreamBudget`).
+    private let overallBudget: RateLimiter?
     /// The catalog and the recipes already fetched, rebuilt from the cache at most once a minute.
     private var fallbackRecipes: (search: CatalogSearch, builtAt: Date)?
     private var fallbackGenerator: SeededGenerator
@@ -39,6 +41,7 @@ package actor FetchService {
         self.logger = logger
         self.now = now
         clientBudgets = RateLimiter(configuration.upstreamCallsPerClient)
+        overallBudget = configuration.overallUpstreamBudget.map { RateLimiter($0) }
         fallbackGenerator = SeededGenerator(seed: configuration.catalogSeed)
         let store = try FetchStore(path: configuration.databasePath)
         self.store = store
@@ -246,10 +249,13 @@ package actor FetchService {
         if let fresh = await freshCached(key, kind: request.kind, provider: source.name) {
             return .success(fresh)
         }
-        if let client, let wait = clientBudgets.retryAfter(client) {
+        // The budgets are the callers' (the API names who asks); a request that names nobody is
+        // the API's own (a recipe's facts for a point) and spends from the quota alone.
+        for (budget, spender, whose) in [(clientBudgets, client, "the client's"), (overallBudget, client.map { _ in "*" }, "everyone's")] {
+            guard let budget, let spender, let wait = budget.retryAfter(spender) else { continue }
             let seconds = max(1, Int(wait.rounded(.up)))
             if let answer = await answerWithoutUpstream(request, key: key, source: source, retryAfter: seconds,
-                                                        reason: "the client's share of upstream calls is spent") {
+                                                        reason: "\(whose) share of upstream calls is spent") {
                 return .success(answer)
             }
             return .failure(.budgetExhausted(retryAfterSeconds: seconds))

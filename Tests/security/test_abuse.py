@@ -454,6 +454,47 @@ def test_one_client_cannot_spend_everyones_upstream_quota(processes):
         upstream.wait(timeout=10)
 
 
+def test_upstream_budgets_are_per_account_and_overall(processes):
+    import pathlib
+    import sys
+    fake = pathlib.Path(__file__).resolve().parents[1] / "Fixtures" / "fake_upstream.py"
+    upstream = subprocess.Popen([sys.executable, str(fake), "0"], stdout=subprocess.PIPE, text=True)
+
+    def search(address, query, token=None):
+        connection = http.client.HTTPConnection("127.0.0.1", api.port, timeout=30, source_address=(address, 0))
+        try:
+            connection.request("GET", f"/v1/recipes/search?query={query}",
+                               headers={"Authorization": f"Bearer {token}"} if token else {})
+            response = connection.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            connection.close()
+
+    try:
+        base = f"http://127.0.0.1:{upstream.stdout.readline().split()[1]}"
+        api = start_core_and_api(processes, fetch_env={
+            "PANTRY_SPOONACULAR_URL": base, "PANTRY_SPOONACULAR_KEY": "k", "PANTRY_SPOONACULAR_RATE": "1000",
+            "PANTRY_SPOONACULAR_BURST": "1000", "PANTRY_FETCH_CLIENT_BURST": "3", "PANTRY_FETCH_CLIENT_PER_HOUR": "1",
+            "PANTRY_FETCH_OVERALL_PER_HOUR": "60"})
+        _, token = api.register_and_log_in("spender")
+
+        def calls():
+            return json.loads(urllib.request.urlopen(f"{base}/_count", timeout=5).read())["total"]
+
+        # A signed-in user's share is the account's, from whatever address it asks.
+        mine = [search(f"127.0.10.{n % 2 + 1}", f"mine{n}", token) for n in range(5)]
+        assert calls() == 3 and all(status == 200 for status, _ in mine), mine
+        assert [body["origin"] for _, body in mine[3:]] == ["fallback", "fallback"]
+        # Everyone's share (60 an hour, 6 at once): ten fresh addresses get 3 more calls between them.
+        theirs = [search(f"127.0.11.{n + 1}", f"theirs{n}") for n in range(10)]
+        assert calls() == 6, theirs
+        assert all(status == 200 for status, _ in theirs)
+        assert [body["origin"] for _, body in theirs].count("fallback") == 7
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=10)
+
+
 def test_requests_the_parser_refuses_and_unserved_methods_get_problem_documents(processes):
     """Errors raised before routing are problem documents too (they were an empty 400, or a 500
     with an error log for bad bytes in a chunked body), and nothing is logged as an error."""

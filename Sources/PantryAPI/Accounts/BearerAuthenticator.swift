@@ -5,7 +5,9 @@ import PantryTokens
 
 /// Requires `Authorization: Bearer <token>` signed by this deployment, unexpired, not logged out,
 /// for an account that still exists and whose password has not changed since; the claims become
-/// `context.session`. Every failure is the same 401 to the client.
+/// `context.session`. Every failure is the same 401 to the client, unless the token is `optional`
+/// (public routes that count a signed-in user's use by account): then the request goes on without
+/// a session.
 struct BearerAuthenticator: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -14,8 +16,21 @@ struct BearerAuthenticator: RouterMiddleware {
     let accounts: AccountDirectory
     let feed: APIFeed
     let verified = VerifiedTokens()
+    var optional = false
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if optional {
+            // The route needs no session: a token that cannot be judged (invalid, or the accounts
+            // not loaded yet) leaves it without one.
+            if !request.headers[values: .authorization].isEmpty { context.session = try? await session(of: request) }
+        } else {
+            context.session = try await session(of: request)
+        }
+        return try await next(request, context)
+    }
+
+    private func session(of request: Request) async throws -> SessionClaims {
         // The values as sent: the subscript joins every field of a name into a new string.
         let headers = request.headers[values: .authorization]
         guard let header = headers.first else {
@@ -49,9 +64,7 @@ struct BearerAuthenticator: RouterMiddleware {
               accounts.account(id: claims.userId)?.credentialsGeneration == claims.credentialsGeneration else {
             throw Problem.invalidToken("the token is invalid or expired")
         }
-        var context = context
-        context.session = claims
-        return try await next(request, context)
+        return claims
     }
 
     /// The token of `Bearer <token>` (the scheme in any case, spaces around the token ignored).

@@ -24,6 +24,10 @@ package struct APIRequestContext: RequestContext {
 
     package var maxUploadSize: Int { JSONBody.maxBytes }
 
+    /// Who spends the upstream quota when this request misses the cache: the account when a token
+    /// says so, else the address (the fetch worker's budgets are per spender).
+    var upstreamSpender: String { session.map { "user:\($0.userId)" } ?? "address:\(clientAddress)" }
+
     /// The session of an authenticated route (the authenticator guarantees it).
     func requireSession() throws -> SessionClaims {
         guard let session else { throw Problem.invalidToken("a bearer token is required") }

@@ -48,7 +48,7 @@ struct ReadRoutes {
             query.after = try ReadYourWrites.position(in: request)
             let answer = try JSONDecoder().decode(SuggestionAnswer.self, from: try await queries.ask("favourites", query))
             guard var suggestion = answer.result else { return JSONResponse.make(answer) }
-            suggestion.recipes = try await suggestedRecipes(suggestion, client: context.clientAddress, logger: context.logger)
+            suggestion.recipes = try await suggestedRecipes(suggestion, client: context.upstreamSpender, logger: context.logger)
             return JSONResponse.make(SuggestionAnswer(position: answer.position, result: suggestion))
         }
         routes.get("v1/me/groceries") { request, context in

@@ -31,7 +31,7 @@ struct RecipeRoutes {
                 offset: try QueryParameter.int("offset", in: request, range: 0...900) ?? 0,
                 number: try QueryParameter.int("number", in: request, range: 1...100) ?? 10)
             guard sections != nil else { return try await answer(search, context) }
-            let response = try await recipes.fetch(search, client: context.clientAddress)
+            let response = try await recipes.fetch(search, client: context.upstreamSpender)
             guard case .searchPage(let page) = response.payload else { throw Self.wrongPayload }
             return JSONResponse.make(Extended(response, sections: ReadyTimeSection.group(page.results)))
         }
@@ -48,7 +48,7 @@ struct RecipeRoutes {
             let position = try QueryParameter.string("cursor", in: request, maxLength: 64).map(FeedCursor.init(text:))
                 ?? FeedCursor(seed: UInt64.random(in: .min ... .max), offset: 0)
             let response = try await recipes.fetch(.feed(seed: position.seed, offset: position.offset, count: count),
-                                                   client: context.clientAddress)
+                                                   client: context.upstreamSpender)
             guard case .recipes(let page) = response.payload else { throw Self.wrongPayload }
             let next = page.count < count ? nil : FeedCursor(seed: position.seed, offset: position.offset + page.count)
             return JSONResponse.make(Extended(response, cursor: next?.text))
@@ -62,7 +62,7 @@ struct RecipeRoutes {
         // The picture the catalog's recipes point to (`/v1/recipes/{id}/image`): drawn, never fetched.
         routes.get("v1/recipes/:recipeId/image") { _, context in
             let response = try await recipes.fetch(.detail(id: try PathParameter.value("recipeId", in: context)),
-                                                   client: context.clientAddress)
+                                                   client: context.upstreamSpender)
             guard case .recipe(let recipe) = response.payload else { throw Self.wrongPayload }
             let svg = RecipePicture.svg(title: recipe.title, ingredients: recipe.ingredients.map(\.name))
             return Response(status: .ok, headers: [
@@ -83,7 +83,7 @@ struct RecipeRoutes {
             guard let url = try QueryParameter.string("url", in: request, maxLength: 2048) else {
                 throw Problem(.unprocessableContent, code: "invalid_query", detail: "'url' is required")
             }
-            let response = try await recipes.fetch(.image(url: url), client: context.clientAddress)
+            let response = try await recipes.fetch(.image(url: url), client: context.upstreamSpender)
             guard case .image(let image) = response.payload else { throw Self.wrongPayload }
             return Response(status: .ok, headers: [.contentType: image.contentType, .age: String(response.ageSeconds),
                                                    Self.originHeader: response.origin.rawValue],
@@ -99,7 +99,7 @@ struct RecipeRoutes {
     /// limited. The worker's answer is passed on as it wrote it, or as it wrote it a moment ago
     /// when it said the same bytes would stay true (`ReusableAnswers`).
     private func answer(_ request: FetchRequest, _ context: APIRequestContext) async throws -> Response {
-        let body = try await recipes.fetchAsIs(request, client: context.clientAddress)
+        let body = try await recipes.fetchAsIs(request, client: context.upstreamSpender)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body))
     }
 }
