@@ -81,6 +81,8 @@ import PantryWire
         let upstream = try FakeUpstream()
         var config = upstreamConfiguration(upstream, databasePath: try temporaryDatabasePath())
         config.cacheLifetimes.detail = lifetime
+        // The refresh is waited for, however slow a loaded machine makes it (real time, not the clock).
+        config.staleAfter = 60
         return (upstream, try FetchService(configuration: config, now: { clock.date }), FetchRequest.detail(id: "spoonacular:716429"))
     }
 
