@@ -362,6 +362,19 @@ def read_your_writes(port, token, samples):
     return {label: statistics.median(values) for label, values in timings.items()}
 
 
+def check_thresholds(results, thresholds):
+    """The routes whose ratio to the bare route fell below its threshold (NIO's Benchmarks/Thresholds
+    idea: today's figures less the noise, kept in the repository, so a regression fails a run)."""
+    misses = []
+    for route, minimum in thresholds.items():
+        measured = results.get(route)
+        if measured is None:
+            misses.append(f"{route}: not measured")
+        elif measured["ratio"] < minimum:
+            misses.append(f"{route}: ratio {measured['ratio']:.2f} below its threshold {minimum:.2f}")
+    return misses
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--bin", required=True, help="the release build's bin directory")
@@ -372,9 +385,13 @@ def main():
                         help="start each deployment from a log of this many events (pantry-bench log: 10,000 users, "
                              "mostly points), as a deployment that has served a while has, rather than an empty one")
     parser.add_argument("--honcho", action="store_true", help="also start the deployment the way ops/run does")
+    parser.add_argument("--json", help="write each route's figures to this file as JSON")
+    parser.add_argument("--check", help="a JSON file of route -> lowest ratio to the bare route (ops/thresholds/bench-http.json); "
+                                        "exit 1 when a route falls below it")
     parser.add_argument("--routes", help="only these routes, comma-separated names as printed (e.g. 'cached recipe search'); "
                                          "read-your-writes runs only when every route does")
     args = parser.parse_args()
+    started_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     bare_port = free_port()
@@ -382,6 +399,7 @@ def main():
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     wait_ready(bare_port, "/bare")
     work = tempfile.mkdtemp(prefix="pantry-bench-http-lua-")
+    results = {}
     try:
         history = None
         if args.log_events:
@@ -432,6 +450,9 @@ def main():
                     tree = process_tree([p.pid for p in deployment.processes])
                     rate, p99, errors, requests, cpu, wrk_cpu = measured(url, args.seconds, args.connections, script, tree)
                     ratio = rate / bare_rate
+                    if not honcho:
+                        results[name] = {"bareRequestsPerSecond": round(bare_rate), "requestsPerSecond": round(rate),
+                                         "ratio": round(ratio, 3), "target": target, "p99Ms": p99, "non2xx": errors}
                     print(f"{name:24} {bare_rate:10.0f} {rate:10.0f} {ratio:7.2f} {'>=' + str(target):>7} "
                           f"{p99 if p99 is not None else float('nan'):8.2f} {errors:8d}{'' if ratio >= target else '  (missed)'}")
                     cpu_lines.append(f"  {name:22} bare {bare_cpu:.0f}; {cpu}")
@@ -463,6 +484,19 @@ def main():
         bare.terminate()
         bare.wait(timeout=10)
         subprocess.run(["rm", "-rf", work])
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"startedAt": started_at, "seconds": args.seconds, "connections": args.connections,
+                       "users": args.users, "logEvents": args.log_events, "routes": results}, f, indent=2)
+    if args.check:
+        with open(args.check) as f:
+            thresholds = json.load(f)["ratioToBare"]
+        misses = check_thresholds(results, thresholds)
+        for miss in misses:
+            print(f"check: {miss}")
+        if misses:
+            sys.exit(1)
+        print(f"check: every route at or above its threshold ({args.check})")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ figures starts from a log it made, waits for every worker to apply it, and measu
 was asked for with every answer a 2xx, and beside the increments the same route refused by the API
 and by the core, every answer a refusal. A benchmark that no longer runs is found here, not on the
 day its figures are wanted (a made log's `record-N` commands once made every run fail)."""
+import json
 import os
 import pathlib
 import re
@@ -13,13 +14,21 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 ROUTES = ["/health", "durable increments"]
 
 
-def test_a_short_run_from_a_made_log_measures_each_route_with_no_errors(pantry_bin):
+def test_a_short_run_from_a_made_log_measures_each_route_with_no_errors(pantry_bin, tmp_path):
     bin_dir = os.path.dirname(pantry_bin)
+    # Thresholds a debug build meets: this checks that --check reads them and that --json is written.
+    thresholds = tmp_path / "thresholds.json"
+    thresholds.write_text(json.dumps({"ratioToBare": {route: 0.0001 for route in ROUTES}}))
+    figures = tmp_path / "figures.json"
     run = subprocess.run([sys.executable, str(ROOT / "ops" / "bench_http.py"), "--bin", bin_dir, "--seconds", "1",
-                          "--users", "4", "--log-events", "3000", "--routes", ",".join(ROUTES)],
+                          "--users", "4", "--log-events", "3000", "--routes", ",".join(ROUTES),
+                          "--check", str(thresholds), "--json", str(figures)],
                          capture_output=True, text=True, timeout=300)
     output = run.stdout
     assert run.returncode == 0, output + run.stderr
+    assert "check: every route at or above its threshold" in output
+    written = json.loads(figures.read_text())["routes"]
+    assert set(written) == set(ROUTES) and all(r["ratio"] > 0 and r["non2xx"] == 0 for r in written.values()), written
 
     caught_up = re.search(r"every worker at the head \((\d+)\)", output)
     assert caught_up and int(caught_up.group(1)) >= 3000, output
@@ -41,3 +50,13 @@ def test_a_short_run_from_a_made_log_measures_each_route_with_no_errors(pantry_b
         assert budget and float(budget.group(1)) > 0 and budget.group(2) == budget.group(3), output
     assert re.search(r"^  refused by the core .*core \d+", output, re.MULTILINE), output
     assert re.search(r"may spend about -?\d+ µs on an increment", output), output
+
+
+def test_the_check_names_each_route_below_its_threshold():
+    sys.path.insert(0, str(ROOT / "ops"))
+    from bench_http import check_thresholds
+    results = {"/health": {"ratio": 0.8}, "top 10": {"ratio": 0.5}}
+    assert check_thresholds(results, {"/health": 0.77, "top 10": 0.63, "my rank": 0.62}) == [
+        "top 10: ratio 0.50 below its threshold 0.63", "my rank: not measured"]
+    committed = json.loads((ROOT / "ops" / "thresholds" / "bench-http.json").read_text())["ratioToBare"]
+    assert set(committed) == {"/health", "top 10", "my rank", "cached recipe search", "durable increments"}
