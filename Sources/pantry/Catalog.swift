@@ -26,7 +26,8 @@ struct Catalog: ParsableCommand {
         var source: String = ".cache/catalog/recipes_en-us.json"
 
         func run() throws {
-            bootstrapLogging()
+            let options = try self.options.configuration().deployment()
+            bootstrapLogging(options.logLevel)
             let logger = Logger(label: "pantry.catalog")
             let started = Date()
             guard let data = FileManager.default.contents(atPath: source) else {
@@ -55,3 +56,4 @@ struct Catalog: ParsableCommand {
         }
     }
 }
+

@@ -22,22 +22,24 @@ struct Submit: ParsableCommand {
 
     @OptionGroup var options: DataOptions
 
-    @Option(help: "The core's command endpoint, when it is not the default of the data directory.")
+    @Option(name: [.customLong("core-commands"), .customLong("commands")],
+            help: "The core's command endpoint, when it is not the default of the data directory; or PANTRY_CORE_COMMANDS.")
     var commands: String?
 
     @Option(help: "Seconds to wait for a running core's answer.")
     var timeout: Double = 10
 
     func run() throws {
-        bootstrapLogging()
+        let config = try self.options.configuration(["core-commands": commands])
+        let options = try config.deployment()
         let directory = try DataDirectory(options.data)
+        let endpoints = try config.endpoints(directory.url).bus
+        bootstrapLogging(options.logLevel)
         let lock: WriterLock
         do {
             lock = try WriterLock(path: directory.writerLock)
         } catch is WriterLock.Held {
             // Someone holds the log: a running core, which takes commands over ZeroMQ.
-            var endpoints = try BusEndpoints(directory, environment: ProcessInfo.processInfo.environment)
-            if let commands { endpoints.commands = commands }
             return try submitToCore(endpoint: endpoints.commands)
         }
         defer { withExtendedLifetime(lock) {} }
