@@ -33,7 +33,11 @@ struct Fetch: ParsableCommand {
         let lock = try WriterLock(path: directory.url.appendingPathComponent("fetch.lock").path)
         defer { withExtendedLifetime(lock) {} }
         let imported = directory.url.appendingPathComponent("catalog-import.json").path
-        if FileManager.default.fileExists(atPath: imported) { configuration.importedCatalogFile = imported }
+        if FileManager.default.fileExists(atPath: imported) {
+            configuration.importedCatalogFile = imported
+        } else if configuration.primary == .catalog {
+            logger.warning("the offline catalog has only its bundled recipes: \(imported) is missing (pantry catalog import --data \(directory.url.path) makes it)")
+        }
         let service = try FetchService(configuration: configuration, logger: logger)
         logger.info("fetch configured", metadata: ["provider": "\(configuration.primary)"])
         let context = try ZMQContext()
