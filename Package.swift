@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The executable's configuration: flags, PANTRY_* variables and a JSON file, read once.
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
     ],
     targets: [
         // A small, fast JSON object writer for the hot paths.
@@ -216,6 +218,7 @@ let package = Package(
                 "PantryTokens",
                 "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

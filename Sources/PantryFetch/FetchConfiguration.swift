@@ -1,7 +1,7 @@
 import Foundation
 import PantryBounded
 
-/// A configuration value that cannot be used; the message says which and why.
+/// A catalog that cannot be served; the message says which and why.
 package struct FetchConfigurationError: Error, Sendable, CustomStringConvertible {
     package var description: String
 
@@ -10,6 +10,8 @@ package struct FetchConfigurationError: Error, Sendable, CustomStringConvertible
     }
 }
 
+/// How the fetch worker runs: the defaults here, the values the executable read from its
+/// configuration (flags, `PANTRY_*`, a file) set over them. Nothing here reads the environment.
 package struct FetchConfiguration: Sendable {
     package enum Provider: String, Sendable, CaseIterable {
         case spoonacular, mealdb, catalog
@@ -37,8 +39,8 @@ package struct FetchConfiguration: Sendable {
     /// expired answer (stale-while-revalidate, RFC 5861); the call goes on and refreshes the cache.
     package var staleAfter: Double = 1.5
     package var cacheLifetimes: CacheLifetimes
-    /// Upstream calls one client may cause: 5 at once, then one every 2 minutes
-    /// (PANTRY_FETCH_CLIENT_BURST, PANTRY_FETCH_CLIENT_PER_HOUR).
+    /// Upstream calls one client may cause: 5 at once, then one every 2 minutes (the executable's
+    /// `fetch-client-burst` and `fetch-client-per-hour` keys).
     package var upstreamCallsPerClient = RateLimit(perSecond: 30.0 / 3600, burst: 5)
     /// Upstream calls every client together may cause (PANTRY_FETCH_OVERALL_PER_HOUR, its burst a
     /// tenth of an hour's); nil: a twelfth of the day's quota an hour (a burst of a tenth of it,
@@ -74,64 +76,5 @@ package struct FetchConfiguration: Sendable {
         requestTimeout = 10
         cacheLifetimes = CacheLifetimes()
         imageHosts = ["img.spoonacular.com", "spoonacular.com", "www.themealdb.com"]
-    }
-
-    /// Reads the PANTRY_* settings the executable was given; an unparsable value is an error, never a silent default.
-    ///
-    /// `databasePath` defaults to PANTRY_FETCH_DB, else "data/fetch.sqlite". PANTRY_SPOONACULAR_KEY, PANTRY_SPOONACULAR_URL, PANTRY_SPOONACULAR_DAILY_QUOTA (150),
-    /// PANTRY_SPOONACULAR_RATE (1/s), PANTRY_SPOONACULAR_BURST (2), PANTRY_MEALDB_URL,
-    /// PANTRY_PROVIDER (spoonacular | mealdb | catalog; default spoonacular with a key, else
-    /// catalog), PANTRY_CATALOG (file), PANTRY_CATALOG_SEED, PANTRY_FETCH_TIMEOUT (seconds).
-    package static func fromEnvironment(
-        databasePath: String? = nil, environment: [String: String]
-    ) throws(FetchConfigurationError) -> FetchConfiguration {
-        func value(_ name: String) -> String? { nonEmpty(environment[name]) }
-        var config = FetchConfiguration(databasePath: databasePath ?? value("PANTRY_FETCH_DB") ?? "data/fetch.sqlite")
-        func number<T: LosslessStringConvertible & Comparable>(_ name: String, _ range: ClosedRange<T>) throws(FetchConfigurationError) -> T? {
-            guard let text = value(name) else { return nil }
-            guard let parsed = T(text), range.contains(parsed) else {
-                throw FetchConfigurationError("\(name)=\(text) is not a number in \(range)")
-            }
-            return parsed
-        }
-        func url(_ name: String) throws(FetchConfigurationError) -> String? {
-            guard let text = value(name) else { return nil }
-            guard let components = URLComponents(string: text), ["http", "https"].contains(components.scheme ?? ""),
-                  components.host?.isEmpty == false
-            else { throw FetchConfigurationError("\(name)=\(text) is not an http(s) URL") }
-            return text
-        }
-
-        config.spoonacularKey = value("PANTRY_SPOONACULAR_KEY")
-        config.spoonacularURL = try url("PANTRY_SPOONACULAR_URL") ?? config.spoonacularURL
-        config.mealdbURL = try url("PANTRY_MEALDB_URL") ?? config.mealdbURL
-        if let quota: Int = try number("PANTRY_SPOONACULAR_DAILY_QUOTA", 0...1_000_000) { config.spoonacularLimits.dailyQuota = quota }
-        if let rate: Double = try number("PANTRY_SPOONACULAR_RATE", 0.001...1000) { config.spoonacularLimits.ratePerSecond = rate }
-        if let burst: Double = try number("PANTRY_SPOONACULAR_BURST", 1...1000) { config.spoonacularLimits.burst = burst }
-        if let calls: Int = try number("PANTRY_SPOONACULAR_CONCURRENCY", 1...100) { config.spoonacularLimits.maxConcurrent = calls }
-        if let burst: Double = try number("PANTRY_FETCH_CLIENT_BURST", 1...1_000_000) { config.upstreamCallsPerClient.burst = burst }
-        if let perHour: Double = try number("PANTRY_FETCH_CLIENT_PER_HOUR", 1...1_000_000_000) {
-            config.upstreamCallsPerClient.perSecond = perHour / 3600
-        }
-        if let perHour: Double = try number("PANTRY_FETCH_OVERALL_PER_HOUR", 1...1_000_000_000) {
-            config.upstreamCallsOverall = RateLimit(perSecond: perHour / 3600, burst: max(1, perHour / 10))
-        }
-        if let timeout: Double = try number("PANTRY_FETCH_TIMEOUT", 0.1...300) { config.requestTimeout = timeout }
-        if let seconds: Double = try number("PANTRY_FETCH_STALE_AFTER", 0...60) { config.staleAfter = seconds }
-        if let seed: UInt64 = try number("PANTRY_CATALOG_SEED", 0...UInt64.max) { config.catalogSeed = seed }
-        config.catalogFile = value("PANTRY_CATALOG")
-
-        if let name = value("PANTRY_PROVIDER") {
-            guard let provider = Provider(rawValue: name.lowercased()) else {
-                throw FetchConfigurationError("PANTRY_PROVIDER=\(name) is not one of spoonacular, mealdb, catalog")
-            }
-            config.primary = provider
-        } else {
-            config.primary = config.spoonacularKey == nil ? .catalog : .spoonacular
-        }
-        if config.primary == .spoonacular, config.spoonacularKey == nil {
-            throw FetchConfigurationError("PANTRY_PROVIDER=spoonacular needs PANTRY_SPOONACULAR_KEY")
-        }
-        return config
     }
 }

@@ -22,6 +22,7 @@ struct Backup: ParsableCommand {
     var destination: String
 
     func run() throws {
+        let options = try self.options.configuration().deployment()
         let source = try DataDirectory(options.data)
         if case .postgres(let address) = try options.logLocation(source) {
             throw ValidationError("the log is in PostgreSQL (\(address)): back it up with PostgreSQL's own tools (pg_dump, a replica); this command copies an SQLite log")
@@ -90,6 +91,7 @@ struct Restore: ParsableCommand {
     var source: String
 
     func run() throws {
+        let options = try self.options.configuration().deployment()
         let target = try DataDirectory(options.data)
         guard !FileManager.default.fileExists(atPath: target.eventLog) else {
             throw ValidationError("\(target.eventLog) exists: restore into a data directory without a log")

@@ -22,15 +22,22 @@ struct Catalog: ParsableCommand {
 
         @OptionGroup var options: DataOptions
 
-        @Option(name: .long, help: "The Wikibooks Cookbook file (recipes_en-us.json).")
-        var source: String = ".cache/catalog/recipes_en-us.json"
+        @Option(name: .long, help: "The Wikibooks Cookbook file (recipes_en-us.json); default .cache/catalog/recipes_en-us.json in the working directory, else in the repository pantry was built in.")
+        var source: String?
+
+        static let defaultSource = ".cache/catalog/recipes_en-us.json"
 
         func run() throws {
-            bootstrapLogging()
+            let options = try self.options.configuration().deployment()
+            bootstrapLogging(options.logLevel)
             let logger = Logger(label: "pantry.catalog")
             let started = Date()
+            let candidates = self.source.map { [$0] } ?? RepositoryFiles.candidates(Self.defaultSource)
+            guard let source = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                throw CatalogSourceMissing(looked: candidates, given: self.source != nil)
+            }
             guard let data = FileManager.default.contents(atPath: source) else {
-                throw ValidationError("cannot read \(source): run ops/setup, which downloads it")
+                throw CatalogSourceMissing(looked: [source], given: true)
             }
             let imported: WikibooksCookbook.Imported
             do {
@@ -53,5 +60,17 @@ struct Catalog: ParsableCommand {
             printJSONLine(Summary(recipes: imported.recipes.count, skipped: imported.skipped, file: target.path,
                                   seconds: (seconds * 1000).rounded() / 1000), encoder: .lines)
         }
+    }
+}
+
+/// The Wikibooks Cookbook's file is not where it was looked for.
+struct CatalogSourceMissing: Error, CustomStringConvertible {
+    var looked: [String]
+    var given: Bool
+
+    var description: String {
+        given
+            ? "cannot read \(looked.joined()): give --source the Wikibooks Cookbook's recipes_en-us.json"
+            : "no Wikibooks Cookbook file at \(looked.joined(separator: " or ")): run ops/setup in the repository (it downloads it), or give --source FILE"
     }
 }

@@ -13,42 +13,43 @@ struct Core: ParsableCommand {
 
     @OptionGroup var options: DataOptions
 
-    @Option(help: "Command endpoint (ROUTER); default ipc:// in the data directory, or PANTRY_CORE_COMMANDS.")
+    @Option(name: [.customLong("core-commands"), .customLong("commands")],
+            help: "Command endpoint (ROUTER); default ipc:// in the data directory, or PANTRY_CORE_COMMANDS.")
     var commands: String?
 
-    @Option(help: "Event feed endpoint (PUB); default ipc:// in the data directory, or PANTRY_CORE_EVENTS.")
+    @Option(name: [.customLong("core-events"), .customLong("events")],
+            help: "Event feed endpoint (PUB); default ipc:// in the data directory, or PANTRY_CORE_EVENTS.")
     var events: String?
 
-    @Option(help: "Log service endpoint (ROUTER, range reads for workers and the API); default ipc:// in the data directory, or PANTRY_CORE_LOG.")
+    @Option(name: [.customLong("core-log"), .customLong("log-service")],
+            help: "Log service endpoint (ROUTER, range reads for workers and the API); default ipc:// in the data directory, or PANTRY_CORE_LOG.")
     var logService: String?
 
-    @Option(help: "Events between two snapshots of the core's state (a start folds only the log after the last).")
-    var snapshotEvery: Int64 = 100_000
+    @Option(help: "Events between two snapshots of the core's state (a start folds only the log after the last); default PANTRY_SNAPSHOT_EVERY or 100000.")
+    var snapshotEvery: Int64?
 
-    @Option(help: "MiB the core may keep of accepted command ids (2 bytes each) so new commands need no idempotency lookup; past it, or with 0, every id is looked up in the log.")
-    var commandIdFilterMib = 64
-
-    func validate() throws {
-        guard (0...1 << 20).contains(commandIdFilterMib) else {
-            throw ValidationError("--command-id-filter-mib must be 0-1048576")
-        }
-    }
+    @Option(help: "MiB the core may keep of accepted command ids (2 bytes each) so new commands need no idempotency lookup; past it, or with 0, every id is looked up in the log. Default PANTRY_COMMAND_ID_FILTER_MIB or 64.")
+    var commandIdFilterMib: Int?
 
     func run() throws {
-        bootstrapLogging()
-        let logger = Logger(label: "pantry.core")
+        let config = try self.options.configuration([
+            "core-commands": commands, "core-events": events, "core-log": logService,
+            "snapshot-every": snapshotEvery, "command-id-filter-mib": commandIdFilterMib,
+        ])
+        let options = try config.deployment()
         let directory = try DataDirectory(options.data)
+        let endpoints = try config.endpoints(directory.url).bus
+        let settings = try config.core()
+        bootstrapLogging(options.logLevel)
+        let logger = Logger(label: "pantry.core")
         let lock = try WriterLock(path: directory.writerLock)
         defer { withExtendedLifetime(lock) {} }
-        var endpoints = try BusEndpoints(directory, environment: ProcessInfo.processInfo.environment, logService: logService)
-        if let commands { endpoints.commands = commands }
-        if let events { endpoints.events = events }
 
         let (store, location) = try options.openLogForWriting(directory, checkpointsInBackground: true, logger: logger)
         logger.info("event log", metadata: ["log": "\(location)"])
         let processor = try CommandProcessor(
             store: store, keys: UserKeyStore(path: directory.userKeys, readOnly: false),
-            snapshotPath: directory.coreSnapshot, snapshotEvery: snapshotEvery, commandIdFilterBytes: commandIdFilterMib << 20,
+            snapshotPath: directory.coreSnapshot, snapshotEvery: settings.snapshotEvery, commandIdFilterBytes: settings.commandIdFilterMiB << 20,
             logger: logger)
         // WAL checkpoints are the SQLite file's; PostgreSQL checkpoints by itself. The snapshot
         // is a file in the data directory whatever the log.

@@ -6,7 +6,7 @@ import PantryEventStore
 import PantryPostgresLog
 
 /// Where the log is: the SQLite file in the data directory (the default), or a PostgreSQL
-/// database named by `--log` or `PANTRY_LOG` (read here, at the edge, once).
+/// database named by the `log` key (`--log`, `PANTRY_LOG`).
 enum LogLocation: CustomStringConvertible {
     case sqlite(path: String)
     case postgres(PostgresLogAddress)
@@ -23,13 +23,9 @@ enum LogLocation: CustomStringConvertible {
     }
 }
 
-extension DataOptions {
-    func logLocation(_ directory: DataDirectory, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LogLocation {
-        guard let given = log ?? environment["PANTRY_LOG"], !given.isEmpty else { return .sqlite(path: directory.eventLog) }
-        guard PostgresLogAddress.isPostgres(given) else {
-            throw ValidationError("--log (or PANTRY_LOG) takes postgres://USER@HOST:PORT/DATABASE; leave it out for the SQLite log in the data directory")
-        }
-        return .postgres(try PostgresLogAddress(given))
+extension Deployment {
+    func logLocation(_ directory: DataDirectory) throws -> LogLocation {
+        postgres.map { .postgres($0) } ?? .sqlite(path: directory.eventLog)
     }
 
     /// The log as its writer opens it (the core, `submit` without a core, `migrate-log`'s target).

@@ -19,6 +19,7 @@ struct Events: ParsableCommand {
     var follow = false
 
     func run() throws {
+        let options = try self.options.configuration().deployment()
         let directory = try DataDirectory(options.data)
         let store = try options.openExistingLog(directory)
         var after = max(from, 1) - 1

@@ -25,6 +25,7 @@ struct LoadTest: ParsableCommand {
     @Option(help: "The API's base URL.") var url = "http://127.0.0.1:8080"
     @Option(help: "The API's data directory, whose api-token.key lets the users be registered as the operator; default PANTRY_DATA or ./data (PANTRY_TOKEN_KEY, when set, is the key).")
     var data: String?
+    @Option(help: "A JSON file of configuration keys (data, token-key); or PANTRY_CONFIG.") var config: String?
     @Option(help: "Users to register and spread the load over.") var users = 10_000
     @Option(help: "Concurrent HTTP clients, each a thread with its own connection.") var clients = 64
     @Option(help: "Seconds to drive the load (default 60 unless --requests is given).") var duration: Double?
@@ -85,6 +86,9 @@ struct LoadTest: ParsableCommand {
     }
 
     func run() throws {
+        let settings = try ConfigurationSources(flags: ["data": data, "config": config])
+        let dataDirectory = URL(fileURLWithPath: try settings.deployment().data)
+        let tokenKey = try settings.tokenKey(dataDirectory)
         let seed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let prefix = runPrefix ?? LoadConfiguration.runPrefix(seed: seed, time: UInt64(Date().timeIntervalSince1970 * 1000))
         let configuration = LoadConfiguration(
@@ -97,10 +101,8 @@ struct LoadTest: ParsableCommand {
         configured.cleanup = cleanup
         configured.ramp = rampRates
         configured.stepSeconds = stepSeconds
-        let environment = ProcessInfo.processInfo.environment
-        let dataDirectory = URL(fileURLWithPath: data ?? environment["PANTRY_DATA"] ?? "./data")
         do {
-            configured.operatorSigner = try TokenSigner.existingKey(dataDirectory: dataDirectory, configured: environment["PANTRY_TOKEN_KEY"])
+            configured.operatorSigner = try TokenSigner.existingKey(dataDirectory: dataDirectory, configured: tokenKey)
                 .map { TokenSigner(key: $0) }
         } catch {
             FileHandle.standardError.write(Data("loadtest: the token key cannot be read: \(error)\n".utf8))

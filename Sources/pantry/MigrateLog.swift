@@ -20,8 +20,11 @@ struct MigrateLog: ParsableCommand {
             PANTRY_LOG (or --log) set to the same address; the snapshot and projections stay valid.
             """)
 
-    @Option(name: .long, help: "The data directory holding events.sqlite.")
-    var data: String = "./data"
+    @Option(name: .long, help: "The data directory holding events.sqlite; default PANTRY_DATA or ./data.")
+    var data: String?
+
+    @Option(name: .long, help: "A JSON file of configuration keys (pantry config lists them); or PANTRY_CONFIG.")
+    var config: String?
 
     @Option(help: "The PostgreSQL log: postgres://USER@HOST:PORT/DATABASE (an empty or new log).")
     var to: String
@@ -42,9 +45,10 @@ struct MigrateLog: ParsableCommand {
     }
 
     func run() throws {
-        bootstrapLogging()
+        let options = try ConfigurationSources(flags: ["data": data, "config": config]).deployment()
+        bootstrapLogging(options.logLevel)
         let logger = Logger(label: "pantry.migrate-log")
-        let directory = try DataDirectory(data)
+        let directory = try DataDirectory(options.data)
         guard FileManager.default.fileExists(atPath: directory.eventLog) else {
             throw ValidationError("there is no SQLite event log at \(directory.eventLog)")
         }

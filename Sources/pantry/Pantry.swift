@@ -8,27 +8,80 @@ struct Pantry: AsyncParsableCommand {
         abstract: "Pantry: the event-sourced backend for recipe apps.",
         version: Pantry.version,
         subcommands: [Core.self, Worker.self, Fetch.self, API.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self, Backup.self, Restore.self, MigrateLog.self,
-                      Catalog.self, LoadTest.self]
+                      Catalog.self, LoadTest.self, ShowConfiguration.self]
     )
 }
 
 extension Pantry {
     /// The release, written into load-test results so that runs compared later say what ran.
     static let version = "0.12.0"
+
+    /// Exit statuses: 64 for a usage error (a bad flag, with the usage; a configuration value that
+    /// cannot be used, naming its key, without it), 1 for a failure while running, printed as
+    /// `pantry COMMAND: MESSAGE` (swift-argument-parser alone prints the usage after any
+    /// `ValidationError`, and its runtime failures are not usage errors); a command may exit
+    /// with its own status (`ExitCode`).
+    static func main() async {
+        var command: any ParsableCommand
+        do {
+            command = try await asyncParseAsRoot(nil)
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ConfigurationError {
+            fail(command, error.description, status: 64)
+        } catch let error as ValidationError {
+            fail(command, error.message, status: 1)
+        } catch where error is ExitCode || error is CleanExit {
+            exit(withError: error)
+        } catch {
+            fail(command, "\(error)", status: 1)
+        }
+    }
+
+    private static func fail(_ command: any ParsableCommand, _ message: String, status: Int32) -> Never {
+        let name = (commandPath(to: type(of: command)) ?? [type(of: command)._commandName]).joined(separator: " ")
+        FileHandle.standardError.write(Data("pantry \(name): \(message)\n".utf8))
+        Foundation.exit(status)
+    }
+
+    /// `["catalog", "import"]` for `Catalog.Import`.
+    private static func commandPath(to target: any ParsableCommand.Type, from root: any ParsableCommand.Type = Pantry.self) -> [String]? {
+        for sub in root.configuration.subcommands {
+            if ObjectIdentifier(sub) == ObjectIdentifier(target) { return [sub._commandName] }
+            if let path = commandPath(to: target, from: sub) { return [sub._commandName] + path }
+        }
+        return nil
+    }
 }
 
-/// Options every subcommand that touches a deployment shares.
+/// Options every subcommand that touches a deployment shares. Each is a configuration key
+/// (`ConfigurationSources`): left out, it comes from `PANTRY_*` or the configuration file.
 struct DataOptions: ParsableArguments {
-    @Option(name: .long, help: "The data directory (event log, projections, caches).")
-    var data: String = "./data"
+    @Option(name: .long, help: "The data directory (event log, projections, caches); default PANTRY_DATA or ./data.")
+    var data: String?
 
     @Option(name: .long, help: "The event log: postgres://USER@HOST:PORT/DATABASE, or left out for the SQLite file in the data directory (or PANTRY_LOG).")
     var log: String?
+
+    @Option(name: .long, help: "A JSON file of configuration keys (pantry config lists them); or PANTRY_CONFIG.")
+    var config: String?
+
+    /// The configuration of this run: these options and `flags` (the command's own keys), then
+    /// the environment, then the file.
+    func configuration(_ flags: [String: (any ConfigurationFlagValue)?] = [:]) throws -> ConfigurationSources {
+        try ConfigurationSources(flags: flags.merging(["data": data, "log": log, "config": config]) { own, _ in own })
+    }
 }
 
-/// Logs go to stderr so that stdout stays machine-readable; `PANTRY_LOG_LEVEL` sets the level.
-func bootstrapLogging() {
-    let level = ProcessInfo.processInfo.environment["PANTRY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+/// Logs go to stderr so that stdout stays machine-readable, at the `log-level` key's level.
+func bootstrapLogging(_ level: Logger.Level) {
     LoggingSystem.bootstrap { label in
         var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
         handler.logLevel = level

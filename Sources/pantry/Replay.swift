@@ -25,7 +25,8 @@ struct Replay: ParsableCommand {
     @Flag(help: "Compare a rebuild with the live state instead of swapping it in.")
     var verify = false
 
-    @Option(help: "The core's log service (e.g. tcp://core:5557), read instead of the log itself when set; or PANTRY_CORE_LOG.")
+    @Option(name: [.customLong("core-log"), .customLong("log-service")],
+            help: "The core's log service (e.g. tcp://core:5557), read instead of the log itself when set; or PANTRY_CORE_LOG.")
     var logService: String?
 
     @Option(help: "Events read from the log per batch.")
@@ -38,13 +39,16 @@ struct Replay: ParsableCommand {
     }
 
     func run() throws {
+        let config = try self.options.configuration(["core-log": logService])
+        let options = try config.deployment()
         let directory = try DataDirectory(options.data)
+        let (endpoints, remote) = try config.endpoints(directory.url)
         // On a worker host the log is the core's, over the network, with sealed fields opened there.
         let context = try ZMQContext()
         defer { context.shutdown() }
         let (log, keys): (any EventLogReader, UserKeyStore?)
-        if let endpoint = logService ?? ProcessInfo.processInfo.environment["PANTRY_CORE_LOG"] {
-            (log, keys) = (RemoteEventStore(context: context, endpoint: endpoint), nil)
+        if remote {
+            (log, keys) = (RemoteEventStore(context: context, endpoint: endpoints.log), nil)
         } else {
             (log, keys) = (try options.openExistingLog(directory), try UserKeyStore(path: directory.userKeys, readOnly: true))
         }

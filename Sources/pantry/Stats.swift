@@ -18,6 +18,7 @@ struct Stats: ParsableCommand {
     }
 
     func run() throws {
+        let options = try self.options.configuration().deployment()
         let directory = try DataDirectory(options.data)
         let store = try options.openExistingLog(directory)
         let counts = try store.countsByType()

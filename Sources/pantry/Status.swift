@@ -24,6 +24,7 @@ struct Status: ParsableCommand {
     }
 
     func run() throws {
+        let options = try self.options.configuration().deployment()
         let directory = try DataDirectory(options.data)
         let head = try options.openExistingLog(directory).headPosition()
         var processes = [Report.Process(name: "core", running: isLocked(directory.writerLock), position: head, lag: 0)]

@@ -17,46 +17,52 @@ struct Submit: ParsableCommand {
             Lines that arrive together are decided and committed as one batch. A bad line gets a
             rejection and changes nothing; the rest go on. When a core is running on the data
             directory the commands go to it; otherwise this process writes the log itself.
+            Exit status 1 when any command was rejected or failed (every outcome is printed).
             """
     )
 
     @OptionGroup var options: DataOptions
 
-    @Option(help: "The core's command endpoint, when it is not the default of the data directory.")
+    @Option(name: [.customLong("core-commands"), .customLong("commands")],
+            help: "The core's command endpoint, when it is not the default of the data directory; or PANTRY_CORE_COMMANDS.")
     var commands: String?
 
     @Option(help: "Seconds to wait for a running core's answer.")
     var timeout: Double = 10
 
     func run() throws {
-        bootstrapLogging()
+        let config = try self.options.configuration(["core-commands": commands])
+        let options = try config.deployment()
         let directory = try DataDirectory(options.data)
+        let endpoints = try config.endpoints(directory.url).bus
+        bootstrapLogging(options.logLevel)
         let lock: WriterLock
         do {
             lock = try WriterLock(path: directory.writerLock)
         } catch is WriterLock.Held {
             // Someone holds the log: a running core, which takes commands over ZeroMQ.
-            var endpoints = try BusEndpoints(directory, environment: ProcessInfo.processInfo.environment)
-            if let commands { endpoints.commands = commands }
-            return try submitToCore(endpoint: endpoints.commands)
+            guard try submitToCore(endpoint: endpoints.commands) else { throw ExitCode(1) }
+            return
         }
         defer { withExtendedLifetime(lock) {} }
         let processor = try CommandProcessor(store: options.openLogForWriting(directory, logger: Logger(label: "pantry.submit")).0,
                                              keys: UserKeyStore(path: directory.userKeys, readOnly: false),
                                              snapshotPath: directory.coreSnapshot)
-        try forEachBatch { envelopes in processor.process(envelopes) }
+        let allAccepted = try forEachBatch { envelopes in processor.process(envelopes) }
         processor.waitForSnapshot()
+        if !allAccepted { throw ExitCode(1) }
     }
 
-    private func submitToCore(endpoint: String) throws {
+    private func submitToCore(endpoint: String) throws -> Bool {
         let context = try ZMQContext()
         let client = try CommandClient(context: context, endpoint: endpoint, timeout: .seconds(timeout))
-        try forEachBatch { envelopes in try client.submit(envelopes) }
+        return try forEachBatch { envelopes in try client.submit(envelopes) }
     }
 
     /// Reads stdin a batch at a time, answers lines that cannot be decoded itself and hands the
-    /// rest to `decide`, printing every outcome in input order.
-    private func forEachBatch(_ decide: ([CommandEnvelope]) throws -> [CommandOutcome]) throws {
+    /// rest to `decide`, printing every outcome in input order; true when every one was accepted.
+    private func forEachBatch(_ decide: ([CommandEnvelope]) throws -> [CommandOutcome]) throws -> Bool {
+        var allAccepted = true
         var reader = LineReader(descriptor: STDIN_FILENO, maxLineBytes: CommandCoding.maxDocumentBytes)
 
         while let lines = reader.nextLines() {
@@ -82,10 +88,12 @@ struct Submit: ParsableCommand {
             for (owner, outcome) in zip(owners, try decide(envelopes)) { outcomes[owner] = outcome }
             var output = Data()
             for outcome in outcomes.compactMap({ $0 }) {
+                if outcome.status != .accepted { allAccepted = false }
                 output.append(outcome.jsonDocument)
                 output.append(UInt8(ascii: "\n"))
             }
             FileHandle.standardOutput.write(output)
         }
+        return allAccepted
     }
 }

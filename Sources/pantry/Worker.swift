@@ -20,7 +20,8 @@ struct Worker: ParsableCommand {
 
     @OptionGroup var options: DataOptions
 
-    @Option(help: "The core's log service (e.g. tcp://core:5557), read instead of the log itself when set; or PANTRY_CORE_LOG.")
+    @Option(name: [.customLong("core-log"), .customLong("log-service")],
+            help: "The core's log service (e.g. tcp://core:5557), read instead of the log itself when set; or PANTRY_CORE_LOG.")
     var logService: String?
 
     func validate() throws {
@@ -30,19 +31,19 @@ struct Worker: ParsableCommand {
     }
 
     func run() throws {
-        bootstrapLogging()
-        let logger = Logger(label: "pantry.worker.\(name)")
+        let config = try self.options.configuration(["core-log": logService])
+        let options = try config.deployment()
         let directory = try DataDirectory(options.data)
+        let (endpoints, remote) = try config.endpoints(directory.url)
+        bootstrapLogging(options.logLevel)
+        let logger = Logger(label: "pantry.worker.\(name)")
         try FileManager.default.createDirectory(at: directory.projections, withIntermediateDirectories: true)
         let lock = try WriterLock(path: directory.workerLock(name))
         defer { withExtendedLifetime(lock) {} }
         let context = try ZMQContext()
-        let environment = ProcessInfo.processInfo.environment
-        let endpoints = try BusEndpoints(directory, environment: environment, logService: logService)
         // With the log service named (another host) it answers, with sealed fields opened: the
         // worker needs only its own directory. Without it the log is read directly (the file on
         // this host, or PostgreSQL), so gaps are repaired even while the core restarts.
-        let remote = logService != nil || environment["PANTRY_CORE_LOG"] != nil
         let (reader, keys): (any EventLogReader, UserKeyStore?)
         if remote {
             (reader, keys) = (RemoteEventStore(context: context, endpoint: endpoints.log), nil)

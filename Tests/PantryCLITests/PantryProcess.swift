@@ -45,6 +45,60 @@ enum PantryBinary {
     }
 }
 
+extension PantryBinary {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+    }
+
+    /// Runs `pantry ARGS` in `directory` with this runner's environment, but no `PANTRY_*`
+    /// variable other than those in `environment`; returns status, stdout and stderr.
+    static func run(_ arguments: [String], environment: [String: String], in directory: URL? = nil, input: Data = Data()) throws -> Run {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PANTRY_") }
+            .merging(environment) { _, given in given }
+        if let directory { process.currentDirectoryURL = directory }
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let writer = Thread {
+            stdin.fileHandleForWriting.write(input)
+            try? stdin.fileHandleForWriting.close()
+        }
+        writer.start()
+        // Read stderr on another thread so that neither pipe fills while the other is read.
+        let errors = ReadToEnd(stderr.fileHandleForReading)
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+                   stderr: String(decoding: errors.wait(), as: UTF8.self))
+    }
+}
+
+/// A pipe read to its end on a thread of its own.
+final class ReadToEnd: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }.start()
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}
+
 extension String {
     var jsonObject: [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(utf8))) as? [String: Any]

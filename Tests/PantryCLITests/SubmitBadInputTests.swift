@@ -29,7 +29,7 @@ import Testing
 
         let (status, lines) = try PantryBinary.run(["submit", "--data", directory.path], input: input)
 
-        #expect(status == 0)
+        #expect(status == 1, "a rejected line makes the exit status 1, after every outcome is printed")
         try #require(lines.count == bad.count + 2)
         #expect(lines.first?.jsonObject?["status"] as? String == "accepted")
         for (line, expected) in zip(lines.dropFirst(), bad) {
@@ -41,6 +41,9 @@ import Testing
         #expect(lines.last?.jsonObject?["status"] as? String == "accepted", "the process kept going after bad input")
         let store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path, readOnly: true)
         #expect(try store.headPosition() == 3, "the registration, then the good line: its recipe's facts and its point")
+
+        let again = try PantryBinary.run(["submit", "--data", directory.path], input: Data((good + "\n" + register + "\n").utf8))
+        #expect(again.status == 0 && again.lines.count == 2, "the same commands again: duplicates, accepted")
     }
 
     /// A held writer lock means a core owns the log: submit never writes beside it, and says so

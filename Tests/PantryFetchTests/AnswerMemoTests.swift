@@ -12,7 +12,7 @@ import PantryWire
     static let search = FetchRequest.search(query: "Soup", diet: nil, maxReadyTime: nil, offset: 0, number: 10)
 
     func catalogService() throws -> FetchService {
-        var config = try FetchConfiguration.fromEnvironment(databasePath: temporaryDatabasePath(), environment: [:])
+        var config = FetchConfiguration(databasePath: try temporaryDatabasePath())
         config.catalogFile = CatalogTests.smallCatalog
         return try FetchService(configuration: config)
     }

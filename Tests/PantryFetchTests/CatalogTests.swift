@@ -10,7 +10,7 @@ import PantryWire
         .appendingPathComponent("Fixtures/catalog-small.json").path
 
     func service(seed: UInt64 = 7, catalog: String? = smallCatalog) throws -> FetchService {
-        var config = try FetchConfiguration.fromEnvironment(databasePath: temporaryDatabasePath(), environment: [:])
+        var config = FetchConfiguration(databasePath: try temporaryDatabasePath())
         config.catalogSeed = seed
         config.catalogFile = catalog
         #expect(config.primary == .catalog)
@@ -91,22 +91,6 @@ import PantryWire
         #expect(throws: FetchConfigurationError.self) { try self.service(catalog: wrongPrefix.path) }
     }
 
-    @Test func badEnvironmentIsAClearError() {
-        #expect(throws: FetchConfigurationError.self) {
-            try FetchConfiguration.fromEnvironment(databasePath: "x", environment: ["PANTRY_SPOONACULAR_DAILY_QUOTA": "lots"])
-        }
-        #expect(throws: FetchConfigurationError.self) {
-            try FetchConfiguration.fromEnvironment(databasePath: "x", environment: ["PANTRY_PROVIDER": "spoonacular"])
-        }
-        #expect(throws: FetchConfigurationError.self) {
-            try FetchConfiguration.fromEnvironment(databasePath: "x", environment: ["PANTRY_SPOONACULAR_URL": "ftp://x"])
-        }
-        let config = try? FetchConfiguration.fromEnvironment(databasePath: "x", environment: [
-            "PANTRY_SPOONACULAR_KEY": "k", "PANTRY_SPOONACULAR_DAILY_QUOTA": "50",
-        ])
-        #expect(config?.primary == .spoonacular && config?.spoonacularLimits.dailyQuota == 50)
-    }
-
     /// The catalog shipped with Pantry loads and answers every kind of request.
     @Test func shippedCatalogServesOffline() async throws {
         let shipped = try service(catalog: nil)
@@ -141,11 +125,10 @@ import PantryWire
 }
 
 @Suite struct StoreLocationTests {
-    @Test func databaseDirectoryIsCreatedAndPathComesFromEnvironment() async throws {
+    @Test func databaseDirectoryIsCreated() async throws {
         let base = URL(fileURLWithPath: try temporaryDatabasePath()).deletingLastPathComponent()
         let path = base.appendingPathComponent("nested/dir/fetch.sqlite").path
-        let config = try FetchConfiguration.fromEnvironment(environment: ["PANTRY_FETCH_DB": path])
-        #expect(config.databasePath == path)
+        let config = FetchConfiguration(databasePath: path)
         _ = try FetchService(configuration: config)
         #expect(FileManager.default.fileExists(atPath: path))
     }

@@ -1,0 +1,236 @@
+import Foundation
+import Logging
+import PantryAPI
+import PantryBounded
+import PantryBus
+import PantryFetch
+import PantryPostgresLog
+
+/// The keys, by the part of Pantry that reads them. Each section reads its keys once, validates
+/// them and hands the libraries their own configuration values (`BusEndpoints`,
+/// `APIServer.Configuration`, `FetchConfiguration`); the defaults are the libraries' own.
+extension ConfigurationSources {
+    /// Every key, as `pantry config` prints them and the README's table lists them.
+    static let keys: Set<String> = Set(
+        ["config", "data", "log", "log-level",
+         "core-commands", "core-events", "core-log", "fetch-endpoint", "feed-high-water-mark"]
+        + BusEndpoints.workers.map { "\($0)-queries" }
+        + ["snapshot-every", "command-id-filter-mib"]
+        + ["host", "port", "core-timeout", "token-lifetime", "token-key", "password-cost",
+           "login-rate-per-client", "login-rate-overall", "trusted-proxies", "header-timeout", "body-timeout",
+           "idle-timeout", "max-connections", "max-connections-per-address", "recipe-reuse", "cors-origins", "access-log", "docs-assets"]
+        + ["provider", "spoonacular-key", "spoonacular-url", "mealdb-url", "spoonacular-daily-quota",
+           "spoonacular-rate", "spoonacular-burst", "spoonacular-concurrency", "fetch-client-burst",
+           "fetch-client-per-hour", "fetch-overall-per-hour", "fetch-timeout", "fetch-stale-after", "catalog", "catalog-seed"])
+
+    /// Never printed, not even in an error. (The password of a `log` URL is masked too.)
+    static let secretKeys: Set<String> = ["token-key", "spoonacular-key"]
+
+    // MARK: Every command that touches a deployment
+
+    /// `data`, `log`, `log-level`.
+    func deployment() throws -> Deployment {
+        let data = try text("data", shown: "./data") ?? "./data"
+        let sqlite = URL(fileURLWithPath: data).standardizedFileURL.appendingPathComponent("events.sqlite").path
+        let postgres = try parsed("log", shown: sqlite, expected: "postgres://USER[:PASSWORD]@HOST:PORT/DATABASE, or left out for the SQLite log in the data directory",
+                                  mask: Self.withoutPassword) { text in
+            PostgresLogAddress.isPostgres(text) ? try? PostgresLogAddress(text) : nil
+        }
+        let levels = Logger.Level.allCases.map(\.rawValue)
+        let logLevel = try parsed("log-level", shown: Logger.Level.info.rawValue,
+                                  expected: "one of \(levels.joined(separator: ", "))") { Logger.Level(rawValue: $0) } ?? .info
+        return Deployment(data: data, postgres: postgres, logLevel: logLevel)
+    }
+
+    /// `postgres://pantry:********@db:5432/pantry`: a log's address as it may be printed.
+    static func withoutPassword(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.percentEncodedPassword = masked
+        return components.string ?? url
+    }
+
+    // MARK: Where the processes meet
+
+    /// `core-commands`, `core-events`, `core-log`, `fetch-endpoint`, `<worker>-queries`,
+    /// `feed-high-water-mark`: `ipc://` sockets in the data directory unless set. With `core-log`
+    /// set (`logServiceNamed`) a worker, the API or a replay reads the log through the core's log
+    /// service (from another host) rather than the log itself.
+    func endpoints(_ dataDirectory: URL) throws -> (bus: BusEndpoints, logServiceNamed: Bool) {
+        var bus = BusEndpoints(dataDirectory: dataDirectory)
+        bus.commands = try endpoint("core-commands", default: bus.commands)
+        bus.events = try endpoint("core-events", default: bus.events)
+        bus.log = try endpoint("core-log", default: bus.log)
+        let logServiceNamed = isSet("core-log")
+        bus.fetch = try endpoint("fetch-endpoint", default: bus.fetch)
+        for worker in BusEndpoints.workers {
+            bus.queries[worker] = try endpoint("\(worker)-queries", default: bus.queries(of: worker), several: true)
+        }
+        bus.feedHighWaterMark = try int("feed-high-water-mark", default: bus.feedHighWaterMark, in: 1...Int(Int32.max))
+        return (bus, logServiceNamed)
+    }
+
+    private func endpoint(_ key: String, default defaultValue: String, several: Bool = false) throws -> String {
+        let expected = several
+            ? "ZeroMQ endpoints (tcp://HOST:PORT or ipc://PATH) separated by spaces"
+            : "a ZeroMQ endpoint: tcp://HOST:PORT or ipc://PATH"
+        return try parsed(key, shown: defaultValue, expected: expected) { text in
+            let endpoints = text.split(separator: " ")
+            let valid = endpoints.allSatisfy { endpoint in
+                ["tcp://", "ipc://", "inproc://"].contains { endpoint.hasPrefix($0) && endpoint.count > $0.count }
+            }
+            return valid && !endpoints.isEmpty && (several || endpoints.count == 1) ? text : nil
+        } ?? defaultValue
+    }
+
+    // MARK: The core
+
+    /// `snapshot-every`, `command-id-filter-mib`.
+    func core() throws -> CoreSettings {
+        CoreSettings(
+            snapshotEvery: Int64(try int("snapshot-every", default: 100_000, in: 1...1_000_000_000)),
+            commandIdFilterMiB: try int("command-id-filter-mib", default: 64, in: 0...(1 << 20)))
+    }
+
+    // MARK: The API
+
+    /// The API's keys, over the library's defaults in `configuration`.
+    func api(_ configuration: inout APIServer.Configuration) throws {
+        configuration.host = try text("host", shown: configuration.host) ?? configuration.host
+        configuration.port = try int("port", default: configuration.port, in: 1...65535)
+        configuration.coreTimeout = try duration("core-timeout", default: configuration.coreTimeout, in: 0...600)
+        configuration.tokenLifetimeSeconds = Int64(try int("token-lifetime", default: Int(configuration.tokenLifetimeSeconds),
+                                                           in: 1...10 * 365 * 86_400))
+        configuration.tokenKey = try tokenKey(configuration.dataDirectory)
+        configuration.passwordLogN = try int("password-cost", default: configuration.passwordLogN, in: PasswordHasher.logNRange)
+        // A rate R allows R a second with a burst of 10 R.
+        for (key, limit) in [("login-rate-per-client", \APIServer.Configuration.loginLimitPerClient),
+                             ("login-rate-overall", \APIServer.Configuration.loginLimitOverall)] {
+            let rate = try double(key, default: configuration[keyPath: limit].perSecond, in: 0...1_000_000, above: true)
+            if isSet(key) { configuration[keyPath: limit] = RateLimit(perSecond: rate, burst: max(rate * 10, 1)) }
+        }
+        configuration.trustedProxies = try parsed("trusted-proxies", shown: "none", expected: "IP addresses separated by commas or spaces") {
+            APIServer.Configuration.proxyAddresses($0)
+        } ?? configuration.trustedProxies
+        for (key, timeout) in [("header-timeout", \APIServer.Configuration.headerTimeout),
+                               ("body-timeout", \APIServer.Configuration.bodyTimeout),
+                               ("idle-timeout", \APIServer.Configuration.idleTimeout)] {
+            let seconds = try double(key, default: Double(configuration[keyPath: timeout].nanoseconds) / 1e9, in: 0...3600, above: true)
+            configuration[keyPath: timeout] = .milliseconds(Int64(seconds * 1000))
+        }
+        configuration.maxConnections = try int("max-connections", default: configuration.maxConnections, in: 1...1_000_000)
+        configuration.maxConnectionsPerAddress = try int("max-connections-per-address",
+                                                         default: configuration.maxConnectionsPerAddress, in: 1...1_000_000)
+        configuration.recipeReuse = try duration("recipe-reuse", default: configuration.recipeReuse, in: 0...60, above: false)
+        configuration.corsOrigins = try parsed("cors-origins", shown: "none", expected: "origins separated by commas") { text in
+            Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        } ?? configuration.corsOrigins
+        let accessLog = configuration.accessLogPath ?? "off"
+        switch try text("access-log", shown: accessLog) ?? accessLog {
+        case "off": configuration.accessLogPath = nil
+        case let path: configuration.accessLogPath = path
+        }
+        let docs = RepositoryFiles.locate(configuration.docsAssets) ?? configuration.docsAssets
+        configuration.docsAssets = try text("docs-assets", shown: docs) ?? docs
+    }
+
+    /// `token-key`: the API's, and the load test's to register its users as the operator.
+    func tokenKey(_ dataDirectory: URL) throws -> String? {
+        let file = dataDirectory.standardizedFileURL.appendingPathComponent("api-token.key").path
+        return try parsed("token-key", shown: "\(file), made once", expected: "at least 32 bytes") { $0.utf8.count >= 32 ? $0 : nil }
+    }
+
+    private func duration(_ key: String, default defaultValue: Duration, in range: ClosedRange<Double>, above: Bool = true) throws -> Duration {
+        let seconds = try double(key, default: Double(defaultValue.components.seconds) + Double(defaultValue.components.attoseconds) / 1e18,
+                                 in: range, above: above)
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    // MARK: The fetch worker
+
+    /// The fetch worker's keys, over the library's defaults in `configuration`.
+    func fetch(_ configuration: inout FetchConfiguration) throws {
+        configuration.spoonacularKey = try text("spoonacular-key")
+        let providers = FetchConfiguration.Provider.allCases.map(\.rawValue)
+        let chosen = configuration.spoonacularKey == nil ? FetchConfiguration.Provider.catalog : .spoonacular
+        configuration.primary = try parsed("provider", shown: chosen.rawValue, expected: "one of \(providers.joined(separator: ", "))") {
+            FetchConfiguration.Provider(rawValue: $0.lowercased())
+        } ?? chosen
+        if configuration.primary == .spoonacular, configuration.spoonacularKey == nil {
+            throw ConfigurationError("provider: spoonacular needs spoonacular-key (\(Self.environmentName("spoonacular-key"))) to be set")
+        }
+        configuration.spoonacularURL = try url("spoonacular-url", default: configuration.spoonacularURL)
+        configuration.mealdbURL = try url("mealdb-url", default: configuration.mealdbURL)
+        configuration.spoonacularLimits.dailyQuota = try int("spoonacular-daily-quota", default: configuration.spoonacularLimits.dailyQuota ?? 150,
+                                                            in: 0...1_000_000)
+        configuration.spoonacularLimits.ratePerSecond = try double("spoonacular-rate", default: configuration.spoonacularLimits.ratePerSecond,
+                                                                   in: 0.001...1000)
+        configuration.spoonacularLimits.burst = try double("spoonacular-burst", default: configuration.spoonacularLimits.burst, in: 1...1000)
+        configuration.spoonacularLimits.maxConcurrent = try int("spoonacular-concurrency", default: configuration.spoonacularLimits.maxConcurrent,
+                                                                in: 1...100)
+        configuration.upstreamCallsPerClient.burst = try double("fetch-client-burst", default: configuration.upstreamCallsPerClient.burst,
+                                                                in: 1...1_000_000)
+        configuration.upstreamCallsPerClient.perSecond = try double("fetch-client-per-hour",
+                                                                    default: configuration.upstreamCallsPerClient.perSecond * 3600,
+                                                                    in: 1...1_000_000_000) / 3600
+        let overall = Double(try int("fetch-overall-per-hour", default: 0, in: 1...1_000_000_000, shown: "a twelfth of the daily quota"))
+        if isSet("fetch-overall-per-hour") {
+            configuration.upstreamCallsOverall = RateLimit(perSecond: overall / 3600, burst: max(1, overall / 10))
+        }
+        configuration.requestTimeout = try double("fetch-timeout", default: configuration.requestTimeout, in: 0.1...300)
+        configuration.staleAfter = try double("fetch-stale-after", default: configuration.staleAfter, in: 0...60)
+        configuration.catalogFile = try text("catalog", shown: "the bundled catalog")
+        let seed = try int("catalog-seed", default: 0, in: 0...Int.max, shown: "random")
+        if isSet("catalog-seed") { configuration.catalogSeed = UInt64(seed) }
+    }
+
+    private func url(_ key: String, default defaultValue: String) throws -> String {
+        try parsed(key, shown: defaultValue, expected: "an http(s) URL") { text in
+            guard let components = URLComponents(string: text), ["http", "https"].contains(components.scheme ?? ""),
+                  components.host?.isEmpty == false else { return nil }
+            return text
+        } ?? defaultValue
+    }
+}
+
+/// What every command that touches a deployment reads first.
+struct Deployment {
+    /// The data directory (`data`), as given.
+    var data: String
+    /// The log in PostgreSQL (`log`), or nil for the SQLite file in the data directory.
+    var postgres: PostgresLogAddress?
+    var logLevel: Logger.Level
+}
+
+struct CoreSettings {
+    var snapshotEvery: Int64
+    var commandIdFilterMiB: Int
+}
+
+/// Files `ops/setup` downloads into the repository's `.cache/` (the Wikibooks Cookbook, ReDoc's
+/// script), found from the working directory, else in the repository the binary was built in
+/// (`REPO/.build/TRIPLE/CONFIGURATION/pantry`), so that the commands work from any directory.
+enum RepositoryFiles {
+    static func locate(_ relative: String) -> String? {
+        candidates(relative).first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Where `relative` is looked for, in order.
+    static func candidates(_ relative: String) -> [String] {
+        guard !relative.hasPrefix("/") else { return [relative] }
+        var found = [URL(fileURLWithPath: relative).standardizedFileURL.path]
+        if let repository, case let path = repository.appendingPathComponent(relative).standardizedFileURL.path, !found.contains(path) {
+            found.append(path)
+        }
+        return found
+    }
+
+    /// The directory above the binary that holds `Package.swift`.
+    static let repository: URL? = {
+        var directory = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent()
+        while let current = directory, current.path != "/" {
+            if FileManager.default.fileExists(atPath: current.appendingPathComponent("Package.swift").path) { return current }
+            directory = current.deletingLastPathComponent()
+        }
+        return nil
+    }()
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// The command line as the README documents it (issue 33).
+@Suite struct CommandLineTests {
+    static let register = #"{"commandId":"r1","type":"RegisterUser","data":{"userId":"u1","username":"anna","email":"a@example.org","passwordHash":"\#(testPasswordHash)"}}"#
+
+    @Test func pantryDataIsHonouredByEveryCommand() throws {
+        let data = try PantryBinary.temporaryDirectory(), elsewhere = try PantryBinary.temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: data)
+            try? FileManager.default.removeItem(at: elsewhere)
+        }
+        let environment = ["PANTRY_DATA": data.path]
+        let submitted = try PantryBinary.run(["submit"], environment: environment, in: elsewhere, input: Data((Self.register + "\n").utf8))
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        let stats = try PantryBinary.run(["stats", "--json"], environment: environment, in: elsewhere)
+        #expect(stats.status == 0 && stats.stdout.jsonObject?["head"] as? Int == 1, "\(stats.stdout)\(stats.stderr)")
+        let status = try PantryBinary.run(["status", "--json"], environment: environment, in: elsewhere)
+        #expect(status.status == 0 && status.stdout.jsonObject?["head"] as? Int == 1, "\(status.stderr)")
+        let events = try PantryBinary.run(["events"], environment: environment, in: elsewhere)
+        #expect(events.status == 0 && events.lines.count == 1, "\(events.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("data").path), "nothing made in ./data")
+    }
+
+    @Test func runtimeFailuresExitOneWithoutTheUsageAndUsageErrorsExit64() throws {
+        let empty = try PantryBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let stats = try PantryBinary.run(["stats", "--data", empty.path], environment: [:])
+        #expect(stats.status == 1 && stats.stderr == "pantry stats: there is no event log at \(empty.path)/events.sqlite\n", "\(stats.stderr)")
+        let replay = try PantryBinary.run(["replay", "--data", empty.path], environment: [:])
+        #expect(replay.status == 1 && replay.stderr.hasPrefix("pantry replay: ") && !replay.stderr.contains("Usage:"), "\(replay.stderr)")
+        let source = try PantryBinary.run(["catalog", "import", "--data", empty.path, "--source", "/nonexistent.json"], environment: [:])
+        #expect(source.status == 1 && source.stderr.hasPrefix("pantry catalog import: cannot read /nonexistent.json"), "\(source.stderr)")
+        #expect(!source.stderr.contains("Usage:"))
+        let usage = try PantryBinary.run(["stats", "--no-such-flag"], environment: [:])
+        #expect(usage.status == 64 && usage.stderr.contains("Usage:"), "\(usage.stderr)")
+    }
+
+    /// `.cache/catalog/recipes_en-us.json` is the repository's, not the working directory's.
+    @Test func catalogImportWorksOutsideTheRepository() throws {
+        let data = try PantryBinary.temporaryDirectory(), elsewhere = try PantryBinary.temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: data)
+            try? FileManager.default.removeItem(at: elsewhere)
+        }
+        let source = PantryBinary.repositoryRoot.appendingPathComponent(".cache/catalog/recipes_en-us.json").path
+        let run = try PantryBinary.run(["catalog", "import", "--data", data.path], environment: [:], in: elsewhere)
+        if FileManager.default.fileExists(atPath: source) {
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect((run.stdout.jsonObject?["recipes"] as? Int ?? 0) > 3000)
+            #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("catalog-import.json").path))
+        } else {
+            // Without ops/setup's download: where it was looked for, and what to do.
+            #expect(run.status == 1 && run.stderr.contains(source) && run.stderr.contains("--source"), "\(run.stderr)")
+        }
+    }
+
+    /// The fetch worker says so when it serves only the bundled recipes.
+    @Test func theFetchWorkerWarnsWhenTheImportedCatalogIsMissing() throws {
+        let data = try PantryBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let process = Process()
+        process.executableURL = PantryBinary.url
+        process.arguments = ["fetch", "--data", data.path]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PANTRY_") }
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        let missing = data.appendingPathComponent("catalog-import.json").path
+        var seen = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !seen.contains(missing), Date() < deadline {
+            let chunk = stderr.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(seen.contains("warning") && seen.contains(missing) && seen.contains("pantry catalog import"), "\(seen)")
+    }
+}
