@@ -6,9 +6,10 @@ import PantryCore
 import PantryEventStore
 import PantryFetch
 import PantryFetchServer
+import ServiceLifecycle
 import ZeroMQ
 
-struct Fetch: ParsableCommand {
+struct Fetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the fetch worker: recipe data from the upstream APIs or the offline catalog, rate-limited and cached.",
         discussion: """
@@ -20,7 +21,7 @@ struct Fetch: ParsableCommand {
 
     @OptionGroup var options: DataOptions
 
-    func run() throws {
+    func run() async throws {
         bootstrapLogging()
         let logger = Logger(label: "pantry.fetch")
         let directory = try DataDirectory(options.data)
@@ -37,8 +38,7 @@ struct Fetch: ParsableCommand {
         let context = try ZMQContext()
         let server = try FetchServer(service: service, context: context,
                                      endpoint: BusEndpoints(directory, environment: environment).fetch, logger: logger)
-        let signals = stopOnSignals { context.shutdown() }
-        defer { withExtendedLifetime(signals) {} }
-        try server.run()
+        defer { context.shutdown() }
+        try await runServices([server], logger: logger)
     }
 }
