@@ -1,38 +1,30 @@
 import Foundation
+import NIOPosix
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Where scrypt runs: threads of its own, never the event loops nor Swift's cooperative pool, and
-/// a bounded queue in front of them. 200 parallel wrong-password logins kept every core busy on
-/// scrypt and an authenticated read waited 7.37 s; now at most `threads` hashes run (one core is
-/// always left to serve requests) and at most `queueLimit` wait, the rest answered 503 at once.
+/// Where scrypt runs: a `NIOThreadPool` of its own, never the event loops, Swift's cooperative pool
+/// nor NIO's shared pool for blocking work, and a bounded queue in front of it. 200 parallel
+/// wrong-password logins kept every core busy on scrypt and an authenticated read waited 7.37 s;
+/// now at most `threads` hashes run (one core is always left to serve requests) and at most
+/// `queueLimit` wait, the rest answered 503 at once.
 final class PasswordHashingPool: Sendable {
     struct Busy: Error {}
 
-    private struct Job {
-        var work: @Sendable () -> Void
-    }
-
-    private let jobs = Mutex<[Job]>([])
-    private let available = DispatchSemaphore(value: 0)
+    private let pool: NIOThreadPool
+    /// Jobs admitted that no thread has taken yet.
+    private let waiting = Atomic<Int>(0)
     let queueLimit: Int
 
     init(threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), queueLimit: Int = 32) {
+        pool = NIOThreadPool(numberOfThreads: threads)
         self.queueLimit = queueLimit
-        for index in 0..<threads {
-            let thread = Thread { [self] in
-                Self.yieldToRequests()
-                while true {
-                    available.wait()
-                    let job = jobs.withLock { $0.removeFirst() }
-                    job.work()
-                }
-            }
-            thread.name = "password-hashing-\(index)"
-            thread.start()
-        }
+    }
+
+    deinit {
+        pool.shutdownGracefully { _ in }
     }
 
     /// The hashing threads run at nice 10: they still use an idle core fully, but a thread that
@@ -49,17 +41,26 @@ final class PasswordHashingPool: Sendable {
     }
 
     /// Jobs waiting for a thread.
-    var queued: Int { jobs.withLock { $0.count } }
+    var queued: Int { waiting.load(ordering: .relaxed) }
 
     /// Runs `work` on the pool; `Busy` at once when `queueLimit` jobs already wait.
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let admitted = jobs.withLock { jobs in
-                guard jobs.count < queueLimit else { return false }
-                jobs.append(Job { continuation.resume(with: Result { try work() }) })
-                return true
+        // Started on the first hash rather than in `init`: a pool never used holds no thread.
+        pool.start()
+        return try await withCheckedThrowingContinuation { continuation in
+            let admitted = waiting.wrappingAdd(1, ordering: .relaxed).newValue <= queueLimit
+            guard admitted else {
+                waiting.wrappingSubtract(1, ordering: .relaxed)
+                return continuation.resume(throwing: Busy())
             }
-            if admitted { available.signal() } else { continuation.resume(throwing: Busy()) }
+            // `submit`, not `runIfActive`: the count of waiting jobs is kept exact, cancelled or not.
+            pool.submit { [self] state in
+                waiting.wrappingSubtract(1, ordering: .relaxed)
+                guard case .active = state else { return continuation.resume(throwing: CancellationError()) }
+                // Every job: the pool's threads are NIO's, started without it (one call, against ~90 ms of scrypt).
+                Self.yieldToRequests()
+                continuation.resume(with: Result { try work() })
+            }
         }
     }
 }
