@@ -27,6 +27,9 @@ let package = Package(
     targets: [
         // A small, fast JSON object writer for the hot paths.
         .target(name: "PantryJSON"),
+        // The thread of a service whose loop blocks (a ZeroMQ socket's, the checkpointer's), started
+        // from the service's run() and stopped by its group: the one way from async code to such a thread.
+        .target(name: "PantryThreads", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         // The seeded generator (SplitMix64) of the load test, the catalog's shuffles and the tests.
         .target(name: "PantryRandom"),
         // Commands, events and the rules between them. Pure: no I/O, no clock, no database.
@@ -46,9 +49,11 @@ let package = Package(
             dependencies: [
                 "PantryJSON",
                 "PantryLog",
+                "PantryThreads",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The log in PostgreSQL (`PANTRY_LOG=postgres://...`), the same `EventStore` as the SQLite file.
@@ -83,9 +88,13 @@ let package = Package(
                 "PantryEventStore",
                 "PantryKeys",
                 "PantryBus",
+                "PantryThreads",
                 "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // ZeroMQ between the processes, client side: the command and request clients, the feed
@@ -97,8 +106,10 @@ let package = Package(
                 "PantryJSON",
                 "PantryLog",
                 "PantryWire",
+                "PantryThreads",
                 "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Read models built from the log by the worker processes (one SQLite file each).
@@ -112,6 +123,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -129,9 +142,11 @@ let package = Package(
                 "PantryLog",
                 "PantryWire",
                 "PantryProjections",
+                "PantryThreads",
                 "ZeroMQ",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // libcurl, wrapped once: a C shim for the variadic setopt, one thin Swift client over it.
@@ -141,7 +156,7 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
-        .target(name: "Curl", dependencies: ["CCurlShim", "CCurl"]),
+        .target(name: "Curl", dependencies: ["CCurlShim", "CCurl", .product(name: "NIOPosix", package: "swift-nio")]),
         // Recipe data: providers, the persistent cache, quota and rate limits, the offline catalog.
         .target(
             name: "PantryFetch",
@@ -160,7 +175,7 @@ let package = Package(
         // The fetch worker's ZeroMQ front.
         .target(
             name: "PantryFetchServer",
-            dependencies: ["PantryFetch", "PantryWire", "ZeroMQ", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["PantryFetch", "PantryWire", "PantryThreads", "ZeroMQ", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "PantryTestSupport"]),
         .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryWire", "PantryBounded", "PantryDomain", "Curl", "PantryTestSupport"]),
@@ -179,10 +194,12 @@ let package = Package(
                 "PantryProjections",
                 "PantryBounded",
                 "PantryTokens",
+                "PantryThreads",
                 "ZeroMQ",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -196,7 +213,7 @@ let package = Package(
             // The web app and the contract it follows, served as files.
             resources: [.copy("Web")]
         ),
-        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryWire", "PantryBounded", "PantryDomain", "PantryTestSupport"]),
+        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryWire", "PantryBounded", "PantryDomain", "PantryTestSupport", "ZeroMQ"]),
         .executableTarget(
             name: "pantry",
             dependencies: [
@@ -222,6 +239,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -241,6 +259,7 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // `pantry loadtest`: the seeded workload, the points ledger, the result and its plot.

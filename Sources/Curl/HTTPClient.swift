@@ -1,26 +1,34 @@
-import Dispatch
 import Foundation
+import NIOPosix
 
 /// An async HTTP client over `CurlEasy`.
 ///
-/// Transfers block, so they run on a pool of their own, at most `maxTransfers` at once (more
-/// wait in its queue without holding a thread), never on Swift's cooperative pool or the pool
-/// the cache's reads use: a slow upstream can hold only these. Each thread lazily creates its
-/// own `CurlEasy` and keeps it in its thread dictionary, so a handle is never shared between
-/// threads and a thread's later requests reuse its open connections.
-package final class HTTPClient: @unchecked Sendable {
+/// Transfers block, so they run on a `NIOThreadPool` of their own of `maxTransfers` threads (more
+/// wait in its queue without holding a thread), never on Swift's cooperative pool or the pool the
+/// cache's reads use: a slow upstream can hold only these. Each thread lazily creates its own
+/// `CurlEasy` and keeps it in its thread dictionary, so a handle is never shared between threads
+/// and a thread's later requests reuse its open connections.
+package final class HTTPClient: Sendable {
     private static let handleKey = "org.pantry.curl.easy"
-    // OperationQueue is thread-safe; it is configured once, here.
-    private let transfers = OperationQueue()
+    private let transfers: NIOThreadPool
 
     package init(maxTransfers: Int = 10) {
-        transfers.name = "org.pantry.curl"
-        transfers.maxConcurrentOperationCount = maxTransfers
+        transfers = NIOThreadPool(numberOfThreads: maxTransfers)
+    }
+
+    deinit {
+        transfers.shutdownGracefully { _ in }
     }
 
     package func send(_ request: HTTPRequest) async throws(CurlError) -> HTTPResponse {
+        // Started on the first transfer rather than in `init`: a client never used holds no thread.
+        transfers.start()
+        // `submit`, not `runIfActive`: as before, a caller's cancellation does not drop its transfer.
         let result: Result<HTTPResponse, CurlError> = await withCheckedContinuation { continuation in
-            transfers.addOperation {
+            transfers.submit { state in
+                guard case .active = state else {
+                    return continuation.resume(returning: .failure(CurlError(kind: .other, code: -1, message: "the HTTP client is shut down")))
+                }
                 let easy = Self.threadHandle()
                 continuation.resume(returning: Result { () throws(CurlError) in try easy.perform(request) })
             }

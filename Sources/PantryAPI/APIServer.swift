@@ -102,14 +102,14 @@ package struct APIServer {
         let endpoints = configuration.endpoints
         switch configuration.log {
         case .direct(let openLog, let vault):
-            feed = APIFeed(models: [accounts, leaderboard], keys: vault, logger: logger, openHeadReader: openLog)
-            feed.start(context: context, feed: endpoints.events, highWaterMark: endpoints.feedHighWaterMark, openLog: openLog)
+            feed = try APIFeed(models: [accounts, leaderboard], keys: vault, context: context, feed: endpoints.events,
+                               highWaterMark: endpoints.feedHighWaterMark, openLog: openLog, openHeadReader: openLog, logger: logger)
         case .service:
             let remote = RemoteEventStore(context: context, endpoint: endpoints.log)
-            feed = APIFeed(models: [accounts, leaderboard], keys: nil, logger: logger, openHeadReader: {
+            feed = try APIFeed(models: [accounts, leaderboard], keys: nil, context: context, feed: endpoints.events,
+                               highWaterMark: endpoints.feedHighWaterMark, openLog: { remote }, openHeadReader: {
                 RemoteEventStore(context: context, endpoint: endpoints.log, timeout: .milliseconds(500))
-            })
-            feed.start(context: context, feed: endpoints.events, highWaterMark: endpoints.feedHighWaterMark, openLog: { remote })
+            }, logger: logger)
         }
         let core = try CoreConnection(context: context, endpoint: configuration.endpoints.commands,
                                       timeout: configuration.coreTimeout, logger: logger)
@@ -117,15 +117,12 @@ package struct APIServer {
                                         logger: logger)
         let recipes = try RecipeSource(context: context, endpoint: endpoints.fetch,
                                        timeout: configuration.fetchTimeout, reuse: configuration.recipeReuse, logger: logger)
-        defer {
-            feed.stop()
-            context.shutdown()
-        }
+        // Whatever a service left blocked on a socket (none should be) is let go as the process ends.
+        defer { context.shutdown() }
 
         let router = Router(context: APIRequestContext.self)
         if !configuration.trustedProxies.isEmpty { router.add(middleware: ForwardedClient(trustedProxies: configuration.trustedProxies)) }
         let accessLog = try AccessLog(path: configuration.accessLogPath, logger: logger)
-        defer { accessLog.stop() }
         if !configuration.corsOrigins.isEmpty { router.add(middleware: CrossOrigin(origins: configuration.corsOrigins)) }
         let routeMethods = RouteMethods()
         router.add(middleware: AccessLogMiddleware(accessLog: accessLog, routes: routeMethods))
@@ -167,9 +164,12 @@ package struct APIServer {
                 logger.info("api serving", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
             },
             logger: logger)
-        // On SIGTERM or SIGINT the server stops accepting, finishes the requests in flight, then returns.
+        // The process's one group. On SIGTERM or SIGINT it shuts the services down in reverse order:
+        // the HTTP server stops accepting and finishes the requests in flight, which still reach
+        // the core, the workers and the fetch worker; then the access log writes its last lines,
+        // the connections fail what still waits, and the feed's follower stops.
         let services = ServiceGroup(configuration: .init(
-            services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: [feed, core, queries, recipes, accessLog, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await services.run()
         logger.info("api stopped")
     }

@@ -1,6 +1,7 @@
-import Dispatch
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
+import NIOPosix
 import PantryDomain
 import PantryEventStore
 import Synchronization
@@ -65,9 +66,14 @@ final class AcceptedCommandFilter {
         }
         let logger = logger
         let reading = reading
-        reading.done.enter()
-        DispatchQueue.global(qos: .utility).async {
-            defer { reading.done.leave() }
+        reading.done.lock()
+        reading.done.unlock(withValue: false)
+        // Blocking reads, on NIO's pool for blocking work.
+        NIOThreadPool.singleton.submit { _ in
+            defer {
+                reading.done.lock()
+                reading.done.unlock(withValue: true)
+            }
             let started = ContinuousClock.now
             do {
                 let filter = try Self.read(store, through: snapshot, into: logged)
@@ -95,6 +101,7 @@ final class AcceptedCommandFilter {
                 previous = event.metadata.commandId
             }
             position = last.position
+            // Not a poll: a moment with no read transaction, so that a RESTART checkpoint can start the WAL over.
             Thread.sleep(forTimeInterval: readPause)
         }
         return filter
@@ -102,7 +109,8 @@ final class AcceptedCommandFilter {
 
     /// Waits for the background read (tests, and benchmarks that want it done).
     func waitForReading() {
-        reading.done.wait()
+        reading.done.lock(whenValue: true)
+        reading.done.unlock()
         takeWhatWasRead()
     }
 
@@ -149,7 +157,8 @@ final class AcceptedCommandFilter {
     private final class BackgroundRead: Sendable {
         let filter = Mutex<BloomFilter?>(nil)
         let failure = Mutex<String?>(nil)
-        let done = DispatchGroup()
+        /// False while the read is under way.
+        let done = ConditionLock(value: true)
     }
 
     private func abandon(_ reason: String) {

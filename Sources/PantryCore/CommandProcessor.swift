@@ -5,6 +5,7 @@ import PantryEventStore
 import PantryKeys
 import PantryWire
 import PantryLog
+import ServiceLifecycle
 
 /// The single writer: decides batches of commands against the state and appends every accepted
 /// event of a batch in one transaction (group commit). Not thread-safe: one thread owns it.
@@ -145,6 +146,10 @@ package final class CommandProcessor {
     package func waitForSnapshot() {
         snapshots?.waitForWrites()
     }
+
+    /// The snapshot writer, for the core's service group: on graceful shutdown it waits for the
+    /// snapshot being written. Nil without a snapshot path.
+    package var snapshotWriter: (any Service)? { snapshots }
 
     /// What one batch came to: an outcome per command, and the events it appended, in log order.
     package struct BatchResult: Sendable {

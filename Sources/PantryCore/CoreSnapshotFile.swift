@@ -1,18 +1,29 @@
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
+import NIOPosix
+import ServiceLifecycle
 
-/// Where the core keeps its snapshot. Written in the background, to a new file renamed over the
-/// old one once it is on disk, so a crash or a full disk mid-write leaves the previous snapshot.
-final class CoreSnapshotFile: Sendable {
+/// Where the core keeps its snapshot. Written in the background, on NIO's pool for blocking work,
+/// to a new file renamed over the old one once it is on disk, so a crash or a full disk mid-write
+/// leaves the previous snapshot. A service in the core's group: on graceful shutdown, once the
+/// core's server has stopped, it waits for the write under way.
+final class CoreSnapshotFile: Service {
     let path: String
-    private let writing = Atomic<Bool>(false)
-    private let queue = DispatchQueue(label: "pantry.core.snapshot", qos: .utility)
+    /// Writes under way: 0 or 1.
+    private let writing = ConditionLock(value: 0)
     private let logger: Logger
 
     init(path: String, logger: Logger) {
         self.path = path
         self.logger = logger
+    }
+
+    /// Until graceful shutdown, then until the write under way (if any) is on disk.
+    func run() async throws {
+        try? await gracefulShutdown()
+        // Queued behind the write, which was submitted first, on a FIFO pool: never ahead of it.
+        try? await NIOThreadPool.singleton.runIfActive { self.waitForWrites() }
     }
 
     /// Nil when there is none, or when it cannot be used (damaged, another version): the log is
@@ -28,12 +39,16 @@ final class CoreSnapshotFile: Sendable {
         }
     }
 
-    /// Encodes and writes `snapshot` on a background thread, unless a write is still going on
-    /// (the next one will come). The state in it is a copy: the writer goes on meanwhile.
+    /// Encodes and writes `snapshot` in the background, unless a write is still going on (the next
+    /// one will come). The state in it is a copy: the writer goes on meanwhile.
     func writeInBackground(_ snapshot: CoreSnapshot) {
-        guard writing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return }
-        queue.async { [self] in
-            defer { writing.store(false, ordering: .releasing) }
+        guard writing.lock(whenValue: 0, timeoutSeconds: 0) else { return }
+        writing.unlock(withValue: 1)
+        NIOThreadPool.singleton.submit { [self] _ in
+            defer {
+                writing.lock()
+                writing.unlock(withValue: 0)
+            }
             do {
                 try write(snapshot)
             } catch {
@@ -45,7 +60,8 @@ final class CoreSnapshotFile: Sendable {
 
     /// Waits for a write in progress (tests, and a clean stop).
     func waitForWrites() {
-        queue.sync {}
+        writing.lock(whenValue: 0)
+        writing.unlock()
     }
 
     func write(_ snapshot: CoreSnapshot) throws {

@@ -2,6 +2,8 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Logging
+import PantryThreads
+import ServiceLifecycle
 import Synchronization
 
 /// Copies an SQLite file's WAL into the file on a thread of its own, so the process that writes it
@@ -45,7 +47,11 @@ import Synchronization
 /// by a turn's writes, hundreds of MB at full rate. So the next turn comes when the WAL, growing as
 /// fast as it did since the last turn, would reach the limit, within `intervals`: once a second
 /// while it fills slowly, sooner as it nears the limit.
-package final class BackgroundCheckpointer: Sendable {
+///
+/// A service: the thread starts in `run()` and ends after its current turn on the group's graceful
+/// shutdown. A thread of its own rather than NIO's pool for blocking work: a turn blocks on the
+/// disk for tens of milliseconds, and one stuck behind other work there lets the WAL pass its limit.
+package final class BackgroundCheckpointer: Service {
     package static let walLimitBytes: Int64 = 64 << 20
     /// The writers' `journal_size_limit`: a WAL restarted at `walLimitBytes` keeps its blocks.
     package static let journalSizeLimit = 2 * walLimitBytes
@@ -53,9 +59,16 @@ package final class BackgroundCheckpointer: Sendable {
     static let restartBackoff: Duration = .milliseconds(250)
     static let maxRestartBackoff: Duration = .seconds(30)
 
-    private let stopping = Atomic<Bool>(false)
-    private let wake = DispatchSemaphore(value: 0)
+    private let path: String
+    private let walLimitBytes: Int64
+    private let intervals: ClosedRange<TimeInterval>
+    private let connection: DatabaseQueue
+    private let frameBytes: Int64
+    private let thread: ServiceThread<Never>
+    private let logger: Logger
+    /// Set once the thread has ended, for `stop()`.
     private let finished = DispatchSemaphore(value: 0)
+    private let started = Atomic<Bool>(false)
     /// RESTART checkpoints that succeeded, and that readers made give up, for tests.
     let restarts = Atomic<Int>(0)
     let refusedRestarts = Atomic<Int>(0)
@@ -67,76 +80,90 @@ package final class BackgroundCheckpointer: Sendable {
         var config = Configuration()
         config.label = "checkpointer"
         config.busyMode = .retrying(for: Self.restartWait)
-        let connection = try DatabaseQueue(path: path, configuration: config)
-        let frameBytes = try connection.read { try Int64.fetchOne($0, sql: "PRAGMA page_size") ?? 4096 } + 24
-        let thread = Thread { [self] in
+        connection = try DatabaseQueue(path: path, configuration: config)
+        frameBytes = try connection.read { try Int64.fetchOne($0, sql: "PRAGMA page_size") ?? 4096 } + 24
+        self.path = path
+        self.walLimitBytes = walLimitBytes
+        self.intervals = intervals
+        self.logger = logger
+        thread = try ServiceThread(name: "checkpointer")
+    }
+
+    /// Checkpoints on a thread of its own until the group shuts down gracefully.
+    package func run() async throws {
+        try await thread.run { [self] thread in
+            started.store(true, ordering: .relaxed)
             defer { finished.signal() }
-            let clock = ContinuousClock()
-            var schedule = RestartSchedule(backoff: Self.restartBackoff, maxBackoff: Self.maxRestartBackoff)
-            var lastTurn = (at: clock.now, walBytes: Int64(0))
-            var pause = intervals.upperBound
-            /// The WAL's bytes, once whatever readers allow is copied into the file and synced.
-            func copyAndSync() throws -> Int64 {
-                try connection.writeWithoutTransaction { db in
-                    let frames = try db.checkpoint(.passive).walFrameCount
-                    try Self.syncFile(db)
-                    return Int64(frames) * frameBytes
-                }
+            turns(thread)
+        }
+    }
+
+    private func turns(_ thread: ServiceThread<Never>) {
+        let clock = ContinuousClock()
+        var schedule = RestartSchedule(backoff: Self.restartBackoff, maxBackoff: Self.maxRestartBackoff)
+        var lastTurn = (at: clock.now, walBytes: Int64(0))
+        var pause = intervals.upperBound
+        /// The WAL's bytes, once whatever readers allow is copied into the file and synced.
+        func copyAndSync() throws -> Int64 {
+            try connection.writeWithoutTransaction { db in
+                let frames = try db.checkpoint(.passive).walFrameCount
+                try Self.syncFile(db)
+                return Int64(frames) * frameBytes
             }
-            while !stopping.load(ordering: .relaxed) {
-                let waiting = turnWaiters.withLock { waiters in
-                    defer { waiters.waiting = [] }
-                    return waiters.waiting
-                }
-                do {
-                    let walBytes = try copyAndSync()
-                    let now = clock.now
-                    if walBytes > walLimitBytes, schedule.isDue(walBytes: walBytes, now: now) {
-                        do {
-                            // Again, for what came during the first sync (tens of ms under load),
-                            // which the RESTART would otherwise copy and sync holding the writer.
-                            // Only a help: whatever makes it fail, the RESTART meets and tells.
-                            _ = try? copyAndSync()
-                            _ = try connection.writeWithoutTransaction { try $0.checkpoint(.restart) }
-                            restarts.add(1, ordering: .relaxed)
-                            if schedule.refusalsInARow > 0 {
-                                logger.info("WAL started over", metadata: ["path": "\(path)", "refused before": "\(schedule.refusalsInARow)"])
-                            }
-                            schedule.succeeded()
-                        } catch DatabaseError.SQLITE_BUSY {
-                            refusedRestarts.add(1, ordering: .relaxed)
-                            schedule.refused(walBytes: walBytes, now: clock.now)
-                            if schedule.refusalsInARow == 1 {
-                                logger.warning("a reader stays in the WAL, which cannot start over and grows until it leaves", metadata: [
-                                    "path": "\(path)", "wal MiB": "\(walBytes >> 20)"])
-                            }
+        }
+        while !thread.isStopping {
+            let waiting = turnWaiters.withLock { waiters in
+                defer { waiters.waiting = [] }
+                return waiters.waiting
+            }
+            do {
+                let walBytes = try copyAndSync()
+                let now = clock.now
+                if walBytes > walLimitBytes, schedule.isDue(walBytes: walBytes, now: now) {
+                    do {
+                        // Again, for what came during the first sync (tens of ms under load),
+                        // which the RESTART would otherwise copy and sync holding the writer.
+                        // Only a help: whatever makes it fail, the RESTART meets and tells.
+                        _ = try? copyAndSync()
+                        _ = try connection.writeWithoutTransaction { try $0.checkpoint(.restart) }
+                        restarts.add(1, ordering: .relaxed)
+                        if schedule.refusalsInARow > 0 {
+                            logger.info("WAL started over", metadata: ["path": "\(path)", "refused before": "\(schedule.refusalsInARow)"])
+                        }
+                        schedule.succeeded()
+                    } catch DatabaseError.SQLITE_BUSY {
+                        refusedRestarts.add(1, ordering: .relaxed)
+                        schedule.refused(walBytes: walBytes, now: clock.now)
+                        if schedule.refusalsInARow == 1 {
+                            logger.warning("a reader stays in the WAL, which cannot start over and grows until it leaves", metadata: [
+                                "path": "\(path)", "wal MiB": "\(walBytes >> 20)"])
                         }
                     }
-                    // Over the limit the turn that may try the RESTART is what is due: the next,
-                    // unless a reader refused the last; then the backoff's end or the WAL's doubling.
-                    pause = walBytes > walLimitBytes
-                        ? min(max((schedule.notBefore - clock.now) / .seconds(1), intervals.lowerBound),
-                              Self.pause(walBytes: walBytes, limit: schedule.orOnceWALHolds, since: lastTurn, now: now, intervals: intervals))
-                        : Self.pause(walBytes: walBytes, limit: walLimitBytes, since: lastTurn, now: now, intervals: intervals)
-                    lastTurn = (now, walBytes)
-                } catch DatabaseError.SQLITE_BUSY {
-                    // Another connection's checkpoint is under way: the next turn tries again.
-                } catch {
-                    // A failing disk fails every turn: one line a second says so, not twenty.
-                    logger.warning("background checkpoint failed", metadata: ["error": "\(error)"])
-                    pause = intervals.upperBound
                 }
-                waiting.forEach { $0.signal() }
-                _ = wake.wait(timeout: .now() + pause)
+                // Over the limit the turn that may try the RESTART is what is due: the next,
+                // unless a reader refused the last; then the backoff's end or the WAL's doubling.
+                pause = walBytes > walLimitBytes
+                    ? min(max((schedule.notBefore - clock.now) / .seconds(1), intervals.lowerBound),
+                          Self.pause(walBytes: walBytes, limit: schedule.orOnceWALHolds, since: lastTurn, now: now, intervals: intervals))
+                    : Self.pause(walBytes: walBytes, limit: walLimitBytes, since: lastTurn, now: now, intervals: intervals)
+                lastTurn = (now, walBytes)
+            } catch DatabaseError.SQLITE_BUSY {
+                // Another connection's checkpoint is under way: the next turn tries again.
+            } catch {
+                // A failing disk fails every turn: one line a second says so, not twenty.
+                logger.warning("background checkpoint failed", metadata: ["error": "\(error)"])
+                pause = intervals.upperBound
             }
-            try? connection.close()
-            turnWaiters.withLock { waiters in
-                defer { waiters = ([], true) }
-                return waiters.waiting
-            }.forEach { $0.signal() }
+            waiting.forEach { $0.signal() }
+            // A timed pause, cut short by `turn()` or the group's shutdown.
+            thread.waitForWake(timeout: .seconds(pause))
+            _ = thread.takeMessages()
         }
-        thread.name = "checkpointer"
-        thread.start()
+        try? connection.close()
+        turnWaiters.withLock { waiters in
+            defer { waiters = ([], true) }
+            return waiters.waiting
+        }.forEach { $0.signal() }
     }
 
     /// How long the thread sleeps after a turn that found `walBytes` in the WAL: until the WAL,
@@ -201,14 +228,14 @@ package final class BackgroundCheckpointer: Sendable {
             if !waiters.closed { waiters.waiting.append(done) }
             return !waiters.closed
         }) else { return }
-        wake.signal()
+        thread.wake()
         done.wait()
     }
 
-    /// Ends the thread after its current checkpoint.
-    package func stop() {
-        stopping.store(true, ordering: .relaxed)
-        wake.signal()
-        finished.wait()
+    /// Ends the thread after its current checkpoint and waits for it, for tests that run the
+    /// checkpointer outside a service group. At once if it has not started.
+    func stop() {
+        thread.stop()
+        if started.load(ordering: .relaxed) { finished.wait() }
     }
 }

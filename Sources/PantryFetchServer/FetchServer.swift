@@ -1,62 +1,62 @@
 import Foundation
 import Logging
 import PantryFetch
-import Synchronization
+import PantryThreads
+import ServiceLifecycle
 import ZeroMQ
 import PantryWire
 
 /// The fetch worker's ZeroMQ side: requests (`FetchRequest` JSON) arrive on a ROUTER socket and
 /// are answered with `FetchResult` JSON. Requests run concurrently on the `FetchService` actor, so a
-/// slow upstream call never holds up a cache hit; each finished answer comes back to the socket's
-/// thread over an inproc pipe, because only that thread may touch the ROUTER socket.
-package final class FetchServer {
+/// slow upstream call never holds up a cache hit; each finished answer is posted back to the
+/// socket's thread (`ServiceThread`), because only that thread may touch the ROUTER socket.
+package final class FetchServer: Service {
     private let service: FetchService
-    private let requests: ZMQSocket
-    private let answers: ZMQSocket
-    private let answerSender: AnswerSender
+    private let context: ZMQContext
+    private let endpoint: String
+    /// The socket's thread; its messages are the answers to send, route frames first.
+    private let thread: ServiceThread<[Data]>
     private let logger: Logger
 
     package init(service: FetchService, context: ZMQContext, endpoint: String, logger: Logger) throws {
         self.service = service
+        self.context = context
+        self.endpoint = endpoint
         self.logger = logger
-        requests = try ZMQSocket(context: context, type: .router)
-        try requests.setMaxMessageSize(64 << 10)
-        try requests.setSendHighWaterMark(1_000_000)
-        if endpoint.hasPrefix("ipc://") {
-            try? FileManager.default.removeItem(atPath: String(endpoint.dropFirst("ipc://".count)))
-        }
-        try requests.bind(endpoint)
-        let pipe = "inproc://fetch-answers-\(UUID().uuidString)"
-        answers = try ZMQSocket(context: context, type: .pull)
-        try answers.setReceiveHighWaterMark(0)
-        try answers.bind(pipe)
-        answerSender = try AnswerSender(context: context, endpoint: pipe)
+        thread = try ServiceThread(name: "fetch")
     }
 
-    /// Serves until the context is shut down.
-    package func run() throws {
-        var poller = ZMQPoller()
-        poller.register(requests)
-        poller.register(answers)
-        logger.info("fetch serving")
-        do {
-            while true {
-                let ready = try poller.poll(timeoutMilliseconds: -1)
-                if ready[0].contains(.readable) { try receiveRequests() }
-                if ready[1].contains(.readable) {
-                    while let answer = try answers.receive(dontWait: true) {
-                        _ = try? requests.send(answer, dontWait: true)
+    /// Binds the socket and serves on its thread until the group shuts down gracefully or the
+    /// context is shut down.
+    package func run() async throws {
+        try await thread.run { [self] thread in
+            let requests = try ZMQSocket(context: context, type: .router)
+            try requests.setMaxMessageSize(64 << 10)
+            try requests.setSendHighWaterMark(1_000_000)
+            if endpoint.hasPrefix("ipc://") {
+                try? FileManager.default.removeItem(atPath: String(endpoint.dropFirst("ipc://".count)))
+            }
+            try requests.bind(endpoint)
+            var poller = ZMQPoller()
+            poller.register(requests)
+            poller.register(fileDescriptor: thread.wakeDescriptor)
+            logger.info("fetch serving")
+            do {
+                while !thread.isStopping {
+                    let ready = try poller.poll(timeoutMilliseconds: -1)
+                    if ready[0].contains(.readable) { try receiveRequests(requests) }
+                    if ready[1].contains(.readable) {
+                        for answer in thread.takeMessages() { _ = try? requests.send(answer, dontWait: true) }
                     }
                 }
-            }
-        } catch let error as ZMQError where error.isTerminated {
+            } catch let error as ZMQError where error.isTerminated {}
             logger.info("fetch stopped")
         }
     }
 
     /// A request whose answer is remembered (`FetchService.memoizedAnswer`) is answered here, on
-    /// the socket's thread: a task and the hop back through the pipe cost more than the answer.
-    private func receiveRequests() throws {
+    /// the socket's thread: a task and the hop back to this thread cost more than the answer.
+    private func receiveRequests(_ requests: ZMQSocket) throws {
         while let frames = try requests.receive(dontWait: true) {
             guard frames.count >= 2 else { continue }
             let route = Array(frames.dropLast())
@@ -74,27 +74,10 @@ package final class FetchServer {
                 continue
             }
             let service = self.service
-            let sender = answerSender
+            let thread = self.thread
             Task {
-                sender.send(route + [await service.encodedAnswer(received.request, client: received.client, deadline: received.deadline)])
+                thread.post(route + [await service.encodedAnswer(received.request, client: received.client, deadline: received.deadline)])
             }
         }
-    }
-}
-
-/// The PUSH end of the answer pipe, shared by the request tasks. A ZeroMQ socket may move between
-/// threads when a lock orders every use of it, which is what this is.
-final class AnswerSender: Sendable {
-    private let socket: Mutex<ZMQSocket>
-
-    init(context: ZMQContext, endpoint: String) throws {
-        let push = try ZMQSocket(context: context, type: .push)
-        try push.setSendHighWaterMark(0)
-        try push.connect(endpoint)
-        socket = Mutex(push)
-    }
-
-    func send(_ frames: [Data]) {
-        socket.withLock { socket in _ = try? socket.send(frames) }
     }
 }

@@ -85,6 +85,8 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
         let deadline = ContinuousClock.now + lockWait
         while try run("SELECT pg_try_advisory_lock(\(Self.writerLockKey))").first?.decode(Bool.self) != true {
             guard ContinuousClock.now < deadline else { throw WriterHeld(address: address.description) }
+            // Another process (a core still stopping) holds the lock, and PostgreSQL tells no
+            // waiter when it lets go: a retry against what is outside this process, not a poll.
             Thread.sleep(forTimeInterval: 0.05)
         }
         try createTables()

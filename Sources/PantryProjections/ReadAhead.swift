@@ -1,25 +1,29 @@
-import Dispatch
+import NIOConcurrencyHelpers
+import NIOPosix
 import Synchronization
 
-/// Work started on another thread now and collected later: catch-up reads the next range of the
-/// log while the current one is folded, so reading and folding share the two cores instead of
-/// taking turns on one.
+/// Work started on NIO's pool for blocking work now and collected later: catch-up reads the next
+/// range of the log while the current one is folded, so reading and folding share the two cores
+/// instead of taking turns on one.
 final class ReadAhead<Value: Sendable>: Sendable {
     private let result = Mutex<Result<Value, any Error>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
+    /// True once the work has finished.
+    private let done = ConditionLock(value: false)
 
     init(_ work: @escaping @Sendable () throws -> Value) {
-        DispatchQueue.global().async {
+        NIOThreadPool.singleton.submit { [self] _ in
             let outcome = Result { try work() }
-            self.result.withLock { $0 = outcome }
-            self.done.signal()
+            result.withLock { $0 = outcome }
+            done.lock()
+            done.unlock(withValue: true)
         }
     }
 
     /// Waits for the work to finish and returns what it produced (or throws what it threw). Call it
     /// once.
     func value() throws -> Value {
-        done.wait()
+        done.lock(whenValue: true)
+        done.unlock()
         return try result.withLock { $0! }.get()
     }
 }

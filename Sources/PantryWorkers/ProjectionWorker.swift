@@ -4,20 +4,57 @@ import GRDB
 import PantryBus
 import PantryLog
 import PantryProjections
+import PantryThreads
+import ServiceLifecycle
 import ZeroMQ
 import PantryWire
 
 /// A worker process: keeps one projection up to date from the event feed (the log fills every gap)
-/// and answers queries about it on a ROUTER socket. One thread owns the sockets and the file.
+/// and answers queries about it on a ROUTER socket. One thread of its own owns the sockets and the
+/// file, from `run()` until the group's graceful shutdown.
 ///
 /// Queries are answered by the worker rather than read from its file by other processes because
 /// the worker knows exactly which position it has applied: a query that must see a given command
 /// (`after`) is parked until then, with no polling, and a rebuilt file only has to be reopened here.
-package final class ProjectionWorker {
+package final class ProjectionWorker: Service {
+    private let store: ProjectionStore
+    private let log: any EventLogReader
+    private let context: ZMQContext
+    private let feed: String
+    private let feedHighWaterMark: Int
+    private let queryEndpoint: String
+    private let thread: ServiceThread<Never>
+    private let logger: Logger
+
+    package init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
+                 feedHighWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, queryEndpoint: String, logger: Logger) throws {
+        self.store = store
+        self.log = log
+        self.context = context
+        self.feed = feed
+        self.feedHighWaterMark = feedHighWaterMark
+        self.queryEndpoint = queryEndpoint
+        self.logger = logger
+        thread = try ServiceThread(name: "worker")
+    }
+
+    /// Binds the query socket, subscribes to the feed and serves until the group shuts down
+    /// gracefully or the context is shut down.
+    package func run() async throws {
+        try await thread.run { [self] thread in
+            try WorkerLoop(store: store, log: log, context: context, feed: feed, feedHighWaterMark: feedHighWaterMark,
+                           queryEndpoint: queryEndpoint, thread: thread, logger: logger).run()
+        }
+    }
+}
+
+/// What the worker's thread owns: the feed's and the queries' sockets, and the queries parked.
+private final class WorkerLoop {
     private let store: ProjectionStore
     private let log: any EventLogReader
     private let follower: EventFeedFollower
     private let queries: ZMQSocket
+    private let thread: ServiceThread<Never>
     private let logger: Logger
     private let encoder = JSONEncoder()
     private var parked: [(route: [Data], request: QueryRequest, deadline: ContinuousClock.Instant)] = []
@@ -36,11 +73,13 @@ package final class ProjectionWorker {
     private static let maxUnwrittenPositions: Int64 = 1_000
     /// Set when the file could not be written (a full disk): until then only queries are served.
     private var writesPausedUntil: ContinuousClock.Instant?
+    private var nextReport = ContinuousClock.now
 
-    package init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
-                feedHighWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, queryEndpoint: String, logger: Logger) throws {
+    init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
+         feedHighWaterMark: Int, queryEndpoint: String, thread: ServiceThread<Never>, logger: Logger) throws {
         self.store = store
         self.log = log
+        self.thread = thread
         self.logger = logger
         encoder.outputFormatting = [.withoutEscapingSlashes]
         written = try store.checkpoint
@@ -54,8 +93,8 @@ package final class ProjectionWorker {
         try queries.bind(queryEndpoint)
     }
 
-    /// Serves until the context is shut down.
-    package func run() throws {
+    /// Serves until the group's graceful shutdown (or the context's).
+    func run() throws {
         logger.info("worker serving", metadata: ["projection": "\(store.projection.name)", "checkpoint": "\(follower.position)"])
         // Start from the log up to its head, without waiting for the first heartbeat: batches of
         // 10,000 positions, between which queries are answered.
@@ -65,17 +104,22 @@ package final class ProjectionWorker {
             try write(follower.readLog())
         }
         var catchingUp = follower.isBehind
+        nextReport = clock.now + (catchingUp ? .seconds(1) : .seconds(10))
         var poller = ZMQPoller()
         poller.register(follower.socket)
         poller.register(queries)
+        poller.register(fileDescriptor: thread.wakeDescriptor)
         var queriesOnly = ZMQPoller()
         queriesOnly.register(queries)
-        var lastReport = clock.now
+        queriesOnly.register(fileDescriptor: thread.wakeDescriptor)
         do {
-            while true {
+            while !thread.isStopping {
                 if let until = writesPausedUntil, clock.now < until {
+                    // A retry against what is outside the process (the disk, the core's log
+                    // service): the pause is its backoff, not a poll.
                     let pause = Int(((until - clock.now) / .milliseconds(1)).rounded(.up))
                     let ready = try queriesOnly.poll(timeoutMilliseconds: queriesPending ? 0 : min(pause, pollTimeout()))
+                    if ready[1].contains(.readable) { _ = thread.takeMessages() }
                     if ready[0].contains(.readable) || queriesPending { try receiveQueries() }
                     answerParked()
                     continue
@@ -83,6 +127,7 @@ package final class ProjectionWorker {
                 writesPausedUntil = nil
                 let busy = follower.isBehind || queriesPending
                 let ready = try poller.poll(timeoutMilliseconds: busy ? 0 : pollTimeout())
+                if ready[2].contains(.readable) { _ = thread.takeMessages() }
                 if ready[0].contains(.readable) || follower.isBehind {
                     try readingLog { try apply(follower.drain()) }
                 } else {
@@ -95,17 +140,16 @@ package final class ProjectionWorker {
                     logger.info("caught up", metadata: ["checkpoint": "\(follower.position)", "seconds": "\((clock.now - started) / .seconds(1))"])
                 }
                 // Every second while catching up at start (a fresh file on a long log), else every 10 s.
-                if clock.now - lastReport > (catchingUp ? .seconds(1) : .seconds(10)) {
-                    lastReport = clock.now
+                if clock.now >= nextReport {
+                    nextReport = clock.now + (catchingUp ? .seconds(1) : .seconds(10))
                     logger.info("progress", metadata: [
                         "checkpoint": "\(follower.position)", "head": "\(follower.announcedHead)",
                         "fromLog": "\(follower.eventsReadFromLog)", "gapsHealed": "\(follower.gapsHealed)",
                     ])
                 }
             }
-        } catch let error as ZMQError where error.isTerminated {
-            logger.info("worker stopped", metadata: ["checkpoint": "\(follower.position)"])
-        }
+        } catch let error as ZMQError where error.isTerminated {}
+        logger.info("worker stopped", metadata: ["checkpoint": "\(follower.position)"])
     }
 
     /// Runs `body`, which reads the log. When the core's log service does not answer (the core is
@@ -154,9 +198,14 @@ package final class ProjectionWorker {
         }
     }
 
+    /// Until what is due next: the nearest parked query's deadline, the file's idle write (100 ms
+    /// after the feed went quiet) or the progress report. The feed, a query or the group's
+    /// shutdown wake the loop before.
     private func pollTimeout() -> Int {
-        guard let nearest = parked.map(\.deadline).min() else { return 100 }
-        return max(0, min(100, Int(((nearest - clock.now) / .milliseconds(1)).rounded(.up))))
+        var due = nextReport
+        if follower.position > written { due = min(due, clock.now + .milliseconds(100)) }
+        if let nearest = parked.map(\.deadline).min() { due = min(due, nearest) }
+        return max(0, Int(((due - clock.now) / .milliseconds(1)).rounded(.up)))
     }
 
     /// Answers at most `queriesPerTurn` queries, then lets the loop apply the feed: a flood of

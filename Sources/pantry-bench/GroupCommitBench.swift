@@ -32,18 +32,26 @@ struct GroupCommitBench: ParsableCommand {
         let processor = try CommandProcessor(store: SQLiteEventStore(path: logPath, checkpointsInBackground: true),
                                              keys: UserKeyStore(path: logPath + ".keys", readOnly: false))
         let checkpointer = try BackgroundCheckpointer(path: logPath, logger: Logger(label: "bench"))
-        defer { checkpointer.stop() }
+        let store = processor.store
         let context = try ZMQContext()
         let endpoints = BusEndpoints(dataDirectory: root)
-        // The server and its sockets belong to the serving thread from here on; this thread only
-        // reads its batch counts, which are atomic.
-        nonisolated(unsafe) let server = try CoreServer(processor: processor, context: context, configuration: .init(endpoints: endpoints))
+        // The processor belongs to the server's thread from here on; this thread only reads the
+        // server's batch counts, which are atomic, and the store.
+        let server = try CoreServer(processor: processor, context: context, configuration: .init(endpoints: endpoints))
         let counts = server.batchCounts
-        let serving = Thread { try? server.run() }
-        serving.start()
+        // The services as `pantry core` runs them, stopped (cancelled) and waited for at the end.
+        let served = DispatchSemaphore(value: 0)
+        let serving = Task {
+            try? await withThrowingDiscardingTaskGroup { group in
+                group.addTask { try await checkpointer.run() }
+                group.addTask { try await server.run() }
+            }
+            served.signal()
+        }
         defer {
+            serving.cancel()
+            served.wait()
             context.shutdown()
-            while !serving.isFinished { usleep(1_000) }
         }
 
         let setup = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(60))
@@ -57,7 +65,7 @@ struct GroupCommitBench: ParsableCommand {
         guard try setup.submit(registrations + recordings).allSatisfy({ $0.status == .accepted }) else {
             throw ValidationError("the setup commands were not all accepted")
         }
-        let start = processor.head
+        let start = try store.headPosition()
         let batchesBefore = counts.batches.load(ordering: .relaxed)
         let commandsBefore = counts.commands.load(ordering: .relaxed)
 
@@ -96,7 +104,7 @@ struct GroupCommitBench: ParsableCommand {
         // The baseline: the same event rows, already encoded, inserted in one transaction.
         var rows: [RecordedEvent] = []
         var after = start
-        while case let batch = try processor.store.read(after: after, limit: 50_000), let last = batch.last {
+        while case let batch = try store.read(after: after, limit: 50_000), let last = batch.last {
             rows += batch
             after = last.position
         }

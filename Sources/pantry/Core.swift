@@ -5,9 +5,10 @@ import PantryBus
 import PantryCore
 import PantryEventStore
 import PantryKeys
+import ServiceLifecycle
 import ZeroMQ
 
-struct Core: ParsableCommand {
+struct Core: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the core: the single writer of the log, serving commands over ZeroMQ and publishing events.")
 
@@ -31,7 +32,7 @@ struct Core: ParsableCommand {
     @Option(help: "MiB the core may keep of accepted command ids (2 bytes each) so new commands need no idempotency lookup; past it, or with 0, every id is looked up in the log. Default PANTRY_COMMAND_ID_FILTER_MIB or 64.")
     var commandIdFilterMib: Int?
 
-    func run() throws {
+    func run() async throws {
         let config = try self.options.configuration([
             "core-commands": commands, "core-events": events, "core-log": logService,
             "snapshot-every": snapshotEvery, "command-id-filter-mib": commandIdFilterMib,
@@ -54,28 +55,24 @@ struct Core: ParsableCommand {
         // WAL checkpoints are the SQLite file's; PostgreSQL checkpoints by itself. The snapshot
         // is a file in the data directory whatever the log.
         let checkpointer = try location.sqlitePath.map { try BackgroundCheckpointer(path: $0, logger: logger) }
-        defer { checkpointer?.stop() }
         let context = try ZMQContext()
+        defer { context.shutdown() }
         // The log service reads with its own connections, beside the writer, on a thread of its own.
-        try LogServer.start(log: options.openExistingLog(directory, logger: logger),
-                            vault: UserKeyStore(path: directory.userKeys, readOnly: true),
-                            context: context, endpoint: endpoints.log, logger: logger)
+        let logServer = try LogServer(log: options.openExistingLog(directory, logger: logger),
+                                      vault: UserKeyStore(path: directory.userKeys, readOnly: true),
+                                      context: context, endpoint: endpoints.log, logger: logger)
+        let snapshots = processor.snapshotWriter
         let server = try CoreServer(processor: processor, context: context,
                                     configuration: .init(endpoints: endpoints), logger: logger)
-        let signals = stopOnSignals { context.shutdown() }
-        defer { withExtendedLifetime(signals) {} }
-        try server.run()
-        processor.waitForSnapshot()
+        // Stopped in reverse: the server first, then the snapshot being written, the checkpointer
+        // and the log service.
+        try await runServices([logServer] + [checkpointer, snapshots].compactMap { $0 } + [server], logger: logger)
     }
 }
 
-/// SIGTERM and SIGINT (honcho, Ctrl-C) call `stop`, which makes the serving loop return cleanly.
-func stopOnSignals(_ stop: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
-    [SIGTERM, SIGINT].map { number in
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler(handler: stop)
-        source.resume()
-        return source
-    }
+/// Runs the process's one service group until SIGTERM or SIGINT (honcho, Ctrl-C), then shuts its
+/// services down gracefully, the last listed first, and returns.
+func runServices(_ services: [any Service], logger: Logger) async throws {
+    try await ServiceGroup(configuration: .init(
+        services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
 }

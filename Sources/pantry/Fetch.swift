@@ -6,9 +6,10 @@ import PantryCore
 import PantryEventStore
 import PantryFetch
 import PantryFetchServer
+import ServiceLifecycle
 import ZeroMQ
 
-struct Fetch: ParsableCommand {
+struct Fetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the fetch worker: recipe data from the upstream APIs or the offline catalog, rate-limited and cached.",
         discussion: """
@@ -20,7 +21,7 @@ struct Fetch: ParsableCommand {
 
     @OptionGroup var options: DataOptions
 
-    func run() throws {
+    func run() async throws {
         let config = try self.options.configuration()
         let options = try config.deployment()
         let directory = try DataDirectory(options.data)
@@ -43,8 +44,8 @@ struct Fetch: ParsableCommand {
         let context = try ZMQContext()
         let server = try FetchServer(service: service, context: context,
                                      endpoint: endpoints.fetch, logger: logger)
-        let signals = stopOnSignals { context.shutdown() }
-        defer { withExtendedLifetime(signals) {} }
-        try server.run()
+        defer { context.shutdown() }
+        await service.prepareFallback()
+        try await runServices([server], logger: logger)
     }
 }

@@ -7,10 +7,11 @@ import PantryEventStore
 import PantryKeys
 import PantryProjections
 import PantryWorkers
+import ServiceLifecycle
 import ZeroMQ
 import PantryLog
 
-struct Worker: ParsableCommand {
+struct Worker: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a projection worker: keeps one read model current and answers queries about it.",
         discussion: "Projections: \(ProjectionCatalog.names.joined(separator: ", ")).")
@@ -30,7 +31,7 @@ struct Worker: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let config = try self.options.configuration(["core-log": logService])
         let options = try config.deployment()
         let directory = try DataDirectory(options.data)
@@ -54,12 +55,10 @@ struct Worker: ParsableCommand {
         let store = try ProjectionStore.open(name: name, directory: directory.projections, keys: keys,
                                              checkpointsInBackground: true, logger: logger)
         let checkpointer = try BackgroundCheckpointer(path: store.path, logger: logger)
-        defer { checkpointer.stop() }
         let worker = try ProjectionWorker(
             store: store, log: reader, context: context, feed: endpoints.events, feedHighWaterMark: endpoints.feedHighWaterMark,
             queryEndpoint: endpoints.queries(of: name), logger: logger)
-        let signals = stopOnSignals { context.shutdown() }
-        defer { withExtendedLifetime(signals) {} }
-        try worker.run()
+        defer { context.shutdown() }
+        try await runServices([checkpointer, worker], logger: logger)
     }
 }

@@ -1,10 +1,12 @@
 import Logging
 import Testing
+import ZeroMQ
 @testable import PantryAPI
 
 struct APIFeedTests {
-    @Test func aWaitForAPositionNotAppliedEndsAtItsTimeoutAndOneAlreadyAppliedDoesNotWait() async {
-        let feed = APIFeed(models: [], keys: nil, logger: Logger(label: "test"))
+    @Test func aWaitForAPositionNotAppliedEndsAtItsTimeoutAndOneAlreadyAppliedDoesNotWait() async throws {
+        let feed = try APIFeed(models: [], keys: nil, context: ZMQContext(), feed: "inproc://none", openLog: { nil },
+                               logger: Logger(label: "test"))
         #expect(await feed.waitUntilApplied(0, timeout: .seconds(30)))
         let clock = ContinuousClock()
         let asked = clock.now

@@ -89,6 +89,8 @@ import ZeroMQ
         let first = try NamedWorker(context: context, endpoint: endpoint("first"), name: "first")
         let connection = try RequestConnection(context: context, endpoint: "\(endpoint("first")) \(endpoint("second"))",
                                                timeout: .seconds(5), logger: quiet)
+        let running = Task.immediate { try await connection.run() }
+        defer { running.cancel() }
         // The connection's socket links to its peers on libzmq's own thread and tells nobody: each
         // step waits until requests show the link made or gone.
         #expect(try await waitUntil { await ask(connection) == .name("first") }, "connected to the first")
@@ -124,6 +126,8 @@ import ZeroMQ
         defer { echo.stop() }
         let connection = try RequestConnection(context: context, endpoint: endpoint("echo"), timeout: .seconds(20),
                                                logger: Logger(label: "test"))
+        let running = Task.immediate { try await connection.run() }
+        defer { running.cancel() }
         let mismatched = try await withThrowingTaskGroup(of: Bool.self) { group in
             for n in 0..<3_000 {
                 group.addTask { String(decoding: try await connection.send(Data("\(n)".utf8)), as: UTF8.self) != "\(n)" }
@@ -144,6 +148,8 @@ import ZeroMQ
         defer { worker.stop() }
         let connection = try RequestConnection(context: context, endpoint: endpoint("picky"), timeout: .seconds(20),
                                                logger: Logger(label: "test"))
+        let running = Task.immediate { try await connection.run() }
+        defer { running.cancel() }
         let clock = ContinuousClock()
         let asked = clock.now
         await #expect(throws: RequestConnection.Unavailable.self) {

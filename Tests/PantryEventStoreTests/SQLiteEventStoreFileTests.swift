@@ -58,6 +58,8 @@ import Testing
             #expect(try fileSize() == before, "no append checkpointed the WAL into the file")
 
             let checkpointer = try BackgroundCheckpointer(path: path, logger: Logger(label: "test"))
+            // Started here, before the first suspension: `turn()` and `stop()` block this thread.
+            Task.immediate { try await checkpointer.run() }
             checkpointer.turn()
             checkpointer.stop()
             #expect(try fileSize() > before)
@@ -77,6 +79,8 @@ import Testing
             let limit: Int64 = 256 << 10
             let checkpointer = try BackgroundCheckpointer(path: path, walLimitBytes: limit, intervals: 0.0005...0.005,
                                                           logger: Logger(label: "test"))
+            // Started here, before the first suspension: `turn()` and `stop()` block this thread.
+            Task.immediate { try await checkpointer.run() }
             let reader = try SQLiteEventStore(path: path, readOnly: true)
             let writing = Atomic<Bool>(true)
             let readerDone = DispatchSemaphore(value: 0)
@@ -116,6 +120,8 @@ import Testing
             let limit: Int64 = 64 << 10
             let checkpointer = try BackgroundCheckpointer(path: path, walLimitBytes: limit, intervals: 0.001...0.01,
                                                           logger: Logger(label: "test"))
+            // Started here, before the first suspension: `turn()` and `stop()` block this thread.
+            Task.immediate { try await checkpointer.run() }
             defer { checkpointer.stop() }
             let reader = try DatabaseQueue(path: path)
             let inside = DispatchSemaphore(value: 0), leave = DispatchSemaphore(value: 0), left = DispatchSemaphore(value: 0)

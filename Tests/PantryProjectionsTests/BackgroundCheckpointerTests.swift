@@ -20,6 +20,8 @@ import Testing
         #expect(try fileSize() == before, "no commit checkpointed the WAL into the file")
 
         let checkpointer = try BackgroundCheckpointer(path: path, logger: Logger(label: "test"))
+        // Started here, before the first suspension: `turn()` and `stop()` block this thread.
+        Task.immediate { try await checkpointer.run() }
         checkpointer.turn()
         checkpointer.stop()
         #expect(try fileSize() > before)

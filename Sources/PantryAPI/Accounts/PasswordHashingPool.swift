@@ -1,13 +1,15 @@
 import Foundation
+import NIOPosix
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Where scrypt runs: threads of its own, never the event loops nor Swift's cooperative pool, and
-/// a bounded queue in front of them. 200 parallel wrong-password logins kept every core busy on
-/// scrypt and an authenticated read waited 7.37 s; now at most `threads` hashes run (one core is
-/// always left to serve requests) and at most `queueLimit` wait, the rest answered 503 at once.
+/// Where scrypt runs: a `NIOThreadPool` of its own, never the event loops, Swift's cooperative pool
+/// nor NIO's shared pool for blocking work, and a bounded queue in front of it. 200 parallel
+/// wrong-password logins kept every core busy on scrypt and an authenticated read waited 7.37 s;
+/// now at most `threads` hashes run (one core is always left to serve requests) and at most
+/// `queueLimit` wait, the rest answered 503 at once.
 /// The API lets each client address hold one place (`AccountRoutes.admitted`), so the queue should
 /// be as long as the addresses it is fair to, and no longer than a wait a client sits through:
 /// `limitQueue` sets it from the time one hash takes (a waiting job costs no memory to speak of;
@@ -44,26 +46,19 @@ final class PasswordHashingPool: Sendable {
     }
 
     private let jobs = Mutex(Queue())
-    private let available = DispatchSemaphore(value: 0)
+    private let pool: NIOThreadPool
     private let limit: Atomic<Int>
     let threads: Int
     var queueLimit: Int { limit.load(ordering: .relaxed) }
 
     init(threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), queueLimit: Int = 32) {
+        pool = NIOThreadPool(numberOfThreads: threads)
         limit = Atomic(queueLimit)
         self.threads = threads
-        for index in 0..<threads {
-            let thread = Thread { [self] in
-                Self.yieldToRequests()
-                while true {
-                    available.wait()
-                    let job = jobs.withLock { $0.jobs.removeFirst() }
-                    job.work()
-                }
-            }
-            thread.name = "password-hashing-\(index)"
-            thread.start()
-        }
+    }
+
+    deinit {
+        pool.shutdownGracefully { _ in }
     }
 
     /// The hashing threads run at nice 10: they still use an idle core fully, but a thread that
@@ -97,7 +92,9 @@ final class PasswordHashingPool: Sendable {
     /// log-ins as fast as they are answered kept the queue full and 0 of 9 honest log-ins got a
     /// place; this way a newcomer always gets one while the queue is held by repeat clients.
     func run<T: Sendable>(client: String?, _ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        // Started on the first hash rather than in `init`: a pool never used holds no thread.
+        pool.start()
+        return try await withCheckedThrowingContinuation { continuation in
             let job = Job(client: client, work: { continuation.resume(with: Result { try work() }) },
                           refuse: { continuation.resume(throwing: Busy()) })
             let now = ContinuousClock.now
@@ -118,7 +115,16 @@ final class PasswordHashingPool: Sendable {
                 return .replacing(refused)
             }
             switch admission {
-            case .queued: available.signal()
+            case .queued:
+                // One turn per job queued: a turn runs the job first in line then, so a job that
+                // gave its place to another is not run and the count stays right.
+                pool.submit { [self] state in
+                    guard let next = jobs.withLock({ $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }) else { return }
+                    guard case .active = state else { return next.refuse() }
+                    // Every job: the pool's threads are NIO's, started without it (one call, against ~90 ms of scrypt).
+                    Self.yieldToRequests()
+                    next.work()
+                }
             case .replacing(let refused): refused.refuse()
             case .busy: job.refuse()
             }

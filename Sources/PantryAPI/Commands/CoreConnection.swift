@@ -3,6 +3,7 @@ import Logging
 import PantryBus
 import PantryWire
 import PantryDomain
+import ServiceLifecycle
 import Synchronization
 import ZeroMQ
 
@@ -12,8 +13,9 @@ import ZeroMQ
 /// group-commits whatever is waiting when it next reads its socket. (The API used to send a batch
 /// only once the previous batch was answered, so a command that came just after a batch left
 /// waited for that batch's round trip and then its own.) An answer that comes after its caller
-/// gave up is dropped by its id, never taken for another command's.
-package final class CoreConnection: Sendable {
+/// gave up is dropped by its id, never taken for another command's. A service: its connection's
+/// socket thread runs in `run()`.
+package final class CoreConnection: Service {
     package struct Unavailable: Error, CustomStringConvertible {
         package var description: String
     }
@@ -27,6 +29,10 @@ package final class CoreConnection: Sendable {
     package init(context: ZMQContext, endpoint: String, timeout: Duration, logger: Logger) throws {
         connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, logger: logger)
         self.logger = logger
+    }
+
+    package func run() async throws {
+        try await connection.run()
     }
 
     package func submit(_ envelope: CommandEnvelope) async throws -> CommandOutcome {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// The access log: one line per request (time, method, route pattern, status, milliseconds), never
@@ -7,7 +8,9 @@ import Synchronization
 /// under honcho every stdout line is relayed by Python, which cut every route's throughput by
 /// about 2.5 times (117 MB of lines in 20 minutes). The process's log gets a summary every 10 s.
 /// The file is rotated at `maxBytes` (one old file kept), so a month of traffic stays bounded.
-final class AccessLog: Sendable {
+/// A service: lines are written once a second by `run()`, and a last time at graceful shutdown,
+/// which in the API's group comes after the HTTP server has answered its last request.
+final class AccessLog: Service {
     static let maxBytes = 64 << 20
     static let blockBytes = 64 << 10
     static let summaryInterval: Duration = .seconds(10)
@@ -21,7 +24,6 @@ final class AccessLog: Sendable {
 
     let path: String?
     private let state = Mutex(State())
-    private let stopping = Atomic<Bool>(false)
     private let logger: Logger
 
     /// `path` nil: no access log lines, only the summaries.
@@ -29,9 +31,6 @@ final class AccessLog: Sendable {
         self.path = path
         self.logger = logger
         if let path { try state.withLock { try Self.open(path, into: &$0) } }
-        let thread = Thread { [self] in flushPeriodically() }
-        thread.name = "access-log"
-        thread.start()
     }
 
     func record(method: String, route: String, status: Int, nanoseconds: Int64) {
@@ -54,11 +53,6 @@ final class AccessLog: Sendable {
         return "\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 
-    func stop() {
-        stopping.store(true, ordering: .relaxed)
-        flush()
-    }
-
     private func flush() {
         state.withLock { state in
             guard !state.buffer.isEmpty, let file = state.file else { return }
@@ -75,10 +69,17 @@ final class AccessLog: Sendable {
         }
     }
 
-    private func flushPeriodically() {
+    /// Writes the lines once a second (a timer, not a poll: a full block is written at once by
+    /// `record`) and the summary every `summaryInterval`, until graceful shutdown; then the rest.
+    func run() async {
+        try? await cancelWhenGracefulShutdown { try await self.flushPeriodically() }
+        flush()
+    }
+
+    private func flushPeriodically() async throws {
         var lastSummary = ContinuousClock.now
-        while !stopping.load(ordering: .relaxed) {
-            Thread.sleep(forTimeInterval: 1)
+        while true {
+            try await Task.sleep(for: .seconds(1))
             flush()
             guard ContinuousClock.now - lastSummary >= Self.summaryInterval else { continue }
             lastSummary = ContinuousClock.now

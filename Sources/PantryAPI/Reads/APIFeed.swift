@@ -2,7 +2,10 @@ import Foundation
 import Logging
 import PantryBus
 import PantryDomain
+import NIOPosix
 import PantryLog
+import PantryThreads
+import ServiceLifecycle
 import Synchronization
 import ZeroMQ
 import PantryWire
@@ -19,10 +22,11 @@ protocol FeedReadModel: Sendable {
 /// The API's own view of the log, for the read models it keeps in memory: the accounts (log-in
 /// needs them) and the leaderboard (its most-read answer, served without a hop to a worker).
 /// Caught up from the log at start, then kept current from the event feed (gaps repaired from the
-/// log) by a thread of its own. One follower for all of them: one subscription, one read of the
-/// log at start, and one position for `?after=` to wait on. Personal fields sealed in the log are
-/// opened by the core's log service, or with `keys` when the log file is read here.
-package final class APIFeed: Sendable {
+/// log) by a thread of its own, which owns the subscription's socket from `run()` until the group's
+/// graceful shutdown. One follower for all of them: one subscription, one read of the log at start,
+/// and one position for `?after=` to wait on. Personal fields sealed in the log are opened by the
+/// core's log service, or with `keys` when the log file is read here.
+package final class APIFeed: Service {
     /// What `/ready` reports.
     package struct Progress: Sendable {
         package var position: Int64
@@ -50,29 +54,44 @@ package final class APIFeed: Sendable {
     private let models: [any FeedReadModel]
     private let eventTypes: Set<String>
     private let state = Mutex(State())
-    private let stopping = Atomic<Bool>(false)
-    /// A head read from the log by a request thread, for the follower to read up to at once.
+    /// A head read from the log by a request, for the follower to read up to at once.
     private let learntHead = Atomic<Int64>(0)
     private let keys: (any PersonalDataVault & Sendable)?
     private let logger: Logger
 
+    private let context: ZMQContext
+    private let feed: String
+    private let highWaterMark: Int
+    /// Gives the log, or nil while it does not exist yet (the API may start before the core).
+    private let openLog: @Sendable () throws -> (any EventLogReader)?
+    /// The follower's thread; woken when a request has learnt a head.
+    private let thread: ServiceThread<Never>
+
     /// Opens a reader of the log for its head (its own, beside the follower's); kept once open.
     private let openHeadReader: (@Sendable () throws -> (any EventLogReader)?)?
-    private let headReader = Mutex<HeadReader>(HeadReader())
-    private let headQueue = DispatchQueue(label: "pantry.api.feed.log-head")
+    private let headReads = Mutex(HeadReads())
 
-    private struct HeadReader {
+    private struct HeadReads {
         var log: (any EventLogReader)?
-        var lastRead: (began: ContinuousClock.Instant, head: Int64)?
+        var last: (began: ContinuousClock.Instant, head: Int64)?
+        /// The read under way, and when it began.
+        var current: (began: ContinuousClock.Instant, read: Task<Int64?, Never>)?
     }
 
-    init(models: [any FeedReadModel], keys: (any PersonalDataVault & Sendable)?, logger: Logger,
-         openHeadReader: (@Sendable () throws -> (any EventLogReader)?)? = nil) {
+    init(models: [any FeedReadModel], keys: (any PersonalDataVault & Sendable)?, context: ZMQContext, feed: String,
+         highWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark,
+         openLog: @escaping @Sendable () throws -> (any EventLogReader)?,
+         openHeadReader: (@Sendable () throws -> (any EventLogReader)?)? = nil, logger: Logger) throws {
         self.models = models
         eventTypes = models.reduce(into: Set<String>()) { $0.formUnion($1.eventTypes) }
         self.keys = keys
         self.logger = logger
+        self.context = context
+        self.feed = feed
+        self.highWaterMark = highWaterMark
+        self.openLog = openLog
         self.openHeadReader = openHeadReader
+        thread = try ServiceThread(name: "api-feed")
     }
 
     package var progress: Progress { state.withLock { $0.progress } }
@@ -102,25 +121,42 @@ package final class APIFeed: Sendable {
         }
     }
 
-    /// The log's head, asked of the log itself (the feed may be behind it), on a serial queue
-    /// since that read blocks; callers that asked before a read began share it, so a crowd of
-    /// them costs one read. Nil when the log does not answer. The follower reads up to it at once.
+    /// The log's head, asked of the log itself (the feed may be behind it), on NIO's pool for
+    /// blocking work since that read blocks; callers that asked before a read began share the next
+    /// one, so a crowd of them costs one read (and one pool thread). Nil when the log does not
+    /// answer. The follower reads up to it at once.
     func logHead() async -> Int64? {
-        guard let openHeadReader else { return nil }
+        guard openHeadReader != nil else { return nil }
         let asked = ContinuousClock.now
-        let head: Int64? = await withCheckedContinuation { continuation in
-            headQueue.async { [self] in
-                continuation.resume(returning: headReader.withLock { reader -> Int64? in
-                    if let last = reader.lastRead, last.began > asked { return last.head }
-                    if reader.log == nil { reader.log = (try? openHeadReader()) ?? nil }
-                    let began = ContinuousClock.now
-                    guard let head = try? reader.log?.headPosition() else { return nil }
-                    reader.lastRead = (began, head)
-                    return head
-                })
+        while true {
+            let (read, began): (Task<Int64?, Never>, ContinuousClock.Instant) = headReads.withLock { reads in
+                if let current = reads.current { return (current.read, current.began) }
+                let began = ContinuousClock.now
+                let read = Task { await readHead(began: began) }
+                reads.current = (began, read)
+                return (read, began)
             }
+            let head = await read.value
+            // A read that began before this call may have missed what the caller must see.
+            if began >= asked { return head }
+            if let last = headReads.withLock({ $0.last }), last.began >= asked { return last.head }
         }
-        if let head { learntHead.max(head, ordering: .relaxed) }
+    }
+
+    private func readHead(began: ContinuousClock.Instant) async -> Int64? {
+        let head = try? await NIOThreadPool.singleton.runIfActive { [self] () throws -> Int64? in
+            var log = headReads.withLock { $0.log }
+            if log == nil {
+                log = (try? openHeadReader?()) ?? nil
+                headReads.withLock { $0.log = log }
+            }
+            return try log?.headPosition()
+        }
+        headReads.withLock { reads in
+            if let head { reads.last = (began, head) }
+            reads.current = nil
+        }
+        if let head, learntHead.max(head, ordering: .relaxed).oldValue < head { thread.wake() }
         return head
     }
 
@@ -131,61 +167,58 @@ package final class APIFeed: Sendable {
         if let head = await logHead() { _ = await waitUntilApplied(head, timeout: timeout) }
     }
 
-    /// Follows the log on a new thread until `stop()` and the context's shutdown. `open` gives the
-    /// log, or nil while it does not exist yet (the API may start before the core).
-    package func start(context: ZMQContext, feed: String, highWaterMark: Int, openLog open: @escaping @Sendable () throws -> (any EventLogReader)?) {
-        let thread = Thread { [self] in
-            do {
-                try follow(context: context, feed: feed, highWaterMark: highWaterMark, open: open)
-            } catch let error as ZMQError where error.isTerminated {
-                logger.debug("the API's feed follower stopped")
-            } catch {
-                logger.critical("the API's feed follower failed", metadata: ["error": "\(error)"])
-            }
+    /// Follows the log on the feed's thread until the group shuts down gracefully (or the context
+    /// does). A failure is logged and leaves the models as they are until the shutdown: the API
+    /// goes on serving, and `/ready` tells that the feed is silent.
+    package func run() async throws {
+        do {
+            try await thread.run { [self] thread in try follow(thread) }
+        } catch let error as ZMQError where error.isTerminated {
+            logger.debug("the API's feed follower stopped")
+        } catch {
+            logger.critical("the API's feed follower failed", metadata: ["error": "\(error)"])
+            try? await gracefulShutdown()
         }
-        thread.name = "api-feed"
-        thread.start()
     }
 
-    package func stop() {
-        stopping.store(true, ordering: .relaxed)
-    }
-
-    private func follow(context: ZMQContext, feed: String, highWaterMark: Int, open: () throws -> (any EventLogReader)?) throws {
-        var opened = try open()
+    private func follow(_ thread: ServiceThread<Never>) throws {
+        var opened = try openLog()
         while opened == nil {
-            if stopping.load(ordering: .relaxed) { return }
-            Thread.sleep(forTimeInterval: 0.2)
-            opened = try open()
+            // Not a poll of this process's state: the core makes the log, and says nothing when it has.
+            if thread.waitForWake(timeout: .milliseconds(200)) { _ = thread.takeMessages() }
+            if thread.isStopping { return }
+            opened = try openLog()
         }
         guard let log = opened else { return }
         let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: 0,
                                              types: eventTypes, highWaterMark: highWaterMark, logger: logger)
-        guard let head = try untilLogAnswers({ try log.headPosition() }) else { return }
+        guard let head = try untilLogAnswers(thread, { try log.headPosition() }) else { return }
         while follower.position < head {
-            guard let batch = try untilLogAnswers({ try follower.readLog() }) else { return }
+            guard let batch = try untilLogAnswers(thread, { try follower.readLog() }) else { return }
             try apply(batch, follower: follower, fedAt: nil)
         }
         state.withLock { $0.progress.loaded = true }
         logger.info("read models loaded", metadata: ["position": "\(follower.position)"])
         var poller = ZMQPoller()
         poller.register(follower.socket)
-        while !stopping.load(ordering: .relaxed) {
+        poller.register(fileDescriptor: thread.wakeDescriptor)
+        while !thread.isStopping {
             follower.learnHead(learntHead.load(ordering: .relaxed))
-            // A read waiting for a position looks again soon: its head may have been learnt meanwhile.
-            let idle = state.withLock { $0.waiters.isEmpty } ? 100 : 2
-            let readable = try poller.poll(timeoutMilliseconds: follower.isBehind ? 0 : idle).first?.contains(.readable) == true
+            // Asleep until the feed, a head learnt by a request (`logHead`) or the group's shutdown.
+            let ready = try poller.poll(timeoutMilliseconds: follower.isBehind ? 0 : -1)
+            if ready[1].contains(.readable) { _ = thread.takeMessages() }
+            let readable = ready[0].contains(.readable)
             guard readable || follower.isBehind else { continue }
-            guard let batch = try untilLogAnswers({ try follower.drain() }) else { return }
+            guard let batch = try untilLogAnswers(thread, { try follower.drain() }) else { return }
             try apply(batch, follower: follower, fedAt: readable ? ContinuousClock.now : nil)
         }
     }
 
     /// Runs `body`, which reads the log, until the log answers (nil once stopping): while the core
     /// is down or restarting, the models keep what they have. Each try waits the log's timeout.
-    private func untilLogAnswers<T>(_ body: () throws -> T) throws -> T? {
+    private func untilLogAnswers<T>(_ thread: ServiceThread<Never>, _ body: () throws -> T) throws -> T? {
         var warned = false
-        while !stopping.load(ordering: .relaxed) {
+        while !thread.isStopping {
             do {
                 return try body()
             } catch let error as RemoteEventStore.Unavailable {

@@ -3,13 +3,15 @@ import Hummingbird
 import Logging
 import PantryBus
 import PantryJSON
+import ServiceLifecycle
 import ZeroMQ
 import PantryWire
 
 /// The API's questions to the projection workers, over ZeroMQ (`schemas/zeromq.md`, queries).
 /// A worker answers `{"position": P, "result": ...}` where P is the log position it has applied;
-/// that document is the HTTP body as it is, so reads cost no re-encoding here.
-final class WorkerQueries: Sendable {
+/// that document is the HTTP body as it is, so reads cost no re-encoding here. A service: the
+/// socket threads of its connections (one per kind of worker) run in `run()`.
+final class WorkerQueries: Service {
     private let connections: [String: RequestConnection]
 
     init(context: ZMQContext, endpoints: BusEndpoints, timeout: Duration, logger: Logger) throws {
@@ -20,6 +22,12 @@ final class WorkerQueries: Sendable {
                 timeout: timeout, logger: logger)
         }
         self.connections = connections
+    }
+
+    func run() async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            for connection in connections.values { group.addTask { try await connection.run() } }
+        }
     }
 
     /// The worker's answer as an HTTP response, or the problem its error maps to.

@@ -4,12 +4,14 @@ import Logging
 import NIOCore
 import PantryBus
 import PantryJSON
+import ServiceLifecycle
 import ZeroMQ
 import PantryWire
 
 /// Recipe data from the fetch worker (`pantry fetch`), over ZeroMQ. Requests are checked here
-/// first, so a bad one costs no round trip; the worker checks them again.
-final class RecipeSource: Sendable {
+/// first, so a bad one costs no round trip; the worker checks them again. A service: its
+/// connection's socket thread runs in `run()`.
+final class RecipeSource: Service {
     private let connection: RequestConnection
     /// What the worker is told it has: this process's own wait, less a second for the way back,
     /// so that a slow upstream is reported as such rather than as a silent worker.
@@ -23,6 +25,10 @@ final class RecipeSource: Sendable {
         connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, logger: logger)
         deadlineMs = max(100, Int(timeout / .milliseconds(1)) - 1_000)
         answers = ReusableAnswers(lifetime: reuse)
+    }
+
+    func run() async throws {
+        try await connection.run()
     }
 
     func fetch(_ request: FetchRequest, client: String? = nil) async throws -> FetchResponse {

@@ -3,6 +3,8 @@ import Logging
 import PantryCore
 import PantryDomain
 import PantryEventStore
+import PantryThreads
+import ServiceLifecycle
 import Synchronization
 import ZeroMQ
 import PantryWire
@@ -10,8 +12,9 @@ import PantryBus
 
 /// The core process: the single writer of the log. Commands arrive on a ROUTER socket; every
 /// command waiting at that moment is decided and group-committed as one batch; each is answered;
-/// and only then are the batch's events published on the PUB socket. One thread owns both sockets.
-package final class CoreServer {
+/// and only then are the batch's events published on the PUB socket. One thread of its own owns
+/// both sockets and the processor, from `run()` until the group's graceful shutdown.
+package final class CoreServer: Service {
     package struct Configuration: Sendable {
         package var endpoints: BusEndpoints
         package var maxBatch = 4096
@@ -29,22 +32,53 @@ package final class CoreServer {
         var publishHighWaterMark: Int { endpoints.feedHighWaterMark }
     }
 
-    private let processor: CommandProcessor
-    private let configuration: Configuration
     /// Batches decided and the commands they held, for benchmarks and tests, read from any thread.
     package final class BatchCounts: Sendable {
         package let batches = Atomic<Int>(0)
         package let commands = Atomic<Int>(0)
     }
     package let batchCounts = BatchCounts()
+    private let processor: Handover<CommandProcessor>
+    private let context: ZMQContext
+    private let configuration: Configuration
+    private let thread: ServiceThread<Never>
+    private let logger: Logger
+
+    /// `processor` is the serving thread's from `run()` on.
+    package init(processor: sending CommandProcessor, context: ZMQContext, configuration: Configuration,
+                logger: Logger = Logger(label: "pantry.core")) throws {
+        self.processor = Handover(processor)
+        self.context = context
+        self.configuration = configuration
+        self.logger = logger
+        thread = try ServiceThread(name: "core")
+    }
+
+    /// Binds the sockets and serves on the core's thread until the group shuts down gracefully
+    /// (SIGTERM or SIGINT in `pantry core`) or the context is shut down.
+    package func run() async throws {
+        try await thread.run { [self] thread in
+            guard let processor = processor.take() else { preconditionFailure("a CoreServer runs once") }
+            try Serving(processor: processor, context: context, configuration: configuration, counts: batchCounts,
+                        logger: logger).run(thread)
+        }
+    }
+}
+
+/// What the core's thread owns: the processor and the two sockets.
+private final class Serving {
+    private let processor: CommandProcessor
+    private let configuration: CoreServer.Configuration
+    private let batchCounts: CoreServer.BatchCounts
     private let commands: ZMQSocket
     private let feed: ZMQSocket
     private let logger: Logger
 
-    package init(processor: CommandProcessor, context: ZMQContext, configuration: Configuration,
-                logger: Logger = Logger(label: "pantry.core")) throws {
+    init(processor: CommandProcessor, context: ZMQContext, configuration: CoreServer.Configuration,
+         counts: CoreServer.BatchCounts, logger: Logger) throws {
         self.processor = processor
         self.configuration = configuration
+        batchCounts = counts
         self.logger = logger
         commands = try ZMQSocket(context: context, type: .router)
         try commands.setMaxMessageSize(configuration.maxMessageBytes)
@@ -67,31 +101,29 @@ package final class CoreServer {
         if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
     }
 
-    /// Serves until the context is shut down (SIGTERM or SIGINT in `pantry core`).
-    package func run() throws {
+    func run(_ thread: ServiceThread<Never>) throws {
         logger.info("core serving", metadata: [
             "commands": "\(configuration.endpoints.commands)", "events": "\(configuration.endpoints.events)",
             "head": "\(processor.head)",
         ])
         var poller = ZMQPoller()
         poller.register(commands)
+        poller.register(fileDescriptor: thread.wakeDescriptor)
         let clock = ContinuousClock()
         var nextHeartbeat = clock.now
         do {
-            while true {
+            while !thread.isStopping {
                 if clock.now >= nextHeartbeat {
                     try feed.send(FeedMessage.heartbeatFrames(head: processor.head), dontWait: true)
                     nextHeartbeat = clock.now + configuration.heartbeatInterval
                 }
                 let wait = max(0, (nextHeartbeat - clock.now) / .milliseconds(1))
-                guard try poller.poll(timeoutMilliseconds: Int(wait.rounded(.up))).first?.contains(.readable) == true else {
-                    continue
-                }
-                try serveWaitingCommands()
+                let ready = try poller.poll(timeoutMilliseconds: Int(wait.rounded(.up)))
+                if ready[1].contains(.readable) { _ = thread.takeMessages() }
+                if ready[0].contains(.readable) { try serveWaitingCommands() }
             }
-        } catch let error as ZMQError where error.isTerminated {
-            logger.info("core stopped", metadata: ["head": "\(processor.head)"])
-        }
+        } catch let error as ZMQError where error.isTerminated {}
+        logger.info("core stopped", metadata: ["head": "\(processor.head)"])
     }
 
     private func serveWaitingCommands() throws {

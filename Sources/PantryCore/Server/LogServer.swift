@@ -2,7 +2,8 @@ import Foundation
 import Logging
 import PantryDomain
 import PantryEventStore
-import Synchronization
+import PantryThreads
+import ServiceLifecycle
 import ZeroMQ
 import PantryWire
 import PantryLog
@@ -14,7 +15,7 @@ import PantryLog
 /// Sealed personal fields are opened here with the core's key vault before they are sent, so the
 /// keys never leave the core's host; the price is that those fields cross the network in the
 /// clear (ZeroMQ CURVE on this socket would close that).
-package final class LogServer {
+package final class LogServer: Service {
     package struct Limits: Sendable {
         /// Events in one answer.
         package var maxEvents = 10_000
@@ -27,56 +28,54 @@ package final class LogServer {
     }
 
     private let log: any EventStore
-    private let vault: any PersonalDataVault
-    private let socket: ZMQSocket
+    private let vault: any PersonalDataVault & Sendable
+    private let context: ZMQContext
+    private let endpoint: String
     private let limits: Limits
+    private let thread: ServiceThread<Never>
     private let logger: Logger
 
-    private init(log: any EventStore, vault: any PersonalDataVault, context: ZMQContext, endpoint: String,
-                 limits: Limits, logger: Logger) throws {
+    package init(log: any EventStore, vault: any PersonalDataVault & Sendable, context: ZMQContext,
+                 endpoint: String, limits: Limits = Limits(), logger: Logger) throws {
         self.log = log
         self.vault = vault
+        self.context = context
+        self.endpoint = endpoint
         self.limits = limits
         self.logger = logger
-        socket = try ZMQSocket(context: context, type: .router)
-        try socket.setMaxMessageSize(limits.maxRequestBytes)
-        if endpoint.hasPrefix("ipc://") {
-            // A SIGKILLed core leaves the file behind; the core's writer lock proves nobody uses it.
-            try? FileManager.default.removeItem(atPath: String(endpoint.dropFirst("ipc://".count)))
-        }
-        try socket.bind(endpoint)
+        thread = try ServiceThread(name: "log-service")
     }
 
-    /// Binds `endpoint` and serves on a thread of its own until the context is shut down.
-    package static func start(log: any EventStore, vault: any PersonalDataVault & Sendable, context: ZMQContext,
-                             endpoint: String, limits: Limits = Limits(), logger: Logger) throws {
-        let bound = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
-        let thread = Thread {
-            let server: LogServer
-            do {
-                server = try LogServer(log: log, vault: vault, context: context, endpoint: endpoint, limits: limits, logger: logger)
-            } catch {
-                failure.withLock { $0 = error }
-                bound.signal()
-                return
+    /// Binds `endpoint` and serves on a thread of its own, which owns the socket, until the group
+    /// shuts down gracefully or the context is shut down.
+    package func run() async throws {
+        try await thread.run { [self] thread in
+            let socket = try ZMQSocket(context: context, type: .router)
+            try socket.setMaxMessageSize(limits.maxRequestBytes)
+            if endpoint.hasPrefix("ipc://") {
+                // A SIGKILLed core leaves the file behind; the core's writer lock proves nobody uses it.
+                try? FileManager.default.removeItem(atPath: String(endpoint.dropFirst("ipc://".count)))
             }
-            bound.signal()
-            server.run()
+            try socket.bind(endpoint)
+            logger.info("log service serving", metadata: ["endpoint": "\(endpoint)"])
+            serve(socket, thread)
         }
-        thread.name = "log-service"
-        thread.start()
-        bound.wait()
-        if let error = failure.withLock({ $0 }) { throw error }
-        logger.info("log service serving", metadata: ["endpoint": "\(endpoint)"])
     }
 
-    private func run() {
-        while true {
+    private func serve(_ socket: ZMQSocket, _ thread: ServiceThread<Never>) {
+        var poller = ZMQPoller()
+        poller.register(socket)
+        poller.register(fileDescriptor: thread.wakeDescriptor)
+        while !thread.isStopping {
             do {
-                guard let frames = try socket.receive(), frames.count >= 2 else { continue }
-                let reply = answer(frames[frames.count - 1])
-                try socket.send(Array(frames.dropLast()) + reply, dontWait: true)
+                let ready = try poller.poll(timeoutMilliseconds: -1)
+                if ready[1].contains(.readable) { _ = thread.takeMessages() }
+                guard ready[0].contains(.readable) else { continue }
+                while let frames = try socket.receive(dontWait: true) {
+                    guard frames.count >= 2 else { continue }
+                    let reply = answer(frames[frames.count - 1])
+                    try socket.send(Array(frames.dropLast()) + reply, dontWait: true)
+                }
             } catch let error as ZMQError where error.isTerminated {
                 return
             } catch {

@@ -47,15 +47,17 @@ import PantryWire
                                              logger: quiet)
         let context = try ZMQContext()
         let endpoints = BusEndpoints(dataDirectory: directory)
-        // The server belongs to the serving thread; this one reads only its atomic batch counts.
-        nonisolated(unsafe) let server = try CoreServer(processor: processor, context: context,
-                                                        configuration: .init(endpoints: endpoints), logger: quiet)
+        let store = processor.store
+        // The processor belongs to the server's thread; this one reads only its atomic batch counts.
+        let server = try CoreServer(processor: processor, context: context,
+                                    configuration: .init(endpoints: endpoints), logger: quiet)
         let counts = server.batchCounts
-        let served = DispatchSemaphore(value: 0)
-        Thread { try? server.run(); served.signal() }.start()
+        // Started before the first suspension, and not waited for at the end: this test blocks its
+        // thread, which may be the last of the pool the task would need.
+        let serving = Task.immediate { try await server.run() }
         defer {
+            serving.cancel()
             context.shutdown()
-            served.wait()
         }
 
         let clients = 24
@@ -91,7 +93,7 @@ import PantryWire
         // Every accepted command's positions, with the recipes each one recorded first, fill the log densely.
         let positions = all.flatMap { $0.2.positions ?? [] }.sorted()
         #expect(positions == Array(1...Int64(positions.count)))
-        #expect(try processor.store.headPosition() == Int64(positions.count))
+        #expect(try store.headPosition() == Int64(positions.count))
         #expect(counts.commands.load(ordering: .relaxed) == clients * 20)
         #expect(counts.batches.load(ordering: .relaxed) < clients * 20, "concurrent commands shared batches")
     }

@@ -18,6 +18,7 @@ import PantryLog
         let keys: UserKeyStore
         let context: ZMQContext
         let remote: RemoteEventStore
+        let serving: Task<Void, any Error>
 
         init(limits: LogServer.Limits, fill: (SQLiteEventStore, UserKeyStore) throws -> Void) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-log-\(UUID().uuidString)")
@@ -29,11 +30,13 @@ import PantryLog
             quiet.logLevel = .critical
             context = try ZMQContext()
             let endpoint = "ipc://\(directory.appendingPathComponent("log.sock").path)"
-            try LogServer.start(log: store, vault: keys, context: context, endpoint: endpoint, limits: limits, logger: quiet)
+            let server = try LogServer(log: store, vault: keys, context: context, endpoint: endpoint, limits: limits, logger: quiet)
+            serving = Task.immediate { try await server.run() }
             remote = RemoteEventStore(context: context, endpoint: endpoint)
         }
 
         deinit {
+            serving.cancel()
             context.shutdown()
             try? FileManager.default.removeItem(at: directory)
         }
@@ -100,14 +103,17 @@ import PantryLog
         let processor = try CommandProcessor(store: store, keys: keys, logger: quiet)
         let context = try ZMQContext()
         let endpoints = BusEndpoints(dataDirectory: directory)
-        try LogServer.start(log: store, vault: keys, context: context, endpoint: endpoints.log, logger: quiet)
-        nonisolated(unsafe) let server = try CoreServer(processor: processor, context: context,
-                                                        configuration: .init(endpoints: endpoints), logger: quiet)
-        let served = DispatchSemaphore(value: 0)
-        Thread { try? server.run(); served.signal() }.start()
+        let logServer = try LogServer(log: store, vault: keys, context: context, endpoint: endpoints.log, logger: quiet)
+        let server = try CoreServer(processor: processor, context: context,
+                                    configuration: .init(endpoints: endpoints), logger: quiet)
+        // Started before the first suspension, and not waited for at the end: this test blocks its
+        // thread, which may be the last of the pool the tasks would need.
+        let servingLog = Task.immediate { try await logServer.run() }
+        let serving = Task.immediate { try await server.run() }
         defer {
+            serving.cancel()
+            servingLog.cancel()
             context.shutdown()
-            served.wait()
         }
         let follower = try EventFeedFollower(context: context, endpoint: endpoints.events,
                                              log: RemoteEventStore(context: context, endpoint: endpoints.log), after: 0,
