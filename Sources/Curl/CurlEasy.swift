@@ -53,6 +53,16 @@ package final class CurlEasy {
             // Only HTTP(S): a URL taken from input must not reach file:// or other schemes.
             set(pantry_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
             set(pantry_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+            // libcurl's defaults, stated: the peer's chain and its name are checked on every
+            // connection; only the trust anchors may change.
+            set(pantry_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
+            set(pantry_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+            if let trusted = request.trustedCertificates {
+                // Only this file: without the system's directory (CAPATH), which libcurl would still
+                // search. libcurl copies the string; the same file each time keeps the connection reusable.
+                set(pantry_curl_setopt_string(handle, CURLOPT_CAINFO, trusted))
+                set(pantry_curl_setopt_string(handle, CURLOPT_CAPATH, nil))
+            }
             set(pantry_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
             if let body = request.body {
                 // The size first: COPYPOSTFIELDS copies that many bytes, so the body may hold NULs.

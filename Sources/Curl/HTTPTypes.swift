@@ -23,6 +23,10 @@ package struct HTTPRequest: Sendable {
     package var followRedirects: Bool
     /// A larger body aborts the transfer, so a bad upstream cannot exhaust memory.
     package var maxBodyBytes: Int
+    /// A PEM file of the certificates an HTTPS server's chain must end in, instead of the system's
+    /// (a self-signed test deployment's own certificate). The server is verified either way, its
+    /// name included: there is no way to turn that off.
+    package var trustedCertificates: String?
 
     package init(
         method: Method = .get,
@@ -32,7 +36,8 @@ package struct HTTPRequest: Sendable {
         connectTimeout: Double = 5,
         timeout: Double = 15,
         followRedirects: Bool = false,
-        maxBodyBytes: Int = 16 << 20
+        maxBodyBytes: Int = 16 << 20,
+        trustedCertificates: String? = nil
     ) {
         self.method = method
         self.url = url
@@ -42,6 +47,7 @@ package struct HTTPRequest: Sendable {
         self.timeout = timeout
         self.followRedirects = followRedirects
         self.maxBodyBytes = maxBodyBytes
+        self.trustedCertificates = trustedCertificates
     }
 }
 

@@ -31,6 +31,9 @@ package struct LoadConfiguration: Sendable {
     /// Signs the operator's proof on registrations, log-ins and deletions when the load test can read
     /// the API's token key: its thousands of users from one address then pass the per-address limits.
     package var operatorSigner: TokenSigner?
+    /// A PEM file of the certificates an HTTPS deployment's chain must end in instead of the system's
+    /// (`--cacert`: a self-signed balancer's own certificate); verified either way.
+    package var trustedCertificates: String?
 
     /// When each request is due; nil when every client sends as fast as it is answered.
     package var schedule: Schedule? {

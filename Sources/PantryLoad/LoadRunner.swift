@@ -32,7 +32,7 @@ package struct LoadRunner: Sendable {
     }
 
     package func run() throws -> LoadRun {
-        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
+        let client = PantryClient(configuration)
         do {
             let ready = try client.ready()
             guard ready.status == 200 else {
@@ -109,7 +109,7 @@ package struct LoadRunner: Sendable {
             let count = done.load(ordering: .relaxed)
             progress(ProgressLine.render(label: "users", done: count, total: users, perSecond: rate(count, since: started)), false)
         }) { thread -> Result<([(Int, String)], Int), LoadError> in
-            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
+            let client = PantryClient(configuration)
             var tokens: [(Int, String)] = []
             var retries = 0
             for user in stride(from: thread, to: users, by: configuration.clients) {
@@ -239,7 +239,7 @@ package struct LoadRunner: Sendable {
         let samplerDone = DispatchSemaphore(value: 0)
         let samplerThread = Thread { [configuration] in
             var lag = RunStats.histogram()
-            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
+            let client = PantryClient(configuration)
             while !shared.finished.load(ordering: .relaxed) {
                 if let response = try? client.ready(), let ready = client.decode(Reply.Ready.self, response),
                    let leaderboard = ready.workers["leaderboard"] {
@@ -285,7 +285,7 @@ package struct LoadRunner: Sendable {
     private func driveClient(_ index: Int, tokens: [String], items: [Item], shared: Shared, started: UInt64,
                              measuredFrom: UInt64, deadline: UInt64?,
                              schedule: Schedule?) -> (RunStats, PointsLedger) {
-        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
+        let client = PantryClient(configuration)
         var workload = ClientWorkload(seed: configuration.seed, client: index, clients: configuration.clients,
                                       users: configuration.users, items: items, mix: configuration.mix,
                                       keyPrefix: configuration.runPrefix)
@@ -394,7 +394,7 @@ package struct LoadRunner: Sendable {
     /// up to 2 s, then answers 503); nil when the leaderboard cannot be read at all.
     private func waitForLeaderboard(at position: Int64, token: String) -> Double? {
         let started = now()
-        let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
+        let client = PantryClient(configuration)
         while elapsed(since: started) < 60 {
             if let response = try? client.top(1, token: token, after: position) {
                 if response.status == 200, let seen = PantryClient.position(in: response.body), seen >= position {
@@ -440,7 +440,7 @@ package struct LoadRunner: Sendable {
             let count = done.load(ordering: .relaxed)
             progress(ProgressLine.render(label: label, done: count, total: users, perSecond: rate(count, since: started)), false)
         }) { thread -> [(Int, T)] in
-            let client = PantryClient(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner)
+            let client = PantryClient(configuration)
             var answers: [(Int, T)] = []
             for user in stride(from: thread, to: users, by: configuration.clients) {
                 if let answer = body(user, client) { answers.append((user, answer)) }

@@ -11,11 +11,20 @@ package final class PantryClient {
     private let decoder = JSONDecoder()
     /// Proves the operator on the set-up and clean-up calls (`LoadConfiguration.operatorSigner`).
     private let operatorSigner: TokenSigner?
+    /// The certificates an HTTPS deployment's chain must end in, when not the system's.
+    let trustedCertificates: String?
 
-    package init(baseURL: String, timeout: Double, operatorSigner: TokenSigner? = nil) {
+    package init(baseURL: String, timeout: Double, operatorSigner: TokenSigner? = nil, trustedCertificates: String? = nil) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.timeout = timeout
         self.operatorSigner = operatorSigner
+        self.trustedCertificates = trustedCertificates
+    }
+
+    /// A client of the deployment `configuration` names.
+    package convenience init(_ configuration: LoadConfiguration) {
+        self.init(baseURL: configuration.url, timeout: configuration.timeout, operatorSigner: configuration.operatorSigner,
+                  trustedCertificates: configuration.trustedCertificates)
     }
 
     package func register(username: String, email: String, password: String) throws(CurlError) -> HTTPResponse {
@@ -98,7 +107,8 @@ package final class PantryClient {
             data = Self.jsonObject(body)
         }
         return try easy.perform(HTTPRequest(method: method, url: baseURL + path, headers: headers, body: data,
-                                            connectTimeout: min(timeout, 5), timeout: timeout, maxBodyBytes: 1 << 20))
+                                            connectTimeout: min(timeout, 5), timeout: timeout, maxBodyBytes: 1 << 20,
+                                            trustedCertificates: trustedCertificates))
     }
 }
 

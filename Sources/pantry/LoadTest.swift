@@ -23,6 +23,8 @@ struct LoadTest: ParsableCommand {
         subcommands: [LoadTestCompare.self])
 
     @Option(help: "The API's base URL.") var url = "http://127.0.0.1:8080"
+    @Option(help: "A PEM file of the certificates to trust for an https:// URL instead of the system's (a self-signed balancer's cert.pem); the server is verified either way.")
+    var cacert: String?
     @Option(help: "The API's data directory, whose api-token.key lets the users be registered as the operator; default PANTRY_DATA or ./data (PANTRY_TOKEN_KEY, when set, is the key).")
     var data: String?
     @Option(help: "A JSON file of configuration keys (data, token-key); or PANTRY_CONFIG.") var config: String?
@@ -69,6 +71,7 @@ struct LoadTest: ParsableCommand {
             }
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        if let cacert, !FileManager.default.isReadableFile(atPath: cacert) { throw ValidationError("--cacert: cannot read \(cacert)") }
         guard warmUp >= 0, warmUp <= 3600 else { throw ValidationError("--warm-up must be 0-3600 seconds") }
         if let ramp {
             guard let rates = rampRates, rates.count == ramp.split(separator: ",").count, !rates.isEmpty, rates.count <= 100,
@@ -101,6 +104,7 @@ struct LoadTest: ParsableCommand {
         configured.cleanup = cleanup
         configured.ramp = rampRates
         configured.stepSeconds = stepSeconds
+        configured.trustedCertificates = cacert
         do {
             configured.operatorSigner = try TokenSigner.existingKey(dataDirectory: dataDirectory, configured: tokenKey)
                 .map { TokenSigner(key: $0) }

@@ -75,3 +75,48 @@ import Testing
         }
     }
 }
+
+/// HTTPS against a self-signed server, its certificates made by `ops/hosts/self-signed-cert`.
+@Suite struct CurlTLSTests {
+    /// A certificate and key for `names` in a fresh directory.
+    static func certificate(for names: [String]) throws -> (certificate: String, key: String) {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-tls-\(UUID().uuidString)")
+        let process = Process()
+        process.executableURL = root.appendingPathComponent("ops/hosts/self-signed-cert")
+        process.arguments = [directory.path] + names
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return (directory.appendingPathComponent("cert.pem").path, directory.appendingPathComponent("key.pem").path)
+    }
+
+    @Test func aServerIsTrustedThroughTheGivenCertificateAndOnlyThat() throws {
+        let served = try Self.certificate(for: ["127.0.0.1"])
+        let other = try Self.certificate(for: ["127.0.0.1"])
+        let upstream = try FakeUpstream(tls: served)
+        let easy = CurlEasy()
+        for _ in 0..<3 {
+            let response = try easy.perform(HTTPRequest(url: "\(upstream.baseURL)/test/status/201", trustedCertificates: served.certificate))
+            #expect(response.status == 201)
+        }
+        // The system's anchors do not vouch for it, nor does another self-signed certificate.
+        for trusted in [nil, other.certificate] {
+            let error = #expect(throws: CurlError.self) {
+                try easy.perform(HTTPRequest(url: "\(upstream.baseURL)/test/status/201", trustedCertificates: trusted))
+            }
+            #expect(error?.code == 60, "CURLE_PEER_FAILED_VERIFICATION")
+        }
+    }
+
+    @Test func aTrustedCertificateForAnotherNameIsRefused() throws {
+        let served = try Self.certificate(for: ["pantry.example.org"])
+        let upstream = try FakeUpstream(tls: served)
+        let error = #expect(throws: CurlError.self) {
+            try CurlEasy().perform(HTTPRequest(url: "\(upstream.baseURL)/test/status/200", trustedCertificates: served.certificate))
+        }
+        #expect(error?.code == 60, "CURLE_PEER_FAILED_VERIFICATION")
+        #expect(error?.message.contains("127.0.0.1") == true)
+    }
+}

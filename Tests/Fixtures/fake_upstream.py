@@ -2,7 +2,8 @@
 """A fake Spoonacular + TheMealDB server for Pantry's tests (stdlib only).
 
 Binds 127.0.0.1 on the given port (0 = any free one) and prints "PORT <n>" on the
-first line of stdout. Spoonacular lives at /, TheMealDB at /mealdb/api/json/v1/1/.
+first line of stdout. Spoonacular lives at /, TheMealDB at /mealdb/api/json/v1/1/. With a
+certificate and its key after the port (PEM files), it serves HTTPS (TLS 1.2 and later) instead.
 
 Control endpoints (not counted):
   /_count                 -> {"total": n, "paths": {path: n}}
@@ -22,6 +23,7 @@ import gzip
 import hashlib
 import json
 import os
+import ssl
 import sys
 import threading
 import time
@@ -320,8 +322,9 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 1024  # the tests open hundreds of connections at once
 
     def handle_error(self, request, client_address):
-        # Clients that time out hang up on purpose; anything else is worth printing.
-        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+        # Clients that time out hang up on purpose, and those that do not trust the certificate
+        # refuse the handshake on purpose; anything else is worth printing.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError, ssl.SSLError)):
             super().handle_error(request, client_address)
 
 
@@ -336,6 +339,12 @@ def exit_with_parent():
 def main():
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     server = Server(("127.0.0.1", port), Handler)
+    if len(sys.argv) > 3:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+        # The handshake happens in the request's thread (on its first read), not in the accepting one.
+        server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     threading.Thread(target=exit_with_parent, daemon=True).start()
     print("PORT %d" % server.server_address[1], flush=True)
     try:

@@ -7,16 +7,19 @@ package final class FakeUpstream: @unchecked Sendable {
     package let port: Int
     private let process: Process
 
-    package var baseURL: String { "http://127.0.0.1:\(port)" }
+    private let scheme: String
+    package var baseURL: String { "\(scheme)://127.0.0.1:\(port)" }
 
-    package init() throws {
+    /// With `tls`, PEM files of a certificate and its key, it serves HTTPS.
+    package init(tls: (certificate: String, key: String)? = nil) throws {
+        scheme = tls == nil ? "http" : "https"
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/fake_upstream.py")
         let stdout = Pipe()
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "0"]
+        process.arguments = ["python3", script.path, "0"] + (tls.map { [$0.certificate, $0.key] } ?? [])
         process.standardOutput = stdout
         try process.run()
         var line = Data()

@@ -108,14 +108,16 @@ class HTTPAnswer:
 
 
 class APIClient:
-    """A tiny HTTP client (standard library only) for `pantry api`."""
+    """A tiny HTTP client (standard library only) for `pantry api`; HTTPS with `tls`, an SSLContext."""
 
-    def __init__(self, port):
+    def __init__(self, port, tls=None):
         self.port = port
-        self.url = f"http://127.0.0.1:{port}"
+        self.tls = tls
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
 
     def request(self, method, path, body=None, token=None, headers=None, raw=None, timeout=30):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        connection = (http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout, context=self.tls) if self.tls
+                      else http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout))
         all_headers = dict(headers or {})
         if token is not None:
             all_headers["Authorization"] = f"Bearer {token}"

@@ -1,13 +1,18 @@
 """Pantry with no shared files: the core, every worker, the fetch worker and two API processes each
 have their own data directory and meet only over `tcp://127.0.0.1`, with nginx in front of the two
-APIs. A logout on one API is honoured by the other within a second, read-your-writes holds across
-them, and a worker started on an empty directory catches up over the network to the state a
-replay of the log gives."""
+APIs, serving HTTPS with a self-signed certificate. A logout on one API is honoured by the other
+within a second, read-your-writes holds across them, and a worker started on an empty directory
+catches up over the network to the state a replay of the log gives. Plain HTTP to nginx only
+redirects; a client that does not trust the certificate, or an old protocol or cipher, gets no
+connection."""
 import json
 import os
 import shutil
+import socket
+import ssl
 import subprocess
 import time
+import warnings
 
 import pytest
 import zmq
@@ -35,6 +40,54 @@ def head_of_log(endpoint):
 
 def worker_position(endpoint):
     return ask(endpoint, {"query": "status"})["position"]
+
+
+def self_signed(directory, *names):
+    """A certificate and key for `names`, made by ops/hosts/self-signed-cert: their paths."""
+    made = subprocess.run([os.path.join(ROOT, "ops", "hosts", "self-signed-cert"), str(directory), *names],
+                          capture_output=True, timeout=30)
+    assert made.returncode == 0, made.stderr.decode()
+    return str(directory / "cert.pem"), str(directory / "key.pem")
+
+
+def handshake(port, context, server_hostname="127.0.0.1"):
+    """The protocol and cipher of a TLS connection to `port`, or the error that prevented it."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
+            with context.wrap_socket(raw, server_hostname=server_hostname) as connection:
+                return connection.version(), connection.cipher()[0]
+    except (ssl.SSLError, ConnectionError) as error:
+        return error
+
+
+def assert_modern_tls_only(port, certificate, directory):
+    """HTTPS on `port` serves `certificate` (made for 127.0.0.1) with TLS 1.2 or 1.3 and a
+    forward-secret AEAD cipher only: every other client fails the handshake."""
+    trusting = ssl.create_default_context(cafile=certificate)
+    assert handshake(port, trusting)[0] == "TLSv1.3"
+    twelve = ssl.create_default_context(cafile=certificate)
+    twelve.maximum_version = ssl.TLSVersion.TLSv1_2
+    protocol, cipher = handshake(port, twelve)
+    assert protocol == "TLSv1.2" and cipher.startswith("ECDHE-") and ("GCM" in cipher or "CHACHA20" in cipher), cipher
+    # The system's trust anchors do not vouch for it, nor does another self-signed certificate.
+    other, _ = self_signed(directory / "other-tls", "127.0.0.1")
+    for context in (ssl.create_default_context(), ssl.create_default_context(cafile=other)):
+        assert isinstance(handshake(port, context), ssl.SSLCertVerificationError)
+    # Trusted, but asked for another name.
+    assert isinstance(handshake(port, trusting, server_hostname="pantry.example.org"), ssl.SSLCertVerificationError)
+    # TLS 1.1, and ciphers without forward secrecy or without AEAD, offered by a client that would
+    # take them: refused by nginx (its alert), not by the client's own settings.
+    old = ssl.create_default_context(cafile=certificate)
+    old.set_ciphers("ALL:@SECLEVEL=0")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # TLS 1.1 is deprecated: that is the point
+        old.minimum_version = old.maximum_version = ssl.TLSVersion.TLSv1_1
+    assert getattr(handshake(port, old), "reason", None) == "TLSV1_ALERT_PROTOCOL_VERSION"
+    for weak in ("AES128-GCM-SHA256", "ECDHE-ECDSA-AES128-SHA", "ECDHE-ECDSA-AES256-SHA384"):
+        client = ssl.create_default_context(cafile=certificate)
+        client.maximum_version = ssl.TLSVersion.TLSv1_2
+        client.set_ciphers(weak)
+        assert getattr(handshake(port, client), "reason", None) == "SSLV3_ALERT_HANDSHAKE_FAILURE", weak
 
 
 @pytest.fixture
@@ -82,25 +135,54 @@ def test_api_processes_on_separate_directories_share_logouts_reads_and_the_log(h
         if directory.name != "core" and directory.is_dir():
             assert not (directory / "events.sqlite").exists() and not (directory / "user-keys.sqlite").exists(), directory
 
-    # nginx as a deployment runs it (ops/hosts/balancer), on loopback.
-    port = free_port()
+    # nginx as a deployment runs it (ops/hosts/balancer), on loopback, with a self-signed certificate.
+    certificate, key = self_signed(tmp_path / "tls", "127.0.0.1")
+    port, http_port = free_port(), free_port()
     (tmp_path / "nginx").mkdir()
+    balancer = {**os.environ, "PANTRY_DATA": str(tmp_path / "nginx"), "PANTRY_HOST": "127.0.0.1",
+                "PANTRY_API_HOSTS": " ".join(f"127.0.0.1:{api.port}" for api in apis)}
+    balancer.pop("PANTRY_TLS", None)
+    # Without a certificate it does not start, and says why.
+    refused = subprocess.run([os.path.join(ROOT, "ops", "hosts", "balancer")], env=balancer, capture_output=True, timeout=10)
+    assert refused.returncode == 2 and b"PANTRY_TLS_CERT" in refused.stderr, refused
     nginx.append(subprocess.Popen([os.path.join(ROOT, "ops", "hosts", "balancer")], stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, env={
-                                      **os.environ, "PANTRY_DATA": str(tmp_path / "nginx"), "PANTRY_HOST": "127.0.0.1",
-                                      "PANTRY_PORT": str(port), "PANTRY_API_HOSTS": " ".join(f"127.0.0.1:{api.port}" for api in apis)}))
-    front = APIClient(port)
+                                      **balancer, "PANTRY_PORT": str(port), "PANTRY_HTTP_PORT": str(http_port),
+                                      "PANTRY_TLS_CERT": certificate, "PANTRY_TLS_KEY": key}))
+    front = APIClient(port, tls=ssl.create_default_context(cafile=certificate))
     wait_for(front.ready, timeout=20, what="nginx to answer")
 
     # Register and log in through nginx (round robin: the two requests reach different APIs).
     registered = front.post("/v1/accounts", {"username": "hosted", "email": "hosted@example.org", "password": "correct horse battery"})
     assert registered.status == 201, registered
+    assert registered.headers["strict-transport-security"] == "max-age=63072000"
     user_id = registered.json["userId"]
     # The other API may not have read the new account yet: it asks the log before it refuses.
     session = front.post("/v1/sessions", {"username": "hosted", "password": "correct horse battery"})
     assert session.status == 201, session
     token = session.json["token"]
     assert all(api.get("/v1/me", token=token).status == 200 for api in apis)
+
+    # Plain HTTP is only ever a redirect to the same address over HTTPS, whatever the method: no
+    # session is made, no token or body answered.
+    plain = APIClient(http_port)
+    for method, path, body in [("POST", "/v1/sessions", {"username": "hosted", "password": "correct horse battery"}),
+                               ("GET", "/v1/me?after=1", None), ("GET", "/ready", None), ("DELETE", "/v1/sessions/current", None)]:
+        answer = plain.request(method, path, body, token=token)
+        assert answer.status == 308, (method, path, answer)
+        assert answer.headers["location"] == f"https://127.0.0.1:{port}{path}", answer.headers
+        assert b"token" not in answer.body and b"userId" not in answer.body and b"hosted" not in answer.body, answer.body
+    assert front.get("/v1/me", token=token).status == 200, "the DELETE over plain HTTP logged the session out"
+    assert_modern_tls_only(port, certificate, tmp_path)
+
+    # The load test through HTTPS: the certificate given with --cacert, and refused without it.
+    load = [core.bin, "loadtest", "--url", front.url, "--users", "20", "--clients", "2", "--requests", "200", "--seed", "32",
+            "--output", str(tmp_path / "load.json"), "--plot", str(tmp_path / "load.svg")]
+    untrusting = subprocess.run(load, env={**os.environ, **env}, capture_output=True, timeout=60)
+    assert untrusting.returncode == 2 and b"certificate" in untrusting.stderr, untrusting.stderr.decode()
+    loaded = subprocess.run(load + ["--cacert", certificate], env={**os.environ, **env}, capture_output=True, timeout=120)
+    assert loaded.returncode == 0, loaded.stdout.decode() + loaded.stderr.decode()
+    assert json.loads((tmp_path / "load.json").read_text())["check"]["passed"]
 
     # A command through API 1, read through API 2 with `after`.
     recipe = apis[0].catalog_recipe("egg")
