@@ -42,6 +42,7 @@ let package = Package(
         .target(
             name: "PantryEventStore",
             dependencies: [
+                "PantryDomain",
                 "PantryJSON",
                 "PantryLog",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -53,6 +54,7 @@ let package = Package(
         .target(
             name: "PantryPostgresLog",
             dependencies: [
+                "PantryDomain",
                 "PantryEventStore",
                 "PantryLog",
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -26,7 +26,7 @@ package struct ExperiencesProjection: Projection {
 
     package init() {}
     package var name: String { "experiences" }
-    package var eventTypes: Set<String> { ["UserRegistered", "ExperienceWritten", "UserDeleted"] }
+    package var eventTypes: Set<EventType> { [.userRegistered, .experienceWritten, .userDeleted] }
     package var layoutVersion: Int { 2 }
 
     package func migrate(_ db: Database) throws {

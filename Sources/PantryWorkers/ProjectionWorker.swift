@@ -15,6 +15,7 @@ import PantryWire
 /// (`after`) is parked until then, with no polling, and a rebuilt file only has to be reopened here.
 package final class ProjectionWorker {
     private let store: ProjectionStore
+    private let worker: WorkerName
     private let log: any EventLogReader
     private let follower: EventFeedFollower
     private let queries: ZMQSocket
@@ -40,6 +41,7 @@ package final class ProjectionWorker {
     package init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
                 feedHighWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, queryEndpoint: String, logger: Logger) throws {
         self.store = store
+        worker = WorkerName(store.projection)
         self.log = log
         self.logger = logger
         encoder.outputFormatting = [.withoutEscapingSlashes]
@@ -124,7 +126,7 @@ package final class ProjectionWorker {
     /// Applies what the follower handed back (it continues the follower's previous position
     /// without a hole). Events this projection ignores alone are not worth a transaction.
     private func apply(_ events: [EventFeedFollower.Delivery]) throws {
-        let types = store.projection.eventTypes
+        let types = store.eventTypeNames
         guard events.contains(where: { types.contains($0.recorded.type) })
             || follower.position - written >= Self.maxUnwrittenPositions else { return }
         try write(events)
@@ -169,7 +171,10 @@ package final class ProjectionWorker {
             let route = Array(frames.dropLast())
             let request: QueryRequest
             do {
-                request = try QueryRequest(json: frames[frames.count - 1])
+                request = try QueryRequest(json: frames[frames.count - 1], worker: worker)
+            } catch let unknown as QueryRequest.UnknownQuery {
+                try send(route, failure: .badQuery(unknown.description))
+                continue
             } catch {
                 try send(route, failure: .badQuery("the query is not a JSON object of the documented shape: \(error)"))
                 continue
@@ -183,7 +188,7 @@ package final class ProjectionWorker {
                         let head = try log.headPosition()
                         guard after <= head else {
                             try send(route, failure: QueryError(
-                                code: "position_not_written", message: "position \(after) is beyond the log's head (\(head))"))
+                                code: .positionNotWritten, message: "position \(after) is beyond the log's head (\(head))"))
                             continue
                         }
                         follower.learnHead(head)
@@ -212,7 +217,7 @@ package final class ProjectionWorker {
                         continue
                     }
                     try send(entry.route, failure: QueryError(
-                        code: "not_caught_up", message: "position \(after) was not applied in time; at \(follower.position)"))
+                        code: .notCaughtUp, message: "position \(after) was not applied in time; at \(follower.position)"))
                 } else {
                     try answer(entry.route, entry.request)
                 }
@@ -232,7 +237,7 @@ package final class ProjectionWorker {
             let feed = ProjectionQueries.FeedStatus(
                 projection: store.projection.name, announcedHead: follower.announcedHead,
                 eventsReadFromLog: follower.eventsReadFromLog, gapsHealed: follower.gapsHealed)
-            let reply = try ProjectionQueries.answer(request, projection: store.projection.name, store: store,
+            let reply = try ProjectionQueries.answer(request, store: store,
                                                      position: follower.position, feed: feed, encoder: encoder)
             answers.remember(reply, for: request, at: follower.position)
             try queries.send(route + [reply], dontWait: true)

@@ -1,5 +1,6 @@
 import PantryBus
 import PantryCore
+import PantryWire
 
 extension BusEndpoints {
     /// The deployment's endpoints: `ipc://` sockets in the data directory unless the environment
@@ -12,8 +13,8 @@ extension BusEndpoints {
         events = named("PANTRY_CORE_EVENTS") ?? events
         log = logService ?? named("PANTRY_CORE_LOG") ?? log
         fetch = named("PANTRY_FETCH_ENDPOINT") ?? fetch
-        for worker in Self.workers {
-            if let endpoints = named("PANTRY_\(worker.uppercased())_QUERIES") { queries[worker] = endpoints }
+        for worker in WorkerName.allCases {
+            if let endpoints = named("PANTRY_\(worker.rawValue.uppercased())_QUERIES") { queries[worker] = endpoints }
         }
         if let text = named("PANTRY_FEED_HIGH_WATER_MARK") {
             guard let messages = Int(text), messages > 0 else {

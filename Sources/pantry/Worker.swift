@@ -6,6 +6,7 @@ import PantryCore
 import PantryEventStore
 import PantryKeys
 import PantryProjections
+import PantryWire
 import PantryWorkers
 import ZeroMQ
 import PantryLog
@@ -13,28 +14,22 @@ import PantryLog
 struct Worker: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a projection worker: keeps one read model current and answers queries about it.",
-        discussion: "Projections: \(ProjectionCatalog.names.joined(separator: ", ")).")
+        discussion: "Projections: \(WorkerName.allCases.map(\.rawValue).joined(separator: ", ")).")
 
     @Argument(help: "The projection to keep.")
-    var name: String
+    var name: WorkerName
 
     @OptionGroup var options: DataOptions
 
     @Option(help: "The core's log service (e.g. tcp://core:5557), read instead of the log itself when set; or PANTRY_CORE_LOG.")
     var logService: String?
 
-    func validate() throws {
-        guard ProjectionCatalog.names.contains(name) else {
-            throw ValidationError("there is no projection '\(name)'; choose one of \(ProjectionCatalog.names.joined(separator: ", "))")
-        }
-    }
-
     func run() throws {
         bootstrapLogging()
         let logger = Logger(label: "pantry.worker.\(name)")
         let directory = try DataDirectory(options.data)
         try FileManager.default.createDirectory(at: directory.projections, withIntermediateDirectories: true)
-        let lock = try WriterLock(path: directory.workerLock(name))
+        let lock = try WriterLock(path: directory.workerLock(name.rawValue))
         defer { withExtendedLifetime(lock) {} }
         let context = try ZMQContext()
         let environment = ProcessInfo.processInfo.environment
@@ -50,7 +45,7 @@ struct Worker: ParsableCommand {
             guard let log = try options.waitForLog(directory, logger: logger) else { return }
             (reader, keys) = (log, try UserKeyStore(path: directory.userKeys, readOnly: true))
         }
-        let store = try ProjectionStore.open(name: name, directory: directory.projections, keys: keys,
+        let store = try ProjectionStore.open(name: name.rawValue, directory: directory.projections, keys: keys,
                                              checkpointsInBackground: true, logger: logger)
         let checkpointer = try BackgroundCheckpointer(path: store.path, logger: logger)
         defer { checkpointer.stop() }
@@ -62,3 +57,5 @@ struct Worker: ParsableCommand {
         try worker.run()
     }
 }
+
+extension WorkerName: ExpressibleByArgument {}

@@ -119,9 +119,8 @@ struct CommandGenerator {
         #expect(Decider.evolve(PantryState(), session.accepted) == session.state)
         // And through the log's encoding, as the processor rebuilds it on start.
         let stored = try session.accepted.map { event in
-            let type = EventCoding.typeName(of: event)
-            return try EventCoding.decode(type: type, schemaVersion: EventCoding.schemaVersion(of: type),
-                                          data: EventCoding.encode(event, vault: testVault), vault: testVault)
+            try EventCoding.decode(type: event.type.rawValue, schemaVersion: event.type.schemaVersion,
+                                   data: EventCoding.encode(event, vault: testVault), vault: testVault)
         }
         #expect(stored == session.accepted)
         #expect(Decider.evolve(PantryState(), stored) == session.state)

@@ -35,15 +35,24 @@ import Testing
     ]
 
     @Test func samplesCoverEveryEventType() {
-        #expect(Set(Self.samples.map(EventCoding.typeName(of:))) == Set(EventCoding.typeNames))
-        #expect(EventCoding.typeNames.count == 14)
+        #expect(Set(Self.samples.map(\.type)) == Set(EventType.allCases))
+        #expect(EventType.allCases.count == 14)
+    }
+
+    /// The names are in every log ever written: each type is the one its schema file names.
+    @Test func everyTypeIsNamedAsItsSchemaFile() throws {
+        let schemas = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../schemas/events").standardizedFileURL
+        let names = try FileManager.default.contentsOfDirectory(atPath: schemas.path)
+            .filter { $0.hasSuffix(".schema.json") && !$0.contains(".v") }
+            .map { String($0.dropLast(".schema.json".count)) }
+        #expect(Set(names) == Set(EventType.allCases).names)
     }
 
     @Test(arguments: samples)
     func handWrittenEncodingDecodesToTheSameEvent(_ event: Event) throws {
-        let type = EventCoding.typeName(of: event)
         let data = try EventCoding.encode(event, vault: testVault)
-        let decoded = try EventCoding.decode(type: type, schemaVersion: EventCoding.schemaVersion(of: type), data: data, vault: testVault)
+        let decoded = try EventCoding.decode(type: event.type.rawValue, schemaVersion: event.type.schemaVersion, data: data, vault: testVault)
         #expect(decoded == event)
     }
 
@@ -121,7 +130,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [EventCoding.schemaVersion(of: "PointEarned") + 1, 99, 0, -1])
+    @Test(arguments: [EventType.pointEarned.schemaVersion + 1, 99, 0, -1])
     func unsupportedSchemaVersionIsRefused(_ version: Int) throws {
         let data = try EventCoding.encode(.pointEarned(PointEarned(userId: "u1", recipeId: "r1", ingredient: "salt")), vault: testVault)
         #expect(throws: EventCoding.Failure.unsupportedSchemaVersion(type: "PointEarned", version: version)) {

@@ -90,7 +90,7 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
         #expect(head > 2_500)
         var types = Set<String>()
         for e in events { types.insert(e.type) }
-        #expect(types == Set(EventCoding.typeNames))   // every event type occurs
+        #expect(types == Set(EventType.allCases).names)   // every event type occurs
 
         let replayDir = h.directory.appendingPathComponent("replayed")
         var rng = SeededGenerator(seed: 42)

@@ -87,7 +87,7 @@ struct CommandRoutes {
         let commandId = try submitter.commandId(request, userId: session.userId)
         do {
             return try await submitter.respond(commandId: commandId, status: status, command(nil))
-        } catch let problem as Problem where problem.code == Rejection.Code.unknownRecipe.rawValue {
+        } catch let problem as Problem where problem.code == .rejection(.unknownRecipe) {
             let facts = try await lookup.facts(of: recipeId)
             return try await submitter.respond(commandId: commandId, status: status, command(facts))
         }

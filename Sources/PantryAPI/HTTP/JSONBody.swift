@@ -28,7 +28,7 @@ enum JSONBody {
         guard !declared.isEmpty else { return }
         let media = declared.count == 1 ? mediaType(declared[0]) : ""
         guard media == "application/json" || media.hasSuffix("+json") else {
-            throw Problem(.unsupportedMediaType, code: "unsupported_media_type",
+            throw Problem(.unsupportedMediaType,
                           detail: "the body must be application/json, not \(declared.joined(separator: ", ").prefix(64))")
         }
     }
