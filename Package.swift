@@ -261,7 +261,7 @@ let package = Package(
         .target(name: "PantryTestPostgres", dependencies: ["PantryPostgresLog"], path: "Tests/PantryTestPostgres"),
         .testTarget(
             name: "PantryEventStoreTests",
-            dependencies: ["PantryEventStore", "PantryLog", "PantryPostgresLog", "PantryTestPostgres", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["PantryDomain", "PantryEventStore", "PantryLog", "PantryPostgresLog", "PantryTestPostgres", .product(name: "Logging", package: "swift-log"),
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(

@@ -153,38 +153,38 @@ package enum EventCoding {
                 userId: try json.string("userId"), tokenId: try json.string("tokenId"), expiresAt: try json.int64("expiresAt")))
         case .recipeRecorded:
             return .recipeRecorded(RecipeRecorded(
-                userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")),
                 facts: RecipeFacts(title: try json.string("title"), image: try json.optionalString("image"),
                                    ingredients: try json.optionalStrings("ingredients") ?? [])))
         case .recipeSaved:
             return .recipeSaved(RecipeSaved(
-                userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")),
                 title: try json.string("title"), image: try json.optionalString("image")))
         case .savedRecipeRemoved:
-            return .savedRecipeRemoved(SavedRecipeRemoved(userId: try json.string("userId"), recipeId: try json.string("recipeId")))
+            return .savedRecipeRemoved(SavedRecipeRemoved(userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId"))))
         case .groceryAdded:
             return .groceryAdded(GroceryAdded(
                 userId: try json.string("userId"), item: try json.string("item"), ingredient: try json.string("ingredient"),
                 amount: try json.optionalDouble("amount"), unit: try json.optionalString("unit"),
-                recipeId: try json.optionalString("recipeId"), merged: try json.bool("merged")))
+                recipeId: try json.optionalString("recipeId").map(RecipeID.init(_:)), merged: try json.bool("merged")))
         case .groceryChecked:
             return .groceryChecked(GroceryChecked(userId: try json.string("userId"), item: try json.string("item"), checked: try json.bool("checked")))
         case .groceryRemoved:
             return .groceryRemoved(GroceryRemoved(userId: try json.string("userId"), item: try json.string("item")))
         case .pointEarned:
             return .pointEarned(PointEarned(
-                userId: try json.string("userId"), recipeId: try json.string("recipeId"), ingredient: try json.string("ingredient")))
+                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), ingredient: try json.string("ingredient")))
         case .cartAdjusted:
             return .cartAdjusted(CartAdjusted(
-                userId: try json.string("userId"), recipeId: try json.string("recipeId"), title: try json.string("title"),
+                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), title: try json.string("title"),
                 image: try json.optionalString("image"), delta: try json.int("delta"), count: try json.int("count")))
         case .cookingStarted:
             return .cookingStarted(CookingStarted(
-                userId: try json.string("userId"), recipeId: try json.string("recipeId"), minutes: try json.int("minutes")))
+                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), minutes: try json.int("minutes")))
         case .experienceWritten:
             return .experienceWritten(ExperienceWritten(
                 experienceId: try json.string("experienceId"), userId: try json.string("userId"),
-                recipeId: try json.string("recipeId"), text: try json.string("text")))
+                recipeId: RecipeID(try json.string("recipeId")), text: try json.string("text")))
         }
     }
 

@@ -237,7 +237,7 @@ package final class SQLiteEventStore: EventStore {
                 AND json_extract(data, '$.recipeId') = ? AND json_extract(data, '$.ingredient') = ? LIMIT 1
                 """)
             return Set(try points.filter { point in
-                try Int.fetchOne(statement, arguments: [point.userId, point.recipeId, point.ingredient]) != nil
+                try Int.fetchOne(statement, arguments: [point.userId, point.recipeId.rawValue, point.ingredient]) != nil
             })
         }
     }

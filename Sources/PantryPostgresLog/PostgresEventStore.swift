@@ -278,13 +278,13 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
         var earned: Set<PointKey> = []
         for row in try read(Self.earnedPointsQuery(points)) {
             let (user, recipe, ingredient) = try row.decode((String, String, String).self)
-            earned.insert(PointKey(userId: user, recipeId: recipe, ingredient: ingredient))
+            earned.insert(PointKey(userId: user, recipeId: RecipeID(recipe), ingredient: ingredient))
         }
         return earned
     }
 
     private static func earnedPointsQuery(_ points: [PointKey]) -> PostgresQuery {
-        let users = points.map(\.userId), recipes = points.map(\.recipeId), ingredients = points.map(\.ingredient)
+        let users = points.map(\.userId), recipes = points.map(\.recipeId.rawValue), ingredients = points.map(\.ingredient)
         return """
             SELECT p.u, p.r, p.i FROM unnest(\(users)::text[], \(recipes)::text[], \(ingredients)::text[]) AS p(u, r, i)
             CROSS JOIN LATERAL (SELECT 1 FROM events WHERE type = '\(unescaped: EventType.pointEarned.rawValue)' AND user_id = p.u

@@ -70,3 +70,6 @@ package enum ProjectionCatalog {
         return projection
     }
 }
+
+/// Bound and read as its string.
+extension RecipeID: DatabaseValueConvertible {}

@@ -12,7 +12,7 @@ import Testing
         .savedRecipeRemoved(SavedRecipeRemoved(userId: "u1", recipeId: "r1")),
         .groceryAdded(GroceryAdded(userId: "u1", item: "olive oil", ingredient: " Olive OIL", amount: nil, unit: nil, recipeId: nil, merged: false)),
         .groceryAdded(GroceryAdded(userId: "u1", item: "flour", ingredient: "Flour", amount: 0.1, unit: "kg", recipeId: "r1", merged: true)),
-        .groceryAdded(GroceryAdded(userId: "u1", item: "x", ingredient: "x", amount: 1_000_000, unit: tricky, recipeId: tricky, merged: true)),
+        .groceryAdded(GroceryAdded(userId: "u1", item: "x", ingredient: "x", amount: 1_000_000, unit: tricky, recipeId: RecipeID(tricky), merged: true)),
         .groceryAdded(GroceryAdded(userId: "u1", item: "y", ingredient: "y", amount: 1e-7, unit: nil, recipeId: nil, merged: false)),
         .groceryAdded(GroceryAdded(userId: "u1", item: "z", ingredient: "z", amount: 1.0 / 3.0, unit: nil, recipeId: nil, merged: false)),
         .groceryAdded(GroceryAdded(userId: "u1", item: "w", ingredient: "w", amount: 0, unit: nil, recipeId: nil, merged: false)),
@@ -30,7 +30,7 @@ import Testing
         .recipeRecorded(RecipeRecorded(userId: "u1", recipeId: "r2", facts: RecipeFacts(title: "T", image: nil, ingredients: ["x"]))),
         .passwordChanged(PasswordChanged(userId: "u1", passwordHash: phcHash)),
         .userDeleted(UserDeleted(userId: "u1")),
-        .cookingStarted(CookingStarted(userId: "u1", recipeId: tricky, minutes: 1440)),
+        .cookingStarted(CookingStarted(userId: "u1", recipeId: RecipeID(tricky), minutes: 1440)),
         .sessionRevoked(SessionRevoked(userId: "u1", tokenId: "Zq3tokenId0", expiresAt: 4_102_444_800)),
     ]
 

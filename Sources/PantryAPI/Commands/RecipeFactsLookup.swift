@@ -21,7 +21,7 @@ struct RecipeFactsLookup {
     private func recipe(_ recipeId: RecipeID) async throws -> Recipe {
         let response: FetchResponse
         do {
-            response = try await recipes.fetch(.detail(id: recipeId))
+            response = try await recipes.fetch(.detail(id: recipeId.rawValue))
         } catch let problem as Problem where [.api(.notFound), .api(.invalidQuery)].contains(problem.code) {
             throw Problem(Rejection(.unknownRecipe, "there is no recipe \(recipeId)"))
         }

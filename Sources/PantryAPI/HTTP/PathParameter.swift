@@ -22,7 +22,7 @@ enum PathParameter {
         do throws(Rejection) {
             switch name {
             case "userId": _ = try Validate.userId(value)
-            case "recipeId": _ = try Validate.recipeId(value)
+            case "recipeId": _ = try Validate.recipeId(RecipeID(value))
             case "ingredient": _ = try Validate.ingredient(value)
             default: break
             }
