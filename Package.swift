@@ -47,6 +47,7 @@ let package = Package(
         .target(
             name: "PantryEventStore",
             dependencies: [
+                "PantryDomain",
                 "PantryJSON",
                 "PantryLog",
                 "PantryThreads",
@@ -60,6 +61,7 @@ let package = Package(
         .target(
             name: "PantryPostgresLog",
             dependencies: [
+                "PantryDomain",
                 "PantryEventStore",
                 "PantryLog",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -281,7 +283,7 @@ let package = Package(
         .target(name: "PantryTestPostgres", dependencies: ["PantryPostgresLog"], path: "Tests/PantryTestPostgres"),
         .testTarget(
             name: "PantryEventStoreTests",
-            dependencies: ["PantryEventStore", "PantryLog", "PantryPostgresLog", "PantryTestPostgres", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["PantryDomain", "PantryEventStore", "PantryLog", "PantryPostgresLog", "PantryTestPostgres", .product(name: "Logging", package: "swift-log"),
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(

@@ -31,7 +31,7 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
         case "/docs/redoc.standalone.js":
             let script = URL(fileURLWithPath: docsAssets).appendingPathComponent("redoc.standalone.js")
             guard let data = FileManager.default.contents(atPath: script.path) else {
-                throw Problem(.notFound, code: "not_found", detail: "the documentation renderer is not installed: run ops/setup")
+                throw Problem(.notFound, detail: "the documentation renderer is not installed: run ops/setup")
             }
             return Response(status: .ok, headers: [.contentType: "text/javascript", .cacheControl: "public, max-age=86400"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
@@ -58,7 +58,7 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
     /// ReDoc styles itself inline and parses in a worker: the page's policy allows that, nothing more.
     private func docs() throws -> Response {
         guard let page = FileManager.default.contents(atPath: URL(fileURLWithPath: root).appendingPathComponent("docs.html").path) else {
-            throw Problem(.notFound, code: "not_found", detail: "the documentation page is missing from the build")
+            throw Problem(.notFound, detail: "the documentation page is missing from the build")
         }
         return Response(status: .ok, headers: [
             .contentType: "text/html; charset=utf-8",

@@ -1,4 +1,5 @@
 import Foundation
+import PantryWire
 
 /// Where the processes meet. By default `ipc://` sockets in the data directory; the executable
 /// sets any of them to `tcp://HOST:PORT` from its configuration (`PANTRY_CORE_COMMANDS`,
@@ -12,7 +13,7 @@ package struct BusEndpoints: Sendable, Equatable {
     package var fetch: String
     /// Where each projection worker answers queries: one endpoint, or several separated by spaces
     /// (one per worker host, asked round-robin).
-    package var queries: [String: String]
+    package var queries: [WorkerName: String]
     /// Messages the feed buffers per subscriber, on each side, before ZeroMQ drops them and the
     /// subscriber has to read the log (tests lower it to force drops). It bounds what a stuck
     /// subscriber costs the core: at most this many messages (about 0.5 KB each, so about 10 MB),
@@ -21,9 +22,6 @@ package struct BusEndpoints: Sendable, Equatable {
     package var feedHighWaterMark = Self.defaultFeedHighWaterMark
     package static let defaultFeedHighWaterMark = 20_000
 
-    /// The projection workers, by the name their queries are addressed to.
-    package static let workers = ["leaderboard", "carts", "favourites", "groceries", "experiences"]
-
     /// Every endpoint an `ipc://` socket in `dataDirectory`.
     package init(dataDirectory: URL) {
         func socket(_ name: String) -> String { "ipc://\(dataDirectory.appendingPathComponent("\(name).sock").path)" }
@@ -31,11 +29,11 @@ package struct BusEndpoints: Sendable, Equatable {
         events = socket("core-events")
         log = socket("core-log")
         fetch = socket("fetch")
-        queries = Dictionary(uniqueKeysWithValues: Self.workers.map { ($0, socket("\($0)-queries")) })
+        queries = Dictionary(uniqueKeysWithValues: WorkerName.allCases.map { ($0, socket("\($0.rawValue)-queries")) })
     }
 
     /// Where `worker`'s queries go (a worker binds its own one).
-    package func queries(of worker: String) -> String {
+    package func queries(of worker: WorkerName) -> String {
         guard let endpoints = queries[worker] else { preconditionFailure("no worker named \(worker)") }
         return endpoints
     }

@@ -26,7 +26,7 @@ package final class EventFeedFollower {
     /// Events that were lost on the feed (a slow consumer, a full buffer) and read from the log.
     package private(set) var gapsHealed = 0
 
-    /// The event types the consumer reads; nil for all.
+    /// The event types the consumer reads, as topics name them; nil for all.
     private let types: Set<String>?
 
     /// An event handed back: its payload is decoded when it came off the feed; nil when it came
@@ -34,11 +34,11 @@ package final class EventFeedFollower {
     package typealias Delivery = (recorded: RecordedEvent, event: Event?)
 
     package init(context: ZMQContext, endpoint: String, log: any EventLogReader, after checkpoint: Int64,
-                types: Set<String>? = nil, highWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, logger: Logger) throws {
-        self.types = types
+                types: Set<EventType>? = nil, highWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, logger: Logger) throws {
+        self.types = types?.names
         socket = try ZMQSocket(context: context, type: .sub)
         try socket.setReceiveHighWaterMark(highWaterMark)
-        if let types {
+        if let types = self.types {
             for topic in types.union([FeedMessage.heartbeatTopic]) { try socket.subscribe(topic) }
         } else {
             try socket.subscribe("")

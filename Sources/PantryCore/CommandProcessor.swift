@@ -91,7 +91,7 @@ package final class CommandProcessor {
                 Decider.evolve(&state, event)
                 folding(recorded.metadata.commandId)
                 versions[recorded.streamId] = recorded.streamVersion
-                Self.track(recorded.type, of: recorded.metadata.userId, at: recorded.position, in: &accounts)
+                Self.track(event.type, of: recorded.metadata.userId, at: recorded.position, in: &accounts)
                 position = recorded.position
             }
             position = last.position
@@ -123,11 +123,11 @@ package final class CommandProcessor {
     }
 
     /// Keeps `accounts` pointing at the events that hold each account today.
-    private static func track(_ type: String, of userId: UserID, at position: Int64, in accounts: inout [UserID: [Int64]]) {
+    private static func track(_ type: EventType?, of userId: UserID, at position: Int64, in accounts: inout [UserID: [Int64]]) {
         switch type {
-        case "UserRegistered": accounts[userId] = [position]
-        case "PasswordChanged": accounts[userId] = [accounts[userId]?.first ?? position, position]
-        case "UserDeleted": accounts[userId] = nil
+        case .userRegistered: accounts[userId] = [position]
+        case .passwordChanged: accounts[userId] = [accounts[userId]?.first ?? position, position]
+        case .userDeleted: accounts[userId] = nil
         default: break
         }
     }
@@ -231,9 +231,8 @@ package final class CommandProcessor {
                 let newEvents: [NewEvent]
                 do {
                     newEvents = try events.map {
-                        let type = EventCoding.typeName(of: $0)
-                        return NewEvent(type: type, schemaVersion: EventCoding.schemaVersion(of: type),
-                                        data: try EventCoding.encode($0, vault: keys), metadata: metadata)
+                        NewEvent(type: $0.type.rawValue, schemaVersion: $0.type.schemaVersion,
+                                 data: try EventCoding.encode($0, vault: keys), metadata: metadata)
                     }
                 } catch {
                     outcomes[index] = .failed(envelope.commandId, "the personal fields could not be sealed: \(error)")
@@ -261,7 +260,8 @@ package final class CommandProcessor {
                     outcomes[owner] = .accepted(batch[owner].commandId, range)
                     acceptedRanges[owner] = range
                     for (offset, event) in append.events.enumerated() {
-                        Self.track(event.type, of: event.metadata.userId, at: range.lowerBound + Int64(offset), in: &accountPositions)
+                        Self.track(EventType(rawValue: event.type), of: event.metadata.userId,
+                                   at: range.lowerBound + Int64(offset), in: &accountPositions)
                         appended.append(RecordedEvent(
                             position: range.lowerBound + Int64(offset), streamId: append.streamId,
                             streamVersion: append.expectedVersion + Int64(offset) + 1, type: event.type,

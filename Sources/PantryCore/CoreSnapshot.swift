@@ -48,15 +48,15 @@ struct CoreSnapshot: Equatable {
         w.sequence(holdings.deletedUsers.sorted()) { $0.string($1) }
         w.map(holdings.earnedPoints) { w, points in w.sequence(points) { $0.int(Int64(bitPattern: $1)) } }
         w.map(holdings.unrecordedPoints) { w, used in
-            w.sequence(used) { w, one in w.string(one.recipeId); w.string(one.ingredient) }
+            w.sequence(used) { w, one in w.string(one.recipeId.rawValue); w.string(one.ingredient) }
         }
-        w.map(holdings.savedRecipes) { w, saved in w.sequence(saved) { $0.string($1) } }
+        w.map(holdings.savedRecipes) { w, saved in w.sequence(saved) { $0.string($1.rawValue) } }
         w.map(holdings.groceries) { w, items in w.map(items) { $0.int($1 ? 1 : 0) } }
         w.map(holdings.carts) { w, lines in w.map(lines) { $0.int(Int64($1)) } }
         w.map(holdings.experiences) { w, written in w.map(written) { $0.int(Int64($1)) } }
         w.sequence(holdings.recipes) { w, recipe in
             let facts = recipe.facts
-            w.string(recipe.id)
+            w.string(recipe.id.rawValue)
             w.string(facts.title)
             w.int(facts.image == nil ? 0 : 1)
             if let image = facts.image { w.string(image) }
@@ -96,14 +96,14 @@ struct CoreSnapshot: Equatable {
         let deletedUsers = Set(try r.array { try $0.string() })
         let earnedPoints: [UserID: Set<UInt64>] = try r.map { r in Set(try r.array { UInt64(bitPattern: try $0.int()) }) }
         let unrecordedPoints: [UserID: Set<PantryState.UsedIngredient>] = try r.map { r in
-            Set(try r.array { r in PantryState.UsedIngredient(recipeId: try r.string(), ingredient: try r.string()) })
+            Set(try r.array { r in PantryState.UsedIngredient(recipeId: RecipeID(try r.string()), ingredient: try r.string()) })
         }
-        let savedRecipes: [UserID: Set<RecipeID>] = try r.map { r in Set(try r.array { try $0.string() }) }
+        let savedRecipes: [UserID: Set<RecipeID>] = try r.map { r in Set(try r.array { RecipeID(try $0.string()) }) }
         let groceries: [UserID: [String: Bool]] = try r.map { r in try r.map { try $0.int() != 0 } }
         let carts: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
         let experiences: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
         let recipes: [(id: RecipeID, facts: RecipeFacts)] = try r.array { r in
-            let id = try r.string(), title = try r.string()
+            let id = RecipeID(try r.string()), title = try r.string()
             let image = try r.int() == 0 ? nil : try r.string()
             return (id, RecipeFacts(title: title, image: image, ingredients: try r.array { try $0.string() }))
         }
@@ -135,10 +135,10 @@ private struct SnapshotWriter {
         for value in values { element(&self, value) }
     }
 
-    mutating func map<V>(_ values: [String: V], _ value: (inout SnapshotWriter, V) -> Void) {
+    mutating func map<K: LosslessStringConvertible, V>(_ values: [K: V], _ value: (inout SnapshotWriter, V) -> Void) {
         int(Int64(values.count))
         for (key, element) in values {
-            string(key)
+            string(key.description)
             value(&self, element)
         }
     }
@@ -173,13 +173,13 @@ private struct SnapshotReader {
         return values
     }
 
-    mutating func map<V>(_ value: (inout SnapshotReader) throws -> V) throws -> [String: V] {
+    mutating func map<K: LosslessStringConvertible, V>(_ value: (inout SnapshotReader) throws -> V) throws -> [K: V] {
         let count = try int()
         guard count >= 0, count <= bytes.count - offset else { throw CoreSnapshot.Failure.truncated }
-        var values: [String: V] = [:]
+        var values: [K: V] = [:]
         values.reserveCapacity(Int(count))
         for _ in 0..<count {
-            let key = try string()
+            guard let key = K(try string()) else { throw CoreSnapshot.Failure.notASnapshot }
             values[key] = try value(&self)
         }
         return values

@@ -156,18 +156,18 @@ package enum CommandCoding {
         },
         "SaveRecipe": { json in
             try refuseUnknownFields(json, of: SaveRecipe.self)
-            return .saveRecipe(SaveRecipe(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+            return .saveRecipe(SaveRecipe(userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")),
                                           recipe: try recipeFacts(json)))
         },
         "RemoveSavedRecipe": { json in
             try refuseUnknownFields(json, of: RemoveSavedRecipe.self)
-            return .removeSavedRecipe(RemoveSavedRecipe(userId: try json.string("userId"), recipeId: try json.string("recipeId")))
+            return .removeSavedRecipe(RemoveSavedRecipe(userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId"))))
         },
         "AddGrocery": { json in
             try refuseUnknownFields(json, of: AddGrocery.self)
             return .addGrocery(AddGrocery(userId: try json.string("userId"), ingredient: try json.string("ingredient"),
                                           amount: try json.optionalDouble("amount"), unit: try json.optionalString("unit"),
-                                          recipeId: try json.optionalString("recipeId")))
+                                          recipeId: try json.optionalString("recipeId").map(RecipeID.init(_:))))
         },
         "CheckGrocery": { json in
             try refuseUnknownFields(json, of: CheckGrocery.self)
@@ -180,17 +180,17 @@ package enum CommandCoding {
         },
         "UseOwnedIngredient": { json in
             try refuseUnknownFields(json, of: UseOwnedIngredient.self)
-            return .useOwnedIngredient(UseOwnedIngredient(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+            return .useOwnedIngredient(UseOwnedIngredient(userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")),
                                                           ingredient: try json.string("ingredient"), recipe: try recipeFacts(json)))
         },
         "AdjustCart": { json in
             try refuseUnknownFields(json, of: AdjustCart.self)
-            return .adjustCart(AdjustCart(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+            return .adjustCart(AdjustCart(userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")),
                                           delta: try json.int("delta"), recipe: try recipeFacts(json)))
         },
         "StartCooking": { json in
             try refuseUnknownFields(json, of: StartCooking.self)
-            return .startCooking(StartCooking(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+            return .startCooking(StartCooking(userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")),
                                               minutes: try json.int("minutes")))
         },
         "ChangePassword": { json in
@@ -208,7 +208,7 @@ package enum CommandCoding {
         },
         "WriteExperience": { json in
             try refuseUnknownFields(json, of: WriteExperience.self)
-            return .writeExperience(WriteExperience(userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+            return .writeExperience(WriteExperience(userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")),
                                                     text: try json.string("text")))
         },
     ]

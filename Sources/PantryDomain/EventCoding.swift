@@ -15,17 +15,8 @@ package enum EventCoding {
     /// The highest version of any type. Readers accept every version of a type up to its own.
     package static let currentSchemaVersion = 2
 
-    /// The version written today for each type: 2 for the two whose personal fields moved under
-    /// a seal (`UserRegistered`) or out of the event (`ExperienceWritten`), 1 for the rest.
-    package static func schemaVersion(of type: String) -> Int {
-        switch type {
-        case "UserRegistered", "ExperienceWritten": 2
-        default: 1
-        }
-    }
-
-    /// Types whose payload holds sealed personal fields: only a reader with the vault decodes them.
-    package static let sealedTypes: Set<String> = ["UserRegistered", "PasswordChanged"]
+    /// The sealed types as the log spells them, for readers that match the log's strings.
+    package static let sealedTypes: Set<String> = Set(EventType.allCases.filter(\.isSealed)).names
 
     package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownType(String)
@@ -41,45 +32,20 @@ package enum EventCoding {
         }
     }
 
-    package static func typeName(of event: Event) -> String {
-        switch event {
-        case .userRegistered: "UserRegistered"
-        case .recipeSaved: "RecipeSaved"
-        case .savedRecipeRemoved: "SavedRecipeRemoved"
-        case .groceryAdded: "GroceryAdded"
-        case .groceryChecked: "GroceryChecked"
-        case .groceryRemoved: "GroceryRemoved"
-        case .pointEarned: "PointEarned"
-        case .cartAdjusted: "CartAdjusted"
-        case .cookingStarted: "CookingStarted"
-        case .experienceWritten: "ExperienceWritten"
-        case .recipeRecorded: "RecipeRecorded"
-        case .passwordChanged: "PasswordChanged"
-        case .userDeleted: "UserDeleted"
-        case .sessionRevoked: "SessionRevoked"
-        }
-    }
-
-    package static let typeNames = [
-        "UserRegistered", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded", "GroceryChecked",
-        "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten", "RecipeRecorded", "PasswordChanged",
-        "UserDeleted", "CookingStarted", "SessionRevoked",
-    ]
-
     /// The payload at the type's current version; personal fields go through `vault`.
     package static func encode(_ event: Event, vault: some PersonalDataVault) throws -> Data {
         var w = JSONObjectWriter()
         switch event {
         case .userRegistered(let e):
             w.field("userId", e.userId)
-            guard let account = e.account else { throw Failure.invalidPayload(type: "UserRegistered", reason: "an erased account cannot be written") }
+            guard let account = e.account else { throw Failure.invalidPayload(type: EventType.userRegistered.rawValue, reason: "an erased account cannot be written") }
             var personal = JSONObjectWriter()
             personal.field("username", account.username); personal.field("email", account.email)
             personal.field("passwordHash", account.passwordHash)
             w.field("sealed", try vault.seal(personal.finish(), for: e.userId))
         case .passwordChanged(let e):
             w.field("userId", e.userId)
-            guard let hash = e.passwordHash else { throw Failure.invalidPayload(type: "PasswordChanged", reason: "an erased password cannot be written") }
+            guard let hash = e.passwordHash else { throw Failure.invalidPayload(type: EventType.passwordChanged.rawValue, reason: "an erased password cannot be written") }
             var personal = JSONObjectWriter()
             personal.field("passwordHash", hash)
             w.field("sealed", try vault.seal(personal.finish(), for: e.userId))
@@ -117,10 +83,10 @@ package enum EventCoding {
 
     package static func decode(type: String, schemaVersion: Int, data: Data,
                               vault: (any PersonalDataVault)?) throws(Failure) -> Event {
-        try checkVersion(type: type, schemaVersion)
+        let known = try checkVersion(type: type, schemaVersion)
         do {
             return try data.withUnsafeBytes { bytes in
-                try JSONObjectReader.read(bytes) { payload in try decode(type: type, schemaVersion: schemaVersion, payload, vault: vault) }
+                try JSONObjectReader.read(bytes) { payload in try decode(type: known, schemaVersion: schemaVersion, payload, vault: vault) }
             }
         } catch let failure as Failure {
             throw failure
@@ -133,7 +99,7 @@ package enum EventCoding {
     /// keys (the log service's answers): `sealed` becomes `opened`, the plaintext object, or
     /// `null` when the user's key is destroyed. Other payloads come back as they are.
     package static func opened(type: String, data: Data, vault: any PersonalDataVault) throws -> Data {
-        guard sealedTypes.contains(type) else { return data }
+        guard EventType(rawValue: type)?.isSealed == true else { return data }
         return try data.withUnsafeBytes { bytes in
             try JSONObjectReader.read(bytes) { json in
                 guard let sealed = try json.optionalString("sealed") else { return data } // v1: in the clear
@@ -146,11 +112,13 @@ package enum EventCoding {
         }
     }
 
-    package static func checkVersion(type: String, _ schemaVersion: Int) throws(Failure) {
-        guard typeNames.contains(type) else { throw .unknownType(type) }
-        guard (1...self.schemaVersion(of: type)).contains(schemaVersion) else {
+    /// The type a log or feed names, if this reader knows it at that version.
+    package static func checkVersion(type: String, _ schemaVersion: Int) throws(Failure) -> EventType {
+        guard let known = EventType(rawValue: type) else { throw .unknownType(type) }
+        guard (1...known.schemaVersion).contains(schemaVersion) else {
             throw .unsupportedSchemaVersion(type: type, version: schemaVersion)
         }
+        return known
     }
 
     /// Decodes a payload already opened by a reader (the payload nested in an event document on
@@ -159,10 +127,10 @@ package enum EventCoding {
     /// (upcasting on read): `ExperienceWritten` v1 carried the author's name, which is now
     /// ignored; `UserRegistered` v1 holds its personal fields in the clear, v2 under a seal that
     /// only `vault` opens (a sealed type without a vault is refused, never guessed).
-    package static func decode(type: String, schemaVersion: Int, _ json: borrowing JSONObjectReader,
+    package static func decode(type: EventType, schemaVersion: Int, _ json: borrowing JSONObjectReader,
                               vault: (any PersonalDataVault)?) throws -> Event {
         switch type {
-        case "UserRegistered":
+        case .userRegistered:
             let userId = try json.string("userId")
             if schemaVersion == 1 {
                 return .userRegistered(UserRegistered(
@@ -174,63 +142,61 @@ package enum EventCoding {
                                passwordHash: try personal.string("passwordHash"))
             }
             return .userRegistered(UserRegistered(userId: userId, account: account))
-        case "PasswordChanged":
+        case .passwordChanged:
             let userId = try json.string("userId")
             let hash = try open(json, type: type, userId: userId, vault: vault) { try $0.string("passwordHash") }
             return .passwordChanged(PasswordChanged(userId: userId, passwordHash: hash))
-        case "UserDeleted":
+        case .userDeleted:
             return .userDeleted(UserDeleted(userId: try json.string("userId")))
-        case "SessionRevoked":
+        case .sessionRevoked:
             return .sessionRevoked(SessionRevoked(
                 userId: try json.string("userId"), tokenId: try json.string("tokenId"), expiresAt: try json.int64("expiresAt")))
-        case "RecipeRecorded":
+        case .recipeRecorded:
             return .recipeRecorded(RecipeRecorded(
-                userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")),
                 facts: RecipeFacts(title: try json.string("title"), image: try json.optionalString("image"),
                                    ingredients: try json.optionalStrings("ingredients") ?? [])))
-        case "RecipeSaved":
+        case .recipeSaved:
             return .recipeSaved(RecipeSaved(
-                userId: try json.string("userId"), recipeId: try json.string("recipeId"),
+                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")),
                 title: try json.string("title"), image: try json.optionalString("image")))
-        case "SavedRecipeRemoved":
-            return .savedRecipeRemoved(SavedRecipeRemoved(userId: try json.string("userId"), recipeId: try json.string("recipeId")))
-        case "GroceryAdded":
+        case .savedRecipeRemoved:
+            return .savedRecipeRemoved(SavedRecipeRemoved(userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId"))))
+        case .groceryAdded:
             return .groceryAdded(GroceryAdded(
                 userId: try json.string("userId"), item: try json.string("item"), ingredient: try json.string("ingredient"),
                 amount: try json.optionalDouble("amount"), unit: try json.optionalString("unit"),
-                recipeId: try json.optionalString("recipeId"), merged: try json.bool("merged")))
-        case "GroceryChecked":
+                recipeId: try json.optionalString("recipeId").map(RecipeID.init(_:)), merged: try json.bool("merged")))
+        case .groceryChecked:
             return .groceryChecked(GroceryChecked(userId: try json.string("userId"), item: try json.string("item"), checked: try json.bool("checked")))
-        case "GroceryRemoved":
+        case .groceryRemoved:
             return .groceryRemoved(GroceryRemoved(userId: try json.string("userId"), item: try json.string("item")))
-        case "PointEarned":
+        case .pointEarned:
             return .pointEarned(PointEarned(
-                userId: try json.string("userId"), recipeId: try json.string("recipeId"), ingredient: try json.string("ingredient")))
-        case "CartAdjusted":
+                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), ingredient: try json.string("ingredient")))
+        case .cartAdjusted:
             return .cartAdjusted(CartAdjusted(
-                userId: try json.string("userId"), recipeId: try json.string("recipeId"), title: try json.string("title"),
+                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), title: try json.string("title"),
                 image: try json.optionalString("image"), delta: try json.int("delta"), count: try json.int("count")))
-        case "CookingStarted":
+        case .cookingStarted:
             return .cookingStarted(CookingStarted(
-                userId: try json.string("userId"), recipeId: try json.string("recipeId"), minutes: try json.int("minutes")))
-        case "ExperienceWritten":
+                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), minutes: try json.int("minutes")))
+        case .experienceWritten:
             return .experienceWritten(ExperienceWritten(
                 experienceId: try json.string("experienceId"), userId: try json.string("userId"),
-                recipeId: try json.string("recipeId"), text: try json.string("text")))
-        default:
-            throw Failure.unknownType(type)
+                recipeId: RecipeID(try json.string("recipeId")), text: try json.string("text")))
         }
     }
 
     /// The sealed personal fields of a payload, read by `body`; nil when the key is destroyed.
     /// A payload the log service opened (`opened`) needs no vault.
-    private static func open<T>(_ json: borrowing JSONObjectReader, type: String, userId: UserID,
+    private static func open<T>(_ json: borrowing JSONObjectReader, type: EventType, userId: UserID,
                                 vault: (any PersonalDataVault)?, _ body: (borrowing JSONObjectReader) throws -> T) throws -> T? {
         if json.contains("opened") {
             guard let opened = try json.optionalObject("opened") else { return nil }
             return try JSONObjectReader.read(opened, body)
         }
-        guard let vault else { throw Failure.invalidPayload(type: type, reason: "sealed personal fields need the key vault") }
+        guard let vault else { throw Failure.invalidPayload(type: type.rawValue, reason: "sealed personal fields need the key vault") }
         guard let plaintext = try vault.open(try json.string("sealed"), for: userId) else { return nil }
         return try plaintext.withUnsafeBytes { try JSONObjectReader.read($0, body) }
     }

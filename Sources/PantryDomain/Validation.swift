@@ -91,8 +91,8 @@ package enum Validate {
         return raw
     }
 
-    package static func recipeId(_ raw: String) throws(Rejection) -> RecipeID {
-        try text(raw, max: maxRecipeIdLength, code: .invalidRecipeId, field: "recipeId")
+    package static func recipeId(_ raw: RecipeID) throws(Rejection) -> RecipeID {
+        RecipeID(try text(raw.rawValue, max: maxRecipeIdLength, code: .invalidRecipeId, field: "recipeId"))
     }
 
     package static func title(_ raw: String) throws(Rejection) -> String {

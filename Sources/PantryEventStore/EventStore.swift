@@ -1,4 +1,5 @@
 import Foundation
+import PantryDomain
 import PantryLog
 
 /// The log, behind one protocol so that a second backend (PostgreSQL, say) can pass the same tests:
@@ -28,11 +29,11 @@ package protocol EventStore: EventLogReader {
 
 /// A point as `PointEarned` names it: a user, a recipe, and the ingredient's key in that recipe.
 package struct PointKey: Hashable, Sendable {
-    package var userId: String
-    package var recipeId: String
+    package var userId: UserID
+    package var recipeId: RecipeID
     package var ingredient: String
 
-    package init(userId: String, recipeId: String, ingredient: String) {
+    package init(userId: UserID, recipeId: RecipeID, ingredient: String) {
         self.userId = userId; self.recipeId = recipeId; self.ingredient = ingredient
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Synchronization
+import PantryDomain
 import PantryLog
 
 /// The event log in one SQLite file (WAL, `synchronous=FULL`): an append that returned is on disk.
@@ -112,7 +113,7 @@ package final class SQLiteEventStore: EventStore {
             try db.execute(sql: """
                 CREATE INDEX events_points ON events
                 (user_id, json_extract(data, '$.recipeId'), json_extract(data, '$.ingredient'))
-                WHERE type = 'PointEarned'
+                WHERE type = '\(EventType.pointEarned.rawValue)'
                 """)
         }
         return migrator
@@ -232,11 +233,11 @@ package final class SQLiteEventStore: EventStore {
         return try onWarmestConnection { db in
             // The same expressions as the index's, so SQLite searches the index.
             let statement = try db.cachedStatement(sql: """
-                SELECT 1 FROM events WHERE type = 'PointEarned' AND user_id = ?
+                SELECT 1 FROM events WHERE type = '\(EventType.pointEarned.rawValue)' AND user_id = ?
                 AND json_extract(data, '$.recipeId') = ? AND json_extract(data, '$.ingredient') = ? LIMIT 1
                 """)
             return Set(try points.filter { point in
-                try Int.fetchOne(statement, arguments: [point.userId, point.recipeId, point.ingredient]) != nil
+                try Int.fetchOne(statement, arguments: [point.userId, point.recipeId.rawValue, point.ingredient]) != nil
             })
         }
     }

@@ -5,6 +5,7 @@ import NIOPosix
 import PantryEventStore
 import PostgresNIO
 import Synchronization
+import PantryDomain
 import PantryLog
 
 /// The event log in PostgreSQL, for a log that must outlive one machine's disk (the server's own
@@ -135,7 +136,7 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
             try run("""
                 CREATE INDEX IF NOT EXISTS events_points ON events
                 (user_id, ((data::jsonb) ->> 'recipeId'), ((data::jsonb) ->> 'ingredient'))
-                WHERE type = 'PointEarned'
+                WHERE type = '\(unescaped: EventType.pointEarned.rawValue)'
                 """)
         }
     }
@@ -279,16 +280,16 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
         var earned: Set<PointKey> = []
         for row in try read(Self.earnedPointsQuery(points)) {
             let (user, recipe, ingredient) = try row.decode((String, String, String).self)
-            earned.insert(PointKey(userId: user, recipeId: recipe, ingredient: ingredient))
+            earned.insert(PointKey(userId: user, recipeId: RecipeID(recipe), ingredient: ingredient))
         }
         return earned
     }
 
     private static func earnedPointsQuery(_ points: [PointKey]) -> PostgresQuery {
-        let users = points.map(\.userId), recipes = points.map(\.recipeId), ingredients = points.map(\.ingredient)
+        let users = points.map(\.userId), recipes = points.map(\.recipeId.rawValue), ingredients = points.map(\.ingredient)
         return """
             SELECT p.u, p.r, p.i FROM unnest(\(users)::text[], \(recipes)::text[], \(ingredients)::text[]) AS p(u, r, i)
-            CROSS JOIN LATERAL (SELECT 1 FROM events WHERE type = 'PointEarned' AND user_id = p.u
+            CROSS JOIN LATERAL (SELECT 1 FROM events WHERE type = '\(unescaped: EventType.pointEarned.rawValue)' AND user_id = p.u
                                 AND ((data::jsonb) ->> 'recipeId') = p.r AND ((data::jsonb) ->> 'ingredient') = p.i
                                 LIMIT 1) AS found
             """

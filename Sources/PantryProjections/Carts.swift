@@ -55,7 +55,7 @@ package struct Cart: Sendable, Equatable, Codable {
 package struct CartsProjection: Projection {
     package init() {}
     package var name: String { "carts" }
-    package var eventTypes: Set<String> { ["CartAdjusted", "CookingStarted", "UserDeleted"] }
+    package var eventTypes: Set<EventType> { [.cartAdjusted, .cookingStarted, .userDeleted] }
     /// 2: the cooking timer.
     package var layoutVersion: Int { 2 }
 

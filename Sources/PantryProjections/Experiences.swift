@@ -26,7 +26,7 @@ package struct ExperiencesProjection: Projection {
 
     package init() {}
     package var name: String { "experiences" }
-    package var eventTypes: Set<String> { ["UserRegistered", "ExperienceWritten", "UserDeleted"] }
+    package var eventTypes: Set<EventType> { [.userRegistered, .experienceWritten, .userDeleted] }
     package var layoutVersion: Int { 2 }
 
     package func migrate(_ db: Database) throws {
@@ -79,8 +79,9 @@ package struct ExperiencesProjection: Projection {
 
     // MARK: Queries
 
-    /// A recipe's experiences, newest first, at most `limit` (clamped to 1...`maxLimit`).
-    package static func forRecipe(_ recipeId: RecipeID, limit: Int = defaultLimit, in db: Database) throws -> [Experience] {
+    /// A recipe's experiences, newest first, at most `limit` (clamped to 1...`maxLimit`); the id
+    /// as a query gives it.
+    package static func forRecipe(_ recipeId: String, limit: Int = defaultLimit, in db: Database) throws -> [Experience] {
         let limit = min(max(limit, 1), maxLimit)
         return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT experience_id, recipe_id, user_id, username, text, written_at FROM experiences

@@ -28,7 +28,7 @@ package struct FavouriteSuggestion: Sendable, Equatable, Codable {
 package struct FavouritesProjection: Projection {
     package init() {}
     package var name: String { "favourites" }
-    package var eventTypes: Set<String> { ["RecipeSaved", "SavedRecipeRemoved", "UserDeleted"] }
+    package var eventTypes: Set<EventType> { [.recipeSaved, .savedRecipeRemoved, .userDeleted] }
 
     package func migrate(_ db: Database) throws {
         try db.execute(sql: """

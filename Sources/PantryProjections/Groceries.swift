@@ -51,7 +51,7 @@ package struct GroceryItem: Sendable, Equatable, Codable {
 package struct GroceriesProjection: Projection {
     package init() {}
     package var name: String { "groceries" }
-    package var eventTypes: Set<String> { ["GroceryAdded", "GroceryChecked", "GroceryRemoved", "UserDeleted"] }
+    package var eventTypes: Set<EventType> { [.groceryAdded, .groceryChecked, .groceryRemoved, .userDeleted] }
     /// 2: amounts by quantity in base units, bought apart from still to buy.
     package var layoutVersion: Int { 2 }
 

@@ -23,7 +23,7 @@ package struct LeaderboardEntry: Sendable, Equatable, Codable {
 package struct LeaderboardProjection: Projection {
     package init() {}
     package var name: String { "leaderboard" }
-    package var eventTypes: Set<String> { ["UserRegistered", "PointEarned", "UserDeleted"] }
+    package var eventTypes: Set<EventType> { [.userRegistered, .pointEarned, .userDeleted] }
 
     package func migrate(_ db: Database) throws {
         try db.execute(sql: """

@@ -27,7 +27,7 @@ package struct LeaderboardStandings: Sendable {
 
     package var count: Int { places.count }
 
-    package static let eventTypes: Set<String> = ["UserRegistered", "PointEarned", "UserDeleted"]
+    package static let eventTypes: Set<EventType> = [.userRegistered, .pointEarned, .userDeleted]
 
     /// Folds the event recorded at `position`; events of other types change nothing.
     package mutating func apply(_ event: Event, at position: Int64) {

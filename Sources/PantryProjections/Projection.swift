@@ -15,7 +15,7 @@ package protocol Projection: Sendable {
     var name: String { get }
     /// The event types this projection reads. Events of any other type (including types added after
     /// this code was written) are not decoded; they only advance the checkpoint.
-    var eventTypes: Set<String> { get }
+    var eventTypes: Set<EventType> { get }
     /// The version of the tables `migrate` creates. A file of another version is rebuilt from
     /// the log rather than upgraded in place: the log is the truth, and a rebuild is always right.
     var layoutVersion: Int { get }
@@ -70,3 +70,6 @@ package enum ProjectionCatalog {
         return projection
     }
 }
+
+/// Bound and read as its string.
+extension RecipeID: DatabaseValueConvertible {}

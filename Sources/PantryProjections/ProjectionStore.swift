@@ -20,6 +20,8 @@ import PantryEventStore
 /// Only one process may write a projection file (its worker); any number may read it.
 package final class ProjectionStore: Sendable {
     package let projection: any Projection
+    /// The projection's types as the log spells them, matched against every event it reads.
+    package let eventTypeNames: Set<String>
     package let path: String
     private let pool: DatabasePool
     private let keys: UserKeyStore?
@@ -33,6 +35,7 @@ package final class ProjectionStore: Sendable {
     package init(projection: any Projection, path: String, keys: UserKeyStore?, bulkLoad: Bool = false,
                 checkpointsInBackground: Bool = false, logger: Logger? = nil) throws {
         self.projection = projection
+        eventTypeNames = projection.eventTypes.names
         self.path = path
         self.keys = keys
         let logger = logger ?? Logger(label: "pantry.projection.\(projection.name)")
@@ -165,7 +168,7 @@ package final class ProjectionStore: Sendable {
     /// Decodes the events of this projection's types (unless already decoded) and hands them to
     /// the projection as one batch. Other types are not even decoded.
     private func fold(_ events: [(recorded: RecordedEvent, event: Event?)], db: Database) throws {
-        let types = projection.eventTypes
+        let types = eventTypeNames
         var batch: [(event: Event, recorded: RecordedEvent)] = []
         batch.reserveCapacity(events.count)
         for (recorded, event) in events where types.contains(recorded.type) {
@@ -197,7 +200,7 @@ package final class ProjectionStore: Sendable {
         var head = max(min(try log.headPosition(), last), position)
         var applied: Int64 = 0
         progress?(position, head)
-        let types = projection.eventTypes
+        let types = eventTypeNames
         var upcoming: (range: ClosedRange<Int64>, events: ReadAhead<[RecordedEvent]>)?
         while true {
             while position < head {

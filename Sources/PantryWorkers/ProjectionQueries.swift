@@ -4,7 +4,15 @@ import PantryBus
 import PantryProjections
 import PantryWire
 
-/// The queries each worker answers, by projection and query name, encoded as a JSON reply.
+extension WorkerName {
+    /// The worker that keeps `projection` (`ProjectionCatalog` has one projection per worker name).
+    init(_ projection: any Projection) {
+        guard let worker = WorkerName(rawValue: projection.name) else { preconditionFailure("no worker keeps \(projection.name)") }
+        self = worker
+    }
+}
+
+/// The queries each worker answers, encoded as a JSON reply.
 enum ProjectionQueries {
     /// How the worker has been fed, reported by the `status` query.
     struct FeedStatus: Encodable {
@@ -31,13 +39,14 @@ enum ProjectionQueries {
         }
 
         mutating func remember(_ reply: Data, for request: QueryRequest, at position: Int64) {
-            guard request.query != "status", position == self.position, replies.count < Self.capacity else { return }
+            if case .status = request.query { return }
+            guard position == self.position, replies.count < Self.capacity else { return }
             replies[request.question] = reply
         }
     }
 
     /// `position` is the follower's: the file may be behind it only by events this projection ignores.
-    static func answer(_ request: QueryRequest, projection: String, store: ProjectionStore, position: Int64,
+    static func answer(_ request: QueryRequest, store: ProjectionStore, position: Int64,
                        feed: FeedStatus, encoder: JSONEncoder) throws -> Data {
         func reply(_ result: some Encodable) throws -> Data {
             try encoder.encode(QueryReply(position: position, result: result))
@@ -52,44 +61,42 @@ enum ProjectionQueries {
             return value
         }
 
-        switch (projection, request.query) {
-        case (_, "status"):
+        switch request.query {
+        case .status:
             return try reply(feed)
-        case ("leaderboard", "top"):
+        case .leaderboard(.top):
             let limit = try bounded(request.limit, "limit", default: 10, max: 100)
             return try reply(store.read { try LeaderboardProjection.top(limit, in: $0) })
-        case ("leaderboard", "entry"):
+        case .leaderboard(.entry):
             let userId = try required(request.userId, "userId")
             guard let entry = try store.read({ try LeaderboardProjection.entry(userId, in: $0) }) else {
-                throw QueryError(code: "not_found", message: "user \(userId) is not on the leaderboard")
+                throw QueryError(code: .notFound, message: "user \(userId) is not on the leaderboard")
             }
             return try reply(entry)
-        case ("leaderboard", "around"):
+        case .leaderboard(.around):
             let userId = try required(request.userId, "userId")
             let radius = try bounded(request.radius, "radius", default: 3, max: 25)
             return try reply(store.read { try LeaderboardProjection.around(userId, radius: radius, in: $0) })
-        case ("carts", "cart"):
+        case .carts(.cart):
             let userId = try required(request.userId, "userId")
             return try reply(store.read { try CartsProjection.cart(userId, in: $0) })
-        case ("favourites", "list"):
+        case .favourites(.list):
             let userId = try required(request.userId, "userId")
             return try reply(store.read { try FavouritesProjection.list(userId, in: $0) })
-        case ("favourites", "search"):
+        case .favourites(.search):
             let userId = try required(request.userId, "userId")
             let text = try required(request.text, "text")
             return try reply(store.read { try FavouritesProjection.search(userId, text: text, in: $0) })
-        case ("favourites", "suggestion"):
+        case .favourites(.suggestion):
             let userId = try required(request.userId, "userId")
             return try reply(store.read { try FavouritesProjection.suggestion(userId, in: $0) })
-        case ("groceries", "list"):
+        case .groceries(.list):
             let userId = try required(request.userId, "userId")
             return try reply(store.read { try GroceriesProjection.list(userId, in: $0) })
-        case ("experiences", "list"):
+        case .experiences(.list):
             let recipeId = try required(request.recipeId, "recipeId")
             let limit = try bounded(request.limit, "limit", default: 50, max: 200)
             return try reply(store.read { try ExperiencesProjection.forRecipe(recipeId, limit: limit, in: $0) })
-        default:
-            throw QueryError.badQuery("the \(projection) worker has no query '\(request.query)'")
         }
     }
 }

@@ -51,6 +51,7 @@ package final class ProjectionWorker: Service {
 /// What the worker's thread owns: the feed's and the queries' sockets, and the queries parked.
 private final class WorkerLoop {
     private let store: ProjectionStore
+    private let worker: WorkerName
     private let log: any EventLogReader
     private let follower: EventFeedFollower
     private let queries: ZMQSocket
@@ -78,6 +79,7 @@ private final class WorkerLoop {
     init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
          feedHighWaterMark: Int, queryEndpoint: String, thread: ServiceThread<Never>, logger: Logger) throws {
         self.store = store
+        worker = WorkerName(store.projection)
         self.log = log
         self.thread = thread
         self.logger = logger
@@ -168,7 +170,7 @@ private final class WorkerLoop {
     /// Applies what the follower handed back (it continues the follower's previous position
     /// without a hole). Events this projection ignores alone are not worth a transaction.
     private func apply(_ events: [EventFeedFollower.Delivery]) throws {
-        let types = store.projection.eventTypes
+        let types = store.eventTypeNames
         guard events.contains(where: { types.contains($0.recorded.type) })
             || follower.position - written >= Self.maxUnwrittenPositions else { return }
         try write(events)
@@ -218,7 +220,10 @@ private final class WorkerLoop {
             let route = Array(frames.dropLast())
             let request: QueryRequest
             do {
-                request = try QueryRequest(json: frames[frames.count - 1])
+                request = try QueryRequest(json: frames[frames.count - 1], worker: worker)
+            } catch let unknown as QueryRequest.UnknownQuery {
+                try send(route, failure: .badQuery(unknown.description))
+                continue
             } catch {
                 try send(route, failure: .badQuery("the query is not a JSON object of the documented shape: \(error)"))
                 continue
@@ -232,7 +237,7 @@ private final class WorkerLoop {
                         let head = try log.headPosition()
                         guard after <= head else {
                             try send(route, failure: QueryError(
-                                code: "position_not_written", message: "position \(after) is beyond the log's head (\(head))"))
+                                code: .positionNotWritten, message: "position \(after) is beyond the log's head (\(head))"))
                             continue
                         }
                         follower.learnHead(head)
@@ -261,7 +266,7 @@ private final class WorkerLoop {
                         continue
                     }
                     try send(entry.route, failure: QueryError(
-                        code: "not_caught_up", message: "position \(after) was not applied in time; at \(follower.position)"))
+                        code: .notCaughtUp, message: "position \(after) was not applied in time; at \(follower.position)"))
                 } else {
                     try answer(entry.route, entry.request)
                 }
@@ -281,7 +286,7 @@ private final class WorkerLoop {
             let feed = ProjectionQueries.FeedStatus(
                 projection: store.projection.name, announcedHead: follower.announcedHead,
                 eventsReadFromLog: follower.eventsReadFromLog, gapsHealed: follower.gapsHealed)
-            let reply = try ProjectionQueries.answer(request, projection: store.projection.name, store: store,
+            let reply = try ProjectionQueries.answer(request, store: store,
                                                      position: follower.position, feed: feed, encoder: encoder)
             answers.remember(reply, for: request, at: follower.position)
             try queries.send(route + [reply], dontWait: true)

@@ -4,6 +4,7 @@ import Histogram
 import PantryBus
 import PantryCore
 import PantryDomain
+import PantryWire
 import ZeroMQ
 
 /// Commands per second through a running deployment (core and workers started by
@@ -123,7 +124,7 @@ struct EndToEndBench: ParsableCommand {
         load.start()
 
         let client = try CommandClient(context: context, endpoint: endpoints.commands)
-        let leaderboard = try RequestClient(context: context, endpoint: endpoints.queries(of: "leaderboard"))
+        let leaderboard = try RequestClient(context: context, endpoint: endpoints.queries(of: .leaderboard))
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
         var n = 0
         while clock.now < until {
@@ -134,7 +135,7 @@ struct EndToEndBench: ParsableCommand {
                 UseOwnedIngredient(userId: user, recipeId: Self.latencyRecipe(phase), ingredient: ingredient))))
             let acceptedAt = clock.now
             guard outcome.status == .accepted, let position = outcome.positions?.last else { throw ValidationError("\(outcome)") }
-            _ = try leaderboard.query(["query": "entry", "userId": user], after: position)
+            _ = try leaderboard.query(["query": WorkerQuery.leaderboard(.entry).name, "userId": user], after: position)
             histogram.record(UInt64((clock.now - acceptedAt) / .microseconds(1)))
             n += 1
             Thread.sleep(forTimeInterval: 0.002)

@@ -6,6 +6,7 @@ import PantryCore
 import PantryEventStore
 import PantryKeys
 import PantryProjections
+import PantryWire
 import PantryWorkers
 import ServiceLifecycle
 import ZeroMQ
@@ -14,22 +15,16 @@ import PantryLog
 struct Worker: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a projection worker: keeps one read model current and answers queries about it.",
-        discussion: "Projections: \(ProjectionCatalog.names.joined(separator: ", ")).")
+        discussion: "Projections: \(WorkerName.allCases.map(\.rawValue).joined(separator: ", ")).")
 
     @Argument(help: "The projection to keep.")
-    var name: String
+    var name: WorkerName
 
     @OptionGroup var options: DataOptions
 
     @Option(name: [.customLong("core-log"), .customLong("log-service")],
             help: "The core's log service (e.g. tcp://core:5557), read instead of the log itself when set; or PANTRY_CORE_LOG.")
     var logService: String?
-
-    func validate() throws {
-        guard ProjectionCatalog.names.contains(name) else {
-            throw ValidationError("there is no projection '\(name)'; choose one of \(ProjectionCatalog.names.joined(separator: ", "))")
-        }
-    }
 
     func run() async throws {
         let config = try self.options.configuration(["core-log": logService])
@@ -39,7 +34,7 @@ struct Worker: AsyncParsableCommand {
         bootstrapLogging(options.logLevel)
         let logger = Logger(label: "pantry.worker.\(name)")
         try FileManager.default.createDirectory(at: directory.projections, withIntermediateDirectories: true)
-        let lock = try WriterLock(path: directory.workerLock(name))
+        let lock = try WriterLock(path: directory.workerLock(name.rawValue))
         defer { withExtendedLifetime(lock) {} }
         let context = try ZMQContext()
         // With the log service named (another host) it answers, with sealed fields opened: the
@@ -52,7 +47,7 @@ struct Worker: AsyncParsableCommand {
             guard let log = try options.waitForLog(directory, logger: logger) else { return }
             (reader, keys) = (log, try UserKeyStore(path: directory.userKeys, readOnly: true))
         }
-        let store = try ProjectionStore.open(name: name, directory: directory.projections, keys: keys,
+        let store = try ProjectionStore.open(name: name.rawValue, directory: directory.projections, keys: keys,
                                              checkpointsInBackground: true, logger: logger)
         let checkpointer = try BackgroundCheckpointer(path: store.path, logger: logger)
         let worker = try ProjectionWorker(
@@ -62,3 +57,5 @@ struct Worker: AsyncParsableCommand {
         try await runServices([checkpointer, worker], logger: logger)
     }
 }
+
+extension WorkerName: ExpressibleByArgument {}

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PantryAPI
+import Hummingbird
 import PantryDomain
 import Testing
 
@@ -20,6 +21,29 @@ import Testing
         #expect(Problem.status(for: code).code == Self.expected[code])
     }
 
+    /// Spelt once each, so the two lists could share a spelling only by mistake.
+    @Test func theAPIsCodesAreNotTheCoresCodes() {
+        let api = Set(ProblemCode.allCases.map(\.rawValue))
+        #expect(api.count == ProblemCode.allCases.count)
+        #expect(api.isDisjoint(with: Rejection.Code.allCases.map(\.rawValue)))
+    }
+
+    /// openapi.yaml names every code a client may meet (in prose: it has no list to compare).
+    @Test(arguments: ProblemCode.allCases)
+    func everyCodeIsNamedInTheContract(_ code: ProblemCode) throws {
+        let contract = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../schemas/openapi.yaml").standardizedFileURL
+        #expect(try String(contentsOf: contract, encoding: .utf8).contains("`\(code.rawValue)`"))
+    }
+
+    @Test func aStatusHummingbirdRaisesKeepsItsCodeAndStatus() {
+        #expect(Problem.from(HTTPError(.notFound)).code == .api(.notFound))
+        #expect(Problem.from(HTTPError(.contentTooLarge)).code == .rejection(.tooLarge))
+        #expect(Problem.from(HTTPError(.rangeNotSatisfiable)).code == .api(.rangeNotSatisfiable))
+        let timeout = Problem.from(HTTPError(.requestTimeout))
+        #expect(timeout.status == .requestTimeout && timeout.code == .api(.badRequest))
+    }
+
     @Test func theDocumentFollowsRFC9457() throws {
         let problem = Problem(Rejection(.alreadySaved, "recipe r1 is already saved"))
         let document = try JSONSerialization.jsonObject(with: problem.document) as? [String: Any]
@@ -33,7 +57,7 @@ import Testing
 
     @Test func aDetailWithQuotesControlsAndUnicodeReadsBackAsWritten() throws {
         let detail = "the field \"name\" at /v1/me\nholds \\ and \u{1}: ÁNNA 🍳 \u{2028}"
-        let problem = Problem(.unprocessableContent, code: "invalid_field", detail: detail)
+        let problem = Problem.invalidField(detail)
         let document = try #require(try JSONSerialization.jsonObject(with: problem.document) as? [String: Any])
         #expect(Set(document.keys) == ["code", "detail", "status", "title", "type"])
         #expect(document["detail"] as? String == detail)

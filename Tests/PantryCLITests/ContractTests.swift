@@ -35,12 +35,12 @@ import PantryLog
             try CommandCoding.encode(envelope).write(to: directory.appendingPathComponent("command-\(n).json"))
             let events = try Decider.decide(envelope, state: state).get()
             for (k, event) in events.enumerated() {
-                let type = EventCoding.typeName(of: event)
+                let type = event.type.rawValue
                 let data = try EventCoding.encode(event, vault: keys)
                 try data.write(to: directory.appendingPathComponent("event-\(type)-\(n)-\(k).json"))
                 let recorded = RecordedEvent(
                     position: Int64(n + 1), streamId: userStream(event.userId), streamVersion: Int64(n + 1), type: type,
-                    schemaVersion: EventCoding.schemaVersion(of: type), data: data,
+                    schemaVersion: event.type.schemaVersion, data: data,
                     metadata: EventMetadata(commandId: envelope.commandId, correlationId: envelope.correlationId,
                                             causationId: envelope.causationId, userId: event.userId, recordedAt: 1_795_000_000_000))
                 try EventDocument.encode(recorded).write(to: directory.appendingPathComponent("recorded-\(n)-\(k).json"))

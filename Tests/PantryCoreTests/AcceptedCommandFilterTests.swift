@@ -150,7 +150,7 @@ final class CountingStore: EventStore, @unchecked Sendable {
             // A retry and a reuse are looked up, and answered from the log.
             let retry = processor.process([envelope("use-3-2", use("u3", "r2", "salt")), envelope("use-3-1", register("u99"))])
             #expect(retry[0].duplicate == true)
-            #expect(retry[1].code == "command_id_reused")
+            #expect(retry[1].code == .rejection(.commandIdReused))
             #expect(store.askedIds.suffix(2) == ["use-3-2", "use-3-1"])
         }
     }

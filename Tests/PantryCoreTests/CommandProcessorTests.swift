@@ -20,7 +20,7 @@ import Testing
             ])
             #expect(outcomes.map(\.commandId) == ["c1", "c2", "c3", "c4", "", "c6", "c7"])
             #expect(outcomes.map(\.status) == [.accepted, .rejected, .accepted, .rejected, .rejected, .rejected, .accepted])
-            #expect(outcomes.map(\.code) == [nil, "unknown_user", nil, "invalid_delta", "invalid_command_id", "already_saved", nil])
+            #expect(outcomes.map(\.code?.rawValue) == [nil, "unknown_user", nil, "invalid_delta", "invalid_command_id", "already_saved", nil])
             #expect(outcomes.map(\.positions) == [[1], nil, [2, 3], nil, nil, nil, [4]])
             #expect(outcomes.allSatisfy { $0.duplicate == nil })
             #expect(outcomes.filter { $0.status == .rejected }.allSatisfy { $0.message?.isEmpty == false })
@@ -41,7 +41,7 @@ import Testing
             _ = processor.process([envelope("c1", register("u1")), envelope("c2", cart("u1", "r1", 99))])
             let state = processor.state
             let outcomes = processor.process([envelope("c3", cart("u1", "r1", 1)), envelope("c4", register("u1"))])
-            #expect(outcomes.map(\.code) == ["cart_out_of_range", "user_exists"])
+            #expect(outcomes.map(\.code?.rawValue) == ["cart_out_of_range", "user_exists"])
             #expect(processor.state == state)
             #expect(processor.head == 3)
             #expect(try processor.store.headPosition() == 3)
@@ -58,7 +58,7 @@ import Testing
             // command: refused, never answered with the first command's positions.
             let again = processor.process([envelope("c2", save("u1", "r1")), envelope("c1", register("u9"))])
             #expect(again[0] == .accepted("c2", 2...3, duplicate: true))
-            #expect(again[1].status == .rejected && again[1].code == "command_id_reused")
+            #expect(again[1].status == .rejected && again[1].code == .rejection(.commandIdReused))
             #expect(try processor.store.headPosition() == 3)
             #expect(processor.state.users["u9"] == nil)
             #expect(try processor.positions(of: "c2") == 2...3)
@@ -95,7 +95,7 @@ import Testing
                 envelope("c2", save("u1", "r1")),
             ])
             #expect(outcomes.map(\.status) == [.accepted, .rejected, .accepted, .rejected, .accepted])
-            #expect(outcomes.map(\.code) == [nil, "command_id_reused", nil, "command_id_reused", nil])
+            #expect(outcomes.map(\.code?.rawValue) == [nil, "command_id_reused", nil, "command_id_reused", nil])
             #expect(outcomes[4] == .accepted("c2", 2...3, duplicate: true))
             #expect(outcomes[1].positions == nil && outcomes[3].positions == nil, "never the other command's positions")
             #expect(processor.state.users["u2"] == nil && processor.state.usedIngredients.isEmpty)
@@ -114,17 +114,17 @@ import Testing
             let reopened = try openProcessor(path)
             let outcomes = reopened.process([envelope("c2", use("u1", "r1", "flour")), envelope("c1", register("u2")),
                                              envelope("c2", use("u1", "r1", "olive oil"))])
-            #expect(outcomes.map(\.code) == ["command_id_reused", "command_id_reused", nil])
+            #expect(outcomes.map(\.code?.rawValue) == ["command_id_reused", "command_id_reused", nil])
             #expect(outcomes[2] == .accepted("c2", 2...3, duplicate: true))
             #expect(try reopened.store.headPosition() == 3)
-            #expect(reopened.process([envelope("c3", use("u1", "r1", "Olive Oil"))]).map(\.code) == ["already_used"])
+            #expect(reopened.process([envelope("c3", use("u1", "r1", "Olive Oil"))]).map(\.code?.rawValue) == ["already_used"])
         }
     }
 
     @Test func aRejectedCommandIdMayBeRetried() throws {
         try withTemporaryDirectory { dir in
             let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
-            #expect(processor.process([envelope("c1", save("u1", "r1"))]).first?.code == "unknown_user")
+            #expect(processor.process([envelope("c1", save("u1", "r1"))]).first?.code == .rejection(.unknownUser))
             _ = processor.process([envelope("c0", register("u1"))])
             #expect(processor.process([envelope("c1", save("u1", "r1"))]) == [.accepted("c1", 2...3)])
         }
@@ -144,7 +144,7 @@ import Testing
                 envelope("c5", use("u2", "r1", "olive oil")),    // another user's is theirs
                 envelope("c6", use("u1", "r1", "Flour")), envelope("c7", use("u1", "r1", "flour")),
             ])
-            #expect(outcomes.map(\.code) == ["already_used", nil, nil, "already_used"])
+            #expect(outcomes.map(\.code?.rawValue) == ["already_used", nil, nil, "already_used"])
             #expect(processor.state.earnedPoints.isEmpty)
             #expect(try processor.store.earnedPoints([
                 PointKey(userId: "u1", recipeId: "r1", ingredient: "olive oil"), PointKey(userId: "u1", recipeId: "r1", ingredient: "salt"),
@@ -153,7 +153,7 @@ import Testing
             let reopened = try openProcessor(path)
             #expect(reopened.state.earnedPoints.isEmpty)
             #expect(reopened.process([envelope("c8", use("u2", "r1", "OLIVE OIL")), envelope("c9", use("u2", "r1", "salt"))])
-                .map(\.code) == ["already_used", nil])
+                .map(\.code?.rawValue) == ["already_used", nil])
         }
     }
 
@@ -166,7 +166,7 @@ import Testing
                 envelope("c4", register("u2")), envelope("c5", use("u2", "r1", "Salt")), envelope("c6", use("u2", "r1", " SALT ")),
             ])
             #expect(outcomes.map(\.status) == [.accepted, .accepted, .accepted, .accepted, .accepted, .rejected])
-            #expect(outcomes.last?.code == "already_used")
+            #expect(outcomes.last?.code == .rejection(.alreadyUsed))
             #expect(try processor.store.readStream("user-u1").map(\.streamVersion) == [1, 2, 3, 4])
             #expect(try processor.store.readStream("user-u2").map(\.position) == [5, 6])
         }
@@ -207,7 +207,7 @@ import Testing
             let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
             _ = processor.process([envelope("c1", register("u1"))])
             let bare = Command.useOwnedIngredient(UseOwnedIngredient(userId: "u1", recipeId: "r1", ingredient: "salt"))
-            #expect(processor.process([envelope("c2", bare)]).first?.code == "unknown_recipe")
+            #expect(processor.process([envelope("c2", bare)]).first?.code == .rejection(.unknownRecipe))
             // The adapter looks the recipe up and sends the same command, same id, with its facts.
             #expect(processor.process([envelope("c2", use("u1", "r1", "salt"))]) == [.accepted("c2", 2...3)])
             // A retry without the facts is the same command: the first answer.
@@ -238,7 +238,7 @@ import Testing
             // Reopened, the core folds the tombstone and the deletion into the same state.
             let reopened = try openProcessor(path)
             #expect(reopened.state.users["u1"] == nil && reopened.state.deletedUsers == ["u1"])
-            #expect(reopened.process([envelope("c4", register("u1"))]).first?.code == "user_exists")
+            #expect(reopened.process([envelope("c4", register("u1"))]).first?.code == .rejection(.userExists))
         }
     }
 

@@ -68,7 +68,7 @@ import Testing
             // Stream versions and the idempotency record carried over: more commands append, retries repeat.
             #expect(reopened.process([envelope("more", use("u0", "r1", "salt"))]).first?.status == .accepted)
             #expect(reopened.process([envelope("use-0", use("u0", "r0", "flour"))]).first?.duplicate == true)
-            #expect(reopened.process([envelope("reg-12", register("u1"))]).first?.code == "command_id_reused")
+            #expect(reopened.process([envelope("reg-12", register("u1"))]).first?.code == .rejection(.commandIdReused))
         }
     }
 

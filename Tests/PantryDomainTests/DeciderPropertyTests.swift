@@ -12,8 +12,8 @@ struct CommandGenerator {
     static let usernames = ["alice", "Alice", "bob", "BOB", "carol", "dave", "x"]
     static let emails = ["a@example.org", "A@EXAMPLE.ORG", "b@example.org", "c@example.org", "d@example.org", "nope"]
     static let hashes = [phcHash, phcHash, "plain password"]
-    static let recipes = ["r1", " r1 ", "r2", "R2", "r3", "", "   "]
-    static let invalidRecipes: Set<String> = ["", "   "]
+    static let recipes: [RecipeID] = ["r1", " r1 ", "r2", "R2", "r3", "", "   "]
+    static let invalidRecipes: Set<RecipeID> = ["", "   "]
     static let ingredients = ["olive oil", " Olive  OIL", "Salt", "salt ", "pepper", "Jalapeño", "JALAPEÑO", "", "a\u{0}b"]
     static let invalidIngredients: Set<String> = ["", "a\u{0}b"]
     static let titles = ["Soup", " Crème brûlée ", "", "麻婆豆腐"]
@@ -90,7 +90,7 @@ struct CommandGenerator {
             if case .useOwnedIngredient(let c) = envelope.command, !envelope.commandId.isEmpty, envelope.commandId != "bad id",
                before.users[c.userId] != nil,
                !CommandGenerator.invalidRecipes.contains(c.recipeId), !CommandGenerator.invalidIngredients.contains(c.ingredient) {
-                let recipe = c.recipeId.trimmingCharacters(in: .whitespaces)
+                let recipe = c.recipeId.rawValue.trimmingCharacters(in: .whitespaces)
                 let ingredient = IngredientName.words(c.ingredient).joined(separator: " ")
                 session.offeredTriples.insert([c.userId, recipe, ingredient])
                 if case .failure(let r) = result { #expect(r.code == .alreadyUsed, "\(c)") }
@@ -119,9 +119,8 @@ struct CommandGenerator {
         #expect(Decider.evolve(PantryState(), session.accepted) == session.state)
         // And through the log's encoding, as the processor rebuilds it on start.
         let stored = try session.accepted.map { event in
-            let type = EventCoding.typeName(of: event)
-            return try EventCoding.decode(type: type, schemaVersion: EventCoding.schemaVersion(of: type),
-                                          data: EventCoding.encode(event, vault: testVault), vault: testVault)
+            try EventCoding.decode(type: event.type.rawValue, schemaVersion: event.type.schemaVersion,
+                                   data: EventCoding.encode(event, vault: testVault), vault: testVault)
         }
         #expect(stored == session.accepted)
         #expect(Decider.evolve(PantryState(), stored) == session.state)
@@ -133,7 +132,7 @@ struct CommandGenerator {
         let points = session.accepted.compactMap(\.pointEarned)
         #expect(points.count > 10)
         #expect(points.count == session.offeredTriples.count)
-        #expect(Set(points.map { [$0.userId, $0.recipeId, $0.ingredient] }) == session.offeredTriples)
+        #expect(Set(points.map { [$0.userId, $0.recipeId.rawValue, $0.ingredient] }) == session.offeredTriples)
         #expect(points.allSatisfy { session.registered.contains($0.userId) })
     }
 

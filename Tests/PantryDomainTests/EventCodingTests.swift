@@ -12,7 +12,7 @@ import Testing
         .savedRecipeRemoved(SavedRecipeRemoved(userId: "u1", recipeId: "r1")),
         .groceryAdded(GroceryAdded(userId: "u1", item: "olive oil", ingredient: " Olive OIL", amount: nil, unit: nil, recipeId: nil, merged: false)),
         .groceryAdded(GroceryAdded(userId: "u1", item: "flour", ingredient: "Flour", amount: 0.1, unit: "kg", recipeId: "r1", merged: true)),
-        .groceryAdded(GroceryAdded(userId: "u1", item: "x", ingredient: "x", amount: 1_000_000, unit: tricky, recipeId: tricky, merged: true)),
+        .groceryAdded(GroceryAdded(userId: "u1", item: "x", ingredient: "x", amount: 1_000_000, unit: tricky, recipeId: RecipeID(tricky), merged: true)),
         .groceryAdded(GroceryAdded(userId: "u1", item: "y", ingredient: "y", amount: 1e-7, unit: nil, recipeId: nil, merged: false)),
         .groceryAdded(GroceryAdded(userId: "u1", item: "z", ingredient: "z", amount: 1.0 / 3.0, unit: nil, recipeId: nil, merged: false)),
         .groceryAdded(GroceryAdded(userId: "u1", item: "w", ingredient: "w", amount: 0, unit: nil, recipeId: nil, merged: false)),
@@ -30,20 +30,29 @@ import Testing
         .recipeRecorded(RecipeRecorded(userId: "u1", recipeId: "r2", facts: RecipeFacts(title: "T", image: nil, ingredients: ["x"]))),
         .passwordChanged(PasswordChanged(userId: "u1", passwordHash: phcHash)),
         .userDeleted(UserDeleted(userId: "u1")),
-        .cookingStarted(CookingStarted(userId: "u1", recipeId: tricky, minutes: 1440)),
+        .cookingStarted(CookingStarted(userId: "u1", recipeId: RecipeID(tricky), minutes: 1440)),
         .sessionRevoked(SessionRevoked(userId: "u1", tokenId: "Zq3tokenId0", expiresAt: 4_102_444_800)),
     ]
 
     @Test func samplesCoverEveryEventType() {
-        #expect(Set(Self.samples.map(EventCoding.typeName(of:))) == Set(EventCoding.typeNames))
-        #expect(EventCoding.typeNames.count == 14)
+        #expect(Set(Self.samples.map(\.type)) == Set(EventType.allCases))
+        #expect(EventType.allCases.count == 14)
+    }
+
+    /// The names are in every log ever written: each type is the one its schema file names.
+    @Test func everyTypeIsNamedAsItsSchemaFile() throws {
+        let schemas = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../schemas/events").standardizedFileURL
+        let names = try FileManager.default.contentsOfDirectory(atPath: schemas.path)
+            .filter { $0.hasSuffix(".schema.json") && !$0.contains(".v") }
+            .map { String($0.dropLast(".schema.json".count)) }
+        #expect(Set(names) == Set(EventType.allCases).names)
     }
 
     @Test(arguments: samples)
     func handWrittenEncodingDecodesToTheSameEvent(_ event: Event) throws {
-        let type = EventCoding.typeName(of: event)
         let data = try EventCoding.encode(event, vault: testVault)
-        let decoded = try EventCoding.decode(type: type, schemaVersion: EventCoding.schemaVersion(of: type), data: data, vault: testVault)
+        let decoded = try EventCoding.decode(type: event.type.rawValue, schemaVersion: event.type.schemaVersion, data: data, vault: testVault)
         #expect(decoded == event)
     }
 
@@ -121,7 +130,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [EventCoding.schemaVersion(of: "PointEarned") + 1, 99, 0, -1])
+    @Test(arguments: [EventType.pointEarned.schemaVersion + 1, 99, 0, -1])
     func unsupportedSchemaVersionIsRefused(_ version: Int) throws {
         let data = try EventCoding.encode(.pointEarned(PointEarned(userId: "u1", recipeId: "r1", ingredient: "salt")), vault: testVault)
         #expect(throws: EventCoding.Failure.unsupportedSchemaVersion(type: "PointEarned", version: version)) {

@@ -142,6 +142,7 @@ func expectJSONHoldsExactlyThePayloadsProperties(_ json: [String: Any], of enumC
         expectedKeys.insert(label)
         switch unwrapped {
         case let string as String: #expect(json[label] as? String == string, "\(label)")
+        case let id as RecipeID: #expect(json[label] as? String == id.rawValue, "\(label)")
         case let double as Double: #expect((json[label] as? NSNumber)?.doubleValue == double, "\(label)")
         case let int as Int: #expect((json[label] as? NSNumber)?.intValue == int, "\(label)")
         case let int as Int64: #expect((json[label] as? NSNumber)?.int64Value == int, "\(label)")

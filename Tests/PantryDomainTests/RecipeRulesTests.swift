@@ -16,8 +16,8 @@ import Testing
 
     @Test func boundsOfRecipeIdAndTitle() throws {
         var world = try World.withAlice()
-        try world.accept(save("u1", String(repeating: "r", count: 128), title: String(repeating: "t", count: 300)))
-        #expect(world.reject(save("u1", String(repeating: "s", count: 129))) == .invalidRecipeId)
+        try world.accept(save("u1", RecipeID(String(repeating: "r", count: 128)), title: String(repeating: "t", count: 300)))
+        #expect(world.reject(save("u1", RecipeID(String(repeating: "s", count: 129)))) == .invalidRecipeId)
         #expect(world.reject(save("u1", "r2", title: String(repeating: "t", count: 301))) == .invalidTitle)
         #expect(world.reject(save("u1", "")) == .invalidRecipeId)
         #expect(world.reject(save("u1", "r2", title: "")) == .invalidTitle)

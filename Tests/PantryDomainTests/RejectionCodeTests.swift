@@ -49,7 +49,7 @@ let ruleCases: [RuleCase] = [
     RuleCase(.invalidPasswordHash, "a short PHC-looking string", setup: [], register("u1", "alice", hash: "$short")),
     RuleCase(.unknownUser, "saving for nobody", setup: [], save("ghost", "r1")),
     RuleCase(.invalidRecipeId, "blank recipeId", save("u1", "   ")),
-    RuleCase(.invalidRecipeId, "recipeId of 129 characters", save("u1", String(repeating: "r", count: 129))),
+    RuleCase(.invalidRecipeId, "recipeId of 129 characters", save("u1", RecipeID(String(repeating: "r", count: 129)))),
     RuleCase(.invalidTitle, "blank title", save("u1", "r1", title: " \n ")),
     RuleCase(.invalidTitle, "title of 301 characters", save("u1", "r1", title: String(repeating: "t", count: 301))),
     RuleCase(.invalidImageURL, "javascript: image", save("u1", "r1", image: "javascript:alert(1)")),

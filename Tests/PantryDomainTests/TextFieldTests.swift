@@ -9,11 +9,12 @@ import Testing
     @Test(arguments: unicode)
     func unicodeIsAcceptedWhereTextIsAllowed(_ text: String) throws {
         var world = try World.withAlice()
-        #expect(try world.accept(save("u1", text, title: text)).recipeSaved == RecipeSaved(userId: "u1", recipeId: text, title: text, image: nil))
+        #expect(try world.accept(save("u1", RecipeID(text), title: text)).recipeSaved
+                == RecipeSaved(userId: "u1", recipeId: RecipeID(text), title: text, image: nil))
         #expect(try world.accept(addGrocery("u1", text, unit: text)).groceryAdded?.ingredient == text)
         #expect(try world.accept(use("u1", "r1", text)).pointEarned?.ingredient == IngredientName.words(text).joined(separator: " "))
-        #expect(try world.accept(cart("u1", text, 1, title: text)).cartAdjusted?.title == text)
-        #expect(try world.accept(experience("u1", text, text)).experienceWritten?.text == text)
+        #expect(try world.accept(cart("u1", RecipeID(text), 1, title: text)).cartAdjusted?.title == text)
+        #expect(try world.accept(experience("u1", RecipeID(text), text)).experienceWritten?.text == text)
     }
 
     /// At the ends too: the contract's patterns refuse them anywhere, and trimming them first
@@ -25,7 +26,7 @@ import Testing
     func controlCharactersAreRefused(_ text: String) throws {
         var world = try World.withAlice()
         #expect(world.reject(save("u1", "r1", title: text)) == .invalidTitle)
-        #expect(world.reject(save("u1", text)) == .invalidRecipeId)
+        #expect(world.reject(save("u1", RecipeID(text))) == .invalidRecipeId)
         #expect(world.reject(addGrocery("u1", text)) == .invalidIngredient)
         #expect(world.reject(addGrocery("u1", "salt", unit: text)) == .invalidUnit)
         #expect(world.reject(use("u1", "r1", text)) == .invalidIngredient)

@@ -63,7 +63,7 @@ import Testing
         #expect(event == .pointEarned(PointEarned(userId: "u1", recipeId: "shakshuka", ingredient: "egg")))
         #expect(world.reject(use("u1", "shakshuka", "egg")) == .alreadyUsed)
         #expect(world.reject(use("u1", "shakshuka", "Eggs")) == .alreadyUsed)
-        #expect(world.state.usedIngredients["u1"]?.map { [$0.recipeId, $0.ingredient] } == [["shakshuka", "egg"]])
+        #expect(world.state.usedIngredients["u1"]?.map { [$0.recipeId.rawValue, $0.ingredient] } == [["shakshuka", "egg"]])
     }
 
     @Test func chocolateForAPastaEarnsNothing() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PantryDomain
 import PantryEventStore
 import PantryPostgresLog
 import PantryTestPostgres
@@ -122,7 +123,7 @@ import PantryLog
                    event("PointEarned", #"{"userId":"u\#(i % 50)","recipeId":"r\#(i / 50)","ingredient":"salt"}"#, commandId: "c\(i)", userId: "u\(i % 50)"))
         }
         _ = try store.append(points)
-        let asked = (0..<2_000).map { PointKey(userId: "u\($0 % 50)", recipeId: "r\($0)", ingredient: "salt") }
+        let asked = (0..<2_000).map { PointKey(userId: "u\($0 % 50)", recipeId: RecipeID("r\($0)"), ingredient: "salt") }
         let plan = try store.planOfEarnedPoints(asked)
         #expect(plan.contains("events_points"), "\(plan)")
         #expect(!plan.contains("Hash") && !plan.contains("Seq Scan on events"), "\(plan)")

@@ -70,7 +70,7 @@ import Testing
         let h = try History()
         h.register("u1", "alice")
         h.register("u2", "bob")
-        func adjust(_ user: String, _ recipe: String, _ delta: Int, title: String? = nil) {
+        func adjust(_ user: String, _ recipe: RecipeID, _ delta: Int, title: String? = nil) {
             h.run(.adjustCart(AdjustCart(userId: user, recipeId: recipe, delta: delta, recipe: History.facts(
                 title ?? "Recipe \(recipe)", image: "https://img.example.org/\(recipe).jpg"))))
         }
@@ -129,7 +129,7 @@ import Testing
     @Test func sumsEachQuantityKeepsWhatWasBoughtAndSortsByAisle() throws {
         let h = try History()
         h.register("u1", "alice")
-        func add(_ ingredient: String, _ amount: Double? = nil, _ unit: String? = nil, _ recipe: String? = nil) {
+        func add(_ ingredient: String, _ amount: Double? = nil, _ unit: String? = nil, _ recipe: RecipeID? = nil) {
             h.run(.addGrocery(AddGrocery(userId: "u1", ingredient: ingredient, amount: amount, unit: unit, recipeId: recipe)))
         }
         func check(_ ingredient: String, _ checked: Bool) {
@@ -227,7 +227,7 @@ import Testing
         var savedAt: [String: Int64] = [:]
         for (id, title) in [("r1", "Spicy Chicken Curry"), ("r2", "Lemon Tart"), ("r3", "Chicken Noodle Soup"),
                             ("r4", "Green curry with CHICKEN")] {
-            h.run(.saveRecipe(SaveRecipe(userId: "u1", recipeId: id, recipe: History.facts(title, image: "https://img.example.org/\(id).jpg"))))
+            h.run(.saveRecipe(SaveRecipe(userId: "u1", recipeId: RecipeID(id), recipe: History.facts(title, image: "https://img.example.org/\(id).jpg"))))
             savedAt[id] = h.clockMillis
         }
         h.run(.saveRecipe(SaveRecipe(userId: "u2", recipeId: "r9", recipe: History.facts("Crème brûlée"))))
@@ -260,7 +260,7 @@ import Testing
         let h = try History()
         h.register("u1", "alice")
         for (id, title) in [("r1", "Apple pie"), ("r2", "Zucchini bread"), ("r3", "The best 10 minute pie"), ("r4", "Zucchini fritters")] {
-            h.run(.saveRecipe(SaveRecipe(userId: "u1", recipeId: id, recipe: History.facts(title))))
+            h.run(.saveRecipe(SaveRecipe(userId: "u1", recipeId: RecipeID(id), recipe: History.facts(title))))
         }
         let store = try h.caughtUp(FavouritesProjection())
         // pie and zucchini are in 2 titles each; zucchini's newest save (r4) is newer than pie's (r3).
@@ -278,7 +278,7 @@ import Testing
         var ids: [String] = []
         for (user, recipe, text) in [("u1", "r1", "Add more garlic"), ("u2", "r1", "Great with rice"),
                                      ("u1", "r2", "Too salty"), ("u2", "r1", "Made it twice")] {
-            h.run(.writeExperience(WriteExperience(userId: user, recipeId: recipe, text: text)))
+            h.run(.writeExperience(WriteExperience(userId: user, recipeId: RecipeID(recipe), text: text)))
             ids.append(Decider.experienceId(h.lastCommandId))
         }
         let store = try h.caughtUp(ExperiencesProjection())

@@ -28,4 +28,28 @@ import Testing
     func aBrokenDocumentIsRefused(_ json: String) {
         #expect(throws: (any Error).self) { try CommandOutcome(json: Data(json.utf8)) }
     }
+
+    @Test func codesAreReadAsTheirCases() throws {
+        let rejected = try CommandOutcome(json: Data(#"{"commandId":"c1","status":"rejected","code":"already_saved","message":"m"}"#.utf8))
+        #expect(rejected.code == .rejection(.alreadySaved))
+        let failed = try CommandOutcome(json: Data(#"{"commandId":"c1","status":"failed","code":"storage_error","message":"m"}"#.utf8))
+        #expect(failed.code == .storageError)
+    }
+
+    /// A newer core may send a code this reader does not know: the outcome is still read, and the
+    /// code written back as it came.
+    @Test func anUnknownCodeIsKeptAsItCame() throws {
+        let json = #"{"commandId":"c1","status":"rejected","code":"recipe_on_fire","message":"m"}"#
+        let outcome = try CommandOutcome(json: Data(json.utf8))
+        #expect(outcome.code == .other("recipe_on_fire"))
+        #expect(try CommandOutcome(json: outcome.jsonDocument) == outcome)
+    }
+
+    @Test func everyCodeIsSpelledAsTheSchemaAllows() {
+        let codes = Rejection.Code.allCases.map(CommandOutcome.Code.rejection) + [.storageError]
+        for code in codes {
+            #expect(CommandOutcome.Code(rawValue: code.rawValue) == code)
+            #expect(code.rawValue.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }, "\(code)")
+        }
+    }
 }

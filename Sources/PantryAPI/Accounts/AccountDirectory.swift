@@ -45,7 +45,7 @@ package final class AccountDirectory: FeedReadModel {
         state.withLock { $0.byUserId[userId] }
     }
 
-    var eventTypes: Set<String> { ["UserRegistered", "PasswordChanged", "UserDeleted", "SessionRevoked"] }
+    var eventTypes: Set<EventType> { [.userRegistered, .passwordChanged, .userDeleted, .sessionRevoked] }
 
     func apply(_ events: [(event: Event, position: Int64)], through position: Int64) {
         state.withLock { state in

@@ -98,7 +98,7 @@ struct AccountRoutes {
         try await admit(client)
         guard checking.begin(client, limit: checksPerClient) else {
             let seconds = await Self.holdRefusal(retryAfter: 1)
-            throw Problem(.tooManyRequests, code: "rate_limited",
+            throw Problem(.rateLimited,
                           detail: "a password check from this client is still running; retry in \(seconds) s",
                           headers: [.retryAfter: String(seconds)])
         }
@@ -117,8 +117,7 @@ struct AccountRoutes {
         for (limiter, key, who) in [(perClient, client, "this client"), (overall, "*", "everyone")] {
             if let wait = limiter.retryAfter(key) {
                 let seconds = await Self.holdRefusal(retryAfter: wait)
-                throw Problem(.tooManyRequests, code: "rate_limited",
-                              detail: "too many log-ins or registrations from \(who); retry in \(seconds) s",
+                throw Problem(.rateLimited, detail: "too many log-ins or registrations from \(who); retry in \(seconds) s",
                               headers: [.retryAfter: String(seconds)])
             }
         }
@@ -169,7 +168,7 @@ struct AccountRoutes {
     private func registerAccount(_ request: Request, hasher: PasswordHasher, client: String) async throws -> Response {
         let body = try await JSONBody.decode(Registration.self, from: request)
         guard PasswordHasher.passwordLengths.contains(body.password.unicodeScalars.count) else {
-            throw Problem(.unprocessableContent, code: "invalid_password", detail: "password must be 8-128 characters")
+            throw Problem(.invalidPassword, detail: "password must be 8-128 characters")
         }
         // Cheap checks first: hashing costs tens of milliseconds. The core re-checks all of them.
         let username: String
@@ -271,7 +270,7 @@ struct AccountRoutes {
     private func refuseWhileThrottled(_ key: String, what: String) async throws {
         guard let wait = throttle.admit(key) else { return }
         let seconds = await Self.holdRefusal(retryAfter: wait)
-        throw Problem(.tooManyRequests, code: "too_many_attempts", detail: "too many \(what); try again in \(seconds) s",
+        throw Problem(.tooManyAttempts, detail: "too many \(what); try again in \(seconds) s",
                       headers: [.retryAfter: String(seconds)])
     }
 
@@ -291,7 +290,7 @@ struct AccountRoutes {
         try await refuseWhileThrottled(throttleKey, what: "password checks for this account")
         guard let account = accounts.account(id: session.userId),
               try await hasher.verify(password, against: account.passwordHash, for: client) else {
-            throw Problem(.forbidden, code: "wrong_password", detail: "the password is wrong")
+            throw Problem(.wrongPassword, detail: "the password is wrong")
         }
         throttle.recordSuccess(throttleKey)
         return account
@@ -311,7 +310,7 @@ struct AccountRoutes {
     private func changePassword(_ request: Request, session: SessionClaims, client: String) async throws -> Response {
         let body = try await JSONBody.decode(PasswordChange.self, from: request)
         guard PasswordHasher.passwordLengths.contains(body.newPassword.unicodeScalars.count) else {
-            throw Problem(.unprocessableContent, code: "invalid_password", detail: "password must be 8-128 characters")
+            throw Problem(.invalidPassword, detail: "password must be 8-128 characters")
         }
         let account = try await requirePassword(body.currentPassword, of: session, client: client)
         let outcome = try await submitter.submit(CommandEnvelope(
@@ -319,8 +318,7 @@ struct AccountRoutes {
             command: .changePassword(ChangePassword(userId: account.userId, passwordHash: try await hasher.hash(body.newPassword, for: client)))))
         guard await feed.waitUntilApplied(outcome.positions?.last ?? 0, timeout: Self.registrationVisibility),
               let changed = accounts.account(id: account.userId) else {
-            throw Problem(.serviceUnavailable, code: "not_yet_visible",
-                          detail: "the password was changed; log in again with it", headers: [.retryAfter: "1"])
+            throw Problem(.notYetVisible, detail: "the password was changed; log in again with it", headers: [.retryAfter: "1"])
         }
         return newSession(for: changed, status: .ok)
     }

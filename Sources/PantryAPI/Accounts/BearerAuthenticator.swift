@@ -52,7 +52,7 @@ struct BearerAuthenticator: RouterMiddleware {
             verified.remember(token, claims)
         }
         guard feed.progress.loaded else {
-            throw Problem(.serviceUnavailable, code: "starting", detail: "the API is still loading the accounts",
+            throw Problem(.starting, detail: "the API is still loading the accounts",
                           headers: [.retryAfter: "1"])
         }
         // A token newer than the account as known here (issued by another API process for an

@@ -15,14 +15,14 @@ struct CommandRoutes {
         routes.put("v1/me/favourites/:recipeId") { request, context in
             try await JSONBody.refuseFields(in: request)
             let user = try context.requireSession()
-            let recipeId = try PathParameter.value("recipeId", in: context)
+            let recipeId = RecipeID(try PathParameter.value("recipeId", in: context))
             return try await respond(to: request, session: user, status: .created, recipeId: recipeId) {
                 .saveRecipe(SaveRecipe(userId: user.userId, recipeId: recipeId, recipe: $0))
             }
         }
         routes.delete("v1/me/favourites/:recipeId") { request, context in
             let user = try context.requireSession()
-            let recipeId = try PathParameter.value("recipeId", in: context)
+            let recipeId = RecipeID(try PathParameter.value("recipeId", in: context))
             return try await submitter.respond(to: request, session: user, status: .ok, .removeSavedRecipe(
                 RemoveSavedRecipe(userId: user.userId, recipeId: recipeId)))
         }
@@ -65,7 +65,7 @@ struct CommandRoutes {
         routes.post("v1/me/cart/:recipeId/timer") { request, context in
             let body = try await JSONBody.decode(CookingStart.self, from: request)
             let user = try context.requireSession()
-            let recipeId = try PathParameter.value("recipeId", in: context)
+            let recipeId = RecipeID(try PathParameter.value("recipeId", in: context))
             let minutes = if let given = body.minutes { given } else { try await lookup.readyInMinutes(of: recipeId) }
             return try await submitter.respond(to: request, session: user, status: .created, .startCooking(
                 StartCooking(userId: user.userId, recipeId: recipeId, minutes: minutes)))
@@ -73,7 +73,7 @@ struct CommandRoutes {
         routes.post("v1/recipes/:recipeId/experiences") { request, context in
             let body = try await JSONBody.decode(Experience.self, from: request)
             let user = try context.requireSession()
-            let recipeId = try PathParameter.value("recipeId", in: context)
+            let recipeId = RecipeID(try PathParameter.value("recipeId", in: context))
             return try await submitter.respond(to: request, session: user, status: .created, .writeExperience(
                 WriteExperience(userId: user.userId, recipeId: recipeId, text: body.text)))
         }
@@ -82,12 +82,12 @@ struct CommandRoutes {
     /// A command about a recipe. It goes to the core without the recipe's facts, which the log
     /// usually holds already; only when the core does not know the recipe are they looked up and
     /// the same command (same id) sent again with them. An unknown recipe is 404 `unknown_recipe`.
-    private func respond(to request: Request, session: SessionClaims, status: HTTPResponse.Status, recipeId: String,
+    private func respond(to request: Request, session: SessionClaims, status: HTTPResponse.Status, recipeId: RecipeID,
                          _ command: (RecipeFacts?) -> Command) async throws -> Response {
         let commandId = try submitter.commandId(request, userId: session.userId)
         do {
             return try await submitter.respond(commandId: commandId, status: status, command(nil))
-        } catch let problem as Problem where problem.code == Rejection.Code.unknownRecipe.rawValue {
+        } catch let problem as Problem where problem.code == .rejection(.unknownRecipe) {
             let facts = try await lookup.facts(of: recipeId)
             return try await submitter.respond(commandId: commandId, status: status, command(facts))
         }
@@ -100,13 +100,13 @@ struct NewGrocery: RequestDocument {
     var ingredient: String
     var amount: Double?
     var unit: String?
-    var recipeId: String?
+    var recipeId: RecipeID?
     static let fields = ["ingredient", "amount", "unit", "recipeId"]
     init(json: borrowing JSONObjectReader) throws {
         ingredient = try json.string("ingredient")
         amount = try json.optionalDouble("amount")
         unit = try json.optionalString("unit")
-        recipeId = try json.optionalString("recipeId")
+        recipeId = try json.optionalString("recipeId").map(RecipeID.init(_:))
     }
 }
 
@@ -117,21 +117,21 @@ struct GroceryCheck: RequestDocument {
 }
 
 struct OwnedIngredient: RequestDocument {
-    var recipeId: String
+    var recipeId: RecipeID
     var ingredient: String
     static let fields = ["recipeId", "ingredient"]
     init(json: borrowing JSONObjectReader) throws {
-        recipeId = try json.string("recipeId")
+        recipeId = RecipeID(try json.string("recipeId"))
         ingredient = try json.string("ingredient")
     }
 }
 
 struct CartAdjustment: RequestDocument {
-    var recipeId: String
+    var recipeId: RecipeID
     var delta: Int
     static let fields = ["recipeId", "delta"]
     init(json: borrowing JSONObjectReader) throws {
-        recipeId = try json.string("recipeId")
+        recipeId = RecipeID(try json.string("recipeId"))
         delta = try json.int("delta")
     }
 }

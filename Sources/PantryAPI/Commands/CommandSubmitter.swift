@@ -25,24 +25,23 @@ struct CommandSubmitter: Sendable {
             // The reason (it names the core's socket) is for the log, not for the client.
             throw Problem.coreUnavailable("the core did not answer in time, and the command may have been written: retry with the same Idempotency-Key to get its outcome without applying it twice (a retry without a key may apply it again)")
         }
-        APIMetrics.command(type: type, outcome: outcome.status.rawValue, code: outcome.code ?? "")
+        APIMetrics.command(type: type, outcome: outcome.status.rawValue, code: outcome.code?.rawValue ?? "")
         switch outcome.status {
         case .accepted:
             return outcome
         case .rejected:
-            guard let code = outcome.code.flatMap(Rejection.Code.init(rawValue:)) else {
-                throw Problem(.internalServerError, code: "internal_error", detail: "the core answered with an unknown code")
+            guard case .rejection(let code) = outcome.code else {
+                throw Problem(.internalError, detail: "the core answered with an unknown code")
             }
             // Over HTTP the command id is the user's Idempotency-Key: the IETF draft's code for a key
             // sent again with another request.
             if code == .commandIdReused {
-                throw Problem(.unprocessableContent, code: "idempotency_key_reused",
-                              detail: "this Idempotency-Key was already used for a different request")
+                throw Problem(.idempotencyKeyReused, detail: "this Idempotency-Key was already used for a different request")
             }
             throw Problem(Rejection(code, outcome.message ?? code.rawValue))
         case .failed:
-            throw Problem(.serviceUnavailable, code: outcome.code ?? "storage_error",
-                          detail: "the log could not be written; retry with the same Idempotency-Key",
+            // `storage_error` is the one failure the core reports today.
+            throw Problem(.storageError, detail: "the log could not be written; retry with the same Idempotency-Key",
                           headers: [.retryAfter: "1"])
         }
     }
@@ -77,8 +76,7 @@ struct CommandSubmitter: Sendable {
         // Visible ASCII only: the core's command ids allow no spaces or control characters.
         guard keys.count == 1, Self.idempotencyKeyLengths.contains(key.utf8.count),
               key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw Problem(.badRequest, code: "invalid_idempotency_key",
-                          detail: "Idempotency-Key must be one header of 1-100 visible ASCII characters")
+            throw Problem(.invalidIdempotencyKey, detail: "Idempotency-Key must be one header of 1-100 visible ASCII characters")
         }
         return "\(userId):\(key)"
     }

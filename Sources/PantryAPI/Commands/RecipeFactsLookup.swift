@@ -13,8 +13,7 @@ struct RecipeFactsLookup {
     /// How long the recipe says it takes, for a cooking timer started without minutes.
     func readyInMinutes(of recipeId: RecipeID) async throws -> Int {
         guard let minutes = try await recipe(recipeId).readyInMinutes else {
-            throw Problem(.unprocessableContent, code: "minutes_required",
-                          detail: "recipe \(recipeId) gives no time: send the timer's minutes")
+            throw Problem(.minutesRequired, detail: "recipe \(recipeId) gives no time: send the timer's minutes")
         }
         return minutes
     }
@@ -22,8 +21,8 @@ struct RecipeFactsLookup {
     private func recipe(_ recipeId: RecipeID) async throws -> Recipe {
         let response: FetchResponse
         do {
-            response = try await recipes.fetch(.detail(id: recipeId))
-        } catch let problem as Problem where problem.code == "not_found" || problem.code == "invalid_query" {
+            response = try await recipes.fetch(.detail(id: recipeId.rawValue))
+        } catch let problem as Problem where [.api(.notFound), .api(.invalidQuery)].contains(problem.code) {
             throw Problem(Rejection(.unknownRecipe, "there is no recipe \(recipeId)"))
         }
         guard case .recipe(let recipe) = response.payload else { throw RecipeRoutes.wrongPayload }

@@ -132,9 +132,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         let problem = parserError == .headerOverflow
-            ? Problem(.init(code: 431, reasonPhrase: "Request Header Fields Too Large"), code: "headers_too_large",
-                      detail: "the request's head is larger than this server reads")
-            : Problem(.badRequest, code: "malformed_request", detail: "the request is not valid HTTP/1.1: \(parserError)")
+            ? Problem(.headersTooLarge, detail: "the request's head is larger than this server reads")
+            : Problem(.malformedRequest, detail: "the request is not valid HTTP/1.1: \(parserError)")
         let body = problem.document
         let head = HTTPResponse(status: problem.status, headerFields: [
             .contentType: "application/problem+json", .contentLength: "\(body.count)", .connection: "close",

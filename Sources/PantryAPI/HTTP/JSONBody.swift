@@ -30,7 +30,7 @@ enum JSONBody {
         let declared = request.headers[values: .contentType]
         let media = declared.count == 1 ? mediaType(declared[0]) : ""
         guard media == "application/json" || media.hasSuffix("+json") else {
-            throw Problem(.unsupportedMediaType, code: "unsupported_media_type",
+            throw Problem(.unsupportedMediaType,
                           detail: declared.isEmpty ? "the body must be sent as application/json (Content-Type)"
                               : "the body must be application/json, not \(declared.joined(separator: ", ").prefix(64))")
         }

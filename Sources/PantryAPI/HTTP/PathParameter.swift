@@ -12,7 +12,7 @@ enum PathParameter {
     /// A percent-decoded path segment; Hummingbird hands them over still encoded.
     static func value(_ name: String, in context: APIRequestContext) throws -> String {
         guard let raw = context.parameters.get(name), let value = raw.removingPercentEncoding else {
-            throw Problem(.badRequest, code: "invalid_path", detail: "the path parameter '\(name)' is not valid percent-encoded UTF-8")
+            throw Problem(.invalidPath, detail: "the path parameter '\(name)' is not valid percent-encoded UTF-8")
         }
         if let limit = limits[name], value.unicodeScalars.count > limit.length {
             throw Problem(Rejection(limit.code, "\(name) must be at most \(limit.length) characters"))
@@ -22,7 +22,7 @@ enum PathParameter {
         do throws(Rejection) {
             switch name {
             case "userId": _ = try Validate.userId(value)
-            case "recipeId": _ = try Validate.recipeId(value)
+            case "recipeId": _ = try Validate.recipeId(RecipeID(value))
             case "ingredient": _ = try Validate.ingredient(value)
             default: break
             }

@@ -8,12 +8,39 @@ import PantryJSON
 package struct Problem: HTTPResponseError, Sendable {
     package static let typePrefix = "https://pantry.example/problems/"
 
+    /// A problem's `code`: one of the core's rejections, or one of the API's own.
+    package enum Code: Hashable, Sendable, CustomStringConvertible {
+        case rejection(Rejection.Code)
+        case api(ProblemCode)
+
+        package var rawValue: String {
+            switch self {
+            case .rejection(let code): code.rawValue
+            case .api(let code): code.rawValue
+            }
+        }
+
+        package var status: HTTPResponse.Status {
+            switch self {
+            case .rejection(let code): Problem.status(for: code)
+            case .api(let code): code.status
+            }
+        }
+
+        package var description: String { rawValue }
+    }
+
     package var status: HTTPResponse.Status
-    package var code: String
+    package var code: Code
     package var detail: String
     package var headers: HTTPFields
 
-    package init(_ status: HTTPResponse.Status, code: String, detail: String, headers: HTTPFields = [:]) {
+    /// A problem with its code's status.
+    package init(_ code: ProblemCode, detail: String, headers: HTTPFields = [:]) {
+        self.init(status: code.status, code: .api(code), detail: detail, headers: headers)
+    }
+
+    private init(status: HTTPResponse.Status, code: Code, detail: String, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.detail = detail
@@ -22,7 +49,7 @@ package struct Problem: HTTPResponseError, Sendable {
 
     /// The same for every problem of one code, as RFC 9457 asks of `title`.
     package var title: String {
-        let words = String(code.map { $0 == "_" ? " " : $0 })
+        let words = String(code.rawValue.map { $0 == "_" ? " " : $0 })
         return words.prefix(1).uppercased() + words.dropFirst()
     }
 
@@ -30,11 +57,11 @@ package struct Problem: HTTPResponseError, Sendable {
     /// a sixth of the API's CPU for a request it refuses, and a flood is answered with refusals.
     package var document: Data {
         var json = JSONObjectWriter()
-        json.field("code", code)
+        json.field("code", code.rawValue)
         json.field("detail", detail)
         json.field("status", status.code)
         json.field("title", title)
-        json.field("type", Self.typePrefix + code)
+        json.field("type", Self.typePrefix + code.rawValue)
         return Data(json.finish())
     }
 
@@ -52,7 +79,7 @@ package struct Problem: HTTPResponseError, Sendable {
 extension Problem {
     /// The core's refusal of a command, with the status a client expects for its code.
     package init(_ rejection: Rejection) {
-        self.init(Self.status(for: rejection.code), code: rejection.code.rawValue, detail: rejection.message)
+        self.init(status: Self.status(for: rejection.code), code: .rejection(rejection.code), detail: rejection.message)
     }
 
     package static func status(for code: Rejection.Code) -> HTTPResponse.Status {
@@ -82,46 +109,47 @@ extension Problem {
         case let problem as Problem:
             return problem
         case is PasswordHashingPool.Busy:
-            return Problem(.serviceUnavailable, code: "busy", detail: "too many password checks are waiting; retry shortly",
-                           headers: [.retryAfter: "1"])
+            return Problem(.busy, detail: "too many password checks are waiting; retry shortly", headers: [.retryAfter: "1"])
         case let error as HTTPError:
-            return Problem(error.status, code: code(for: error.status), detail: error.body ?? error.status.reasonPhrase,
+            return Problem(status: error.status, code: code(for: error.status), detail: error.body ?? error.status.reasonPhrase,
                            headers: error.headers)
         case let error as any HTTPResponseError:
-            return Problem(error.status, code: code(for: error.status), detail: error.status.reasonPhrase)
+            return Problem(status: error.status, code: code(for: error.status), detail: error.status.reasonPhrase)
         default:
-            return Problem(.internalServerError, code: "internal_error", detail: "the server could not answer this request")
+            return Problem(.internalError, detail: "the server could not answer this request")
         }
     }
 
-    static func code(for status: HTTPResponse.Status) -> String {
+    /// The code of a status Hummingbird raised (its status is kept). The statuses it raises have
+    /// codes of their own; any other is a bad request or an internal error by its class.
+    static func code(for status: HTTPResponse.Status) -> Code {
         switch status {
-        case .badRequest: "bad_request"
-        case .notFound: "not_found"
-        case .methodNotAllowed: "method_not_allowed"
-        case .contentTooLarge: Rejection.Code.tooLarge.rawValue
-        case .unsupportedMediaType: "unsupported_media_type"
-        default: status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_")
+        case .badRequest: .api(.badRequest)
+        case .notFound: .api(.notFound)
+        case .methodNotAllowed: .api(.methodNotAllowed)
+        case .contentTooLarge: .rejection(.tooLarge)
+        case .unsupportedMediaType: .api(.unsupportedMediaType)
+        case .rangeNotSatisfiable: .api(.rangeNotSatisfiable)
+        default: status.kind == .serverError ? .api(.internalError) : .api(.badRequest)
         }
     }
 
     // The problems the API raises itself, beside the core's rejections.
     static func malformedJSON(_ detail: String) -> Problem {
-        Problem(.badRequest, code: Rejection.Code.malformedJSON.rawValue, detail: detail)
+        Problem(Rejection(.malformedJSON, detail))
     }
 
     static func invalidField(_ detail: String) -> Problem {
-        Problem(.unprocessableContent, code: Rejection.Code.invalidField.rawValue, detail: detail)
+        Problem(Rejection(.invalidField, detail))
     }
 
-    static let invalidCredentials = Problem(
-        .unauthorized, code: "invalid_credentials", detail: "the username or password is wrong")
+    static let invalidCredentials = Problem(.invalidCredentials, detail: "the username or password is wrong")
 
     static func invalidToken(_ detail: String) -> Problem {
-        Problem(.unauthorized, code: "invalid_token", detail: detail, headers: [.wwwAuthenticate: "Bearer"])
+        Problem(.invalidToken, detail: detail, headers: [.wwwAuthenticate: "Bearer"])
     }
 
     static func coreUnavailable(_ detail: String) -> Problem {
-        Problem(.serviceUnavailable, code: "core_unavailable", detail: detail, headers: [.retryAfter: "1"])
+        Problem(.coreUnavailable, detail: detail, headers: [.retryAfter: "1"])
     }
 }

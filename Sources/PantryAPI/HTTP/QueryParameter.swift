@@ -7,7 +7,7 @@ enum QueryParameter {
     static func string(_ name: String, in request: Request, maxLength: Int = 256) throws -> String? {
         guard let value = try formValue(name, in: request.uri.query) else { return nil }
         guard !value.isEmpty, value.unicodeScalars.count <= maxLength else {
-            throw Problem(.unprocessableContent, code: "invalid_query", detail: "'\(name)' must be 1-\(maxLength) characters")
+            throw Problem(.invalidQuery, detail: "'\(name)' must be 1-\(maxLength) characters")
         }
         return value
     }
@@ -15,8 +15,7 @@ enum QueryParameter {
     static func int(_ name: String, in request: Request, range: ClosedRange<Int>) throws -> Int? {
         guard let text = request.uri.queryParameters.get(name) else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw Problem(.unprocessableContent, code: "invalid_query",
-                          detail: "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            throw Problem(.invalidQuery, detail: "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
     }
@@ -36,7 +35,7 @@ enum QueryParameter {
                 return String(parts[1])
             }
             guard let value = parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding else {
-                throw Problem(.unprocessableContent, code: "invalid_query", detail: "'\(name)' is not valid percent-encoded UTF-8")
+                throw Problem(.invalidQuery, detail: "'\(name)' is not valid percent-encoded UTF-8")
             }
             return value
         }

@@ -18,7 +18,7 @@ struct AccessLogMiddleware: RouterMiddleware {
         do {
             guard Self.servedMethods.contains(request.method) else {
                 // TRACE would echo a request's headers (tokens included) back to a script.
-                throw Problem(.methodNotAllowed, code: "method_not_allowed", detail: "\(request.method.rawValue) is not served here",
+                throw Problem(.methodNotAllowed, detail: "\(request.method.rawValue) is not served here",
                               headers: [.allow: routes.allowed(on: request.uri.path) ?? Self.allow])
             }
             response = try await next(request, context)
@@ -26,7 +26,7 @@ struct AccessLogMiddleware: RouterMiddleware {
             var problem = Problem.from(error)
             // No route for this method, but the path has others: the method is what is wrong.
             if let unmatched = error as? HTTPError, unmatched.status == .notFound, let allowed = routes.allowed(on: request.uri.path) {
-                problem = Problem(.methodNotAllowed, code: "method_not_allowed",
+                problem = Problem(.methodNotAllowed,
                                   detail: "\(request.method.rawValue) is not served on this path", headers: [.allow: allowed])
             }
             if problem.status == .internalServerError {

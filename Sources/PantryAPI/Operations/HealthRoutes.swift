@@ -51,22 +51,22 @@ struct HealthRoutes {
     private func ready() async throws -> Response {
         let progress = feed.progress
         guard let seen = progress.lastFeedMessage else {
-            throw Problem(.serviceUnavailable, code: "not_ready", detail: "no message from the core's event feed yet")
+            throw Problem(.notReady, detail: "no message from the core's event feed yet")
         }
         let silence = ContinuousClock.now - seen
         guard silence <= Self.feedSilenceLimit else {
             let seconds = Double(silence.components.seconds) + Double(silence.components.attoseconds) / 1e18
-            throw Problem(.serviceUnavailable, code: "not_ready",
+            throw Problem(.notReady,
                           detail: "no heartbeat from the core's event feed for \(Int(seconds.rounded())) s (the API's read models at position \(progress.position))")
         }
         let head = max(progress.announcedHead, progress.position)
         var workers: [String: WorkerProgress] = [:]
         var unreachable: [String] = []
         await withTaskGroup(of: (String, Int64?).self) { group in
-            for worker in BusEndpoints.workers {
+            for worker in WorkerName.allCases {
                 group.addTask {
-                    let reply = try? await queries.ask(worker, QueryRequest(query: "status"), timeout: Self.workerTimeout)
-                    return (worker, reply.flatMap { try? JSONDecoder().decode(StatusReply.self, from: $0).position })
+                    let reply = try? await queries.ask(QueryRequest(.status(worker)), timeout: Self.workerTimeout)
+                    return (worker.rawValue, reply.flatMap { try? JSONDecoder().decode(StatusReply.self, from: $0).position })
                 }
             }
             for await (worker, position) in group {
@@ -77,8 +77,7 @@ struct HealthRoutes {
             }
         }
         guard unreachable.isEmpty else {
-            throw Problem(.serviceUnavailable, code: "not_ready",
-                          detail: "no answer from the worker(s) \(unreachable.sorted().joined(separator: ", "))")
+            throw Problem(.notReady, detail: "no answer from the worker(s) \(unreachable.sorted().joined(separator: ", "))")
         }
         return JSONResponse.make(Readiness(status: "ready", position: progress.position, head: head, workers: workers))
     }

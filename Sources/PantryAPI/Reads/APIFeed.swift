@@ -13,7 +13,7 @@ import PantryWire
 /// A read model the API keeps in memory, fed by `APIFeed`.
 protocol FeedReadModel: Sendable {
     /// The event types it reads.
-    var eventTypes: Set<String> { get }
+    var eventTypes: Set<EventType> { get }
     /// Folds `events` (in log order, each with its position); the model then stands at `position`,
     /// which may lie past the last of them (events of other types in between).
     func apply(_ events: [(event: Event, position: Int64)], through position: Int64)
@@ -52,7 +52,9 @@ package final class APIFeed: Service {
     }
 
     private let models: [any FeedReadModel]
-    private let eventTypes: Set<String>
+    private let eventTypes: Set<EventType>
+    /// `eventTypes` as the log spells them, matched against every event delivered.
+    private let eventTypeNames: Set<String>
     private let state = Mutex(State())
     /// A head read from the log by a request, for the follower to read up to at once.
     private let learntHead = Atomic<Int64>(0)
@@ -83,7 +85,8 @@ package final class APIFeed: Service {
          openLog: @escaping @Sendable () throws -> (any EventLogReader)?,
          openHeadReader: (@Sendable () throws -> (any EventLogReader)?)? = nil, logger: Logger) throws {
         self.models = models
-        eventTypes = models.reduce(into: Set<String>()) { $0.formUnion($1.eventTypes) }
+        eventTypes = models.reduce(into: Set<EventType>()) { $0.formUnion($1.eventTypes) }
+        eventTypeNames = eventTypes.names
         self.keys = keys
         self.logger = logger
         self.context = context
@@ -232,7 +235,7 @@ package final class APIFeed: Service {
     private func apply(_ deliveries: [EventFeedFollower.Delivery], follower: EventFeedFollower,
                        fedAt: ContinuousClock.Instant?) throws {
         var events: [(event: Event, position: Int64)] = []
-        for delivery in deliveries where eventTypes.contains(delivery.recorded.type) {
+        for delivery in deliveries where eventTypeNames.contains(delivery.recorded.type) {
             let recorded = delivery.recorded
             events.append((try delivery.event ?? EventCoding.decode(
                 type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keys), recorded.position))
@@ -261,17 +264,16 @@ extension APIFeed {
     func readyToRead(after: Int64?) async throws {
         let progress = self.progress
         guard progress.loaded else {
-            throw Problem(.serviceUnavailable, code: "not_caught_up",
+            throw Problem(.notCaughtUp,
                           detail: "the API is still reading the log (at position \(progress.position))", headers: [.retryAfter: "1"])
         }
         guard let after, after > progress.position else { return }
         // Announced positions are written; one past them is asked of the log, never of the feed.
         if after > progress.announcedHead, let head = await logHead(), after > head {
-            throw Problem(.unprocessableContent, code: "position_not_written",
-                          detail: "position \(after) is beyond the log's head (\(head))")
+            throw Problem(.positionNotWritten, detail: "position \(after) is beyond the log's head (\(head))")
         }
         guard await waitUntilApplied(after, timeout: .milliseconds(QueryRequest.defaultWaitMilliseconds)) else {
-            throw Problem(.serviceUnavailable, code: "not_caught_up",
+            throw Problem(.notCaughtUp,
                           detail: "position \(after) was not applied in time; at \(self.progress.position)", headers: [.retryAfter: "1"])
         }
     }

@@ -26,7 +26,7 @@ final class LeaderboardReadModel: FeedReadModel {
     static let resultCapacity = 10_000
     private let state = Mutex(State())
 
-    var eventTypes: Set<String> { LeaderboardStandings.eventTypes }
+    var eventTypes: Set<EventType> { LeaderboardStandings.eventTypes }
 
     func apply(_ events: [(event: Event, position: Int64)], through position: Int64) {
         state.withLock { state in
@@ -57,7 +57,7 @@ final class LeaderboardReadModel: FeedReadModel {
         } else {
             guard let entries else {
                 guard case .entry(let userId) = question else { preconditionFailure("only an entry can be missing") }
-                throw Problem(.notFound, code: "not_found", detail: "user \(userId) is not on the leaderboard")
+                throw Problem(.notFound, detail: "user \(userId) is not on the leaderboard")
             }
             // Encoded outside the lock, kept if nothing changed meanwhile.
             let encoder = JSONEncoder()

@@ -23,7 +23,7 @@ struct ReadRoutes {
                                         radius: try QueryParameter.int("radius", in: request, range: 0...25) ?? 3), request)
         }
         open.get("v1/recipes/:recipeId/experiences") { request, context in
-            try await ask("experiences", "list", request) {
+            try await ask(.experiences(.list), request) {
                 $0.recipeId = try PathParameter.value("recipeId", in: context)
                 $0.limit = try QueryParameter.int("limit", in: request, range: 1...200)
             }
@@ -37,25 +37,25 @@ struct ReadRoutes {
         }
         routes.get("v1/me/favourites") { request, context in
             let text = try QueryParameter.string("q", in: request)
-            return try await ask("favourites", text == nil ? "list" : "search", request) {
+            return try await ask(.favourites(text == nil ? .list : .search), request) {
                 $0.userId = try context.requireSession().userId
                 $0.text = text
             }
         }
         routes.get("v1/me/favourite-suggestion") { request, context in
-            var query = QueryRequest(query: "suggestion")
+            var query = QueryRequest(.favourites(.suggestion))
             query.userId = try context.requireSession().userId
             query.after = try ReadYourWrites.position(in: request)
-            let answer = try JSONDecoder().decode(SuggestionAnswer.self, from: try await queries.ask("favourites", query))
+            let answer = try JSONDecoder().decode(SuggestionAnswer.self, from: try await queries.ask(query))
             guard var suggestion = answer.result else { return JSONResponse.make(answer) }
             suggestion.recipes = try await suggestedRecipes(suggestion, client: context.upstreamSpender, logger: context.logger)
             return JSONResponse.make(SuggestionAnswer(position: answer.position, result: suggestion))
         }
         routes.get("v1/me/groceries") { request, context in
-            try await ask("groceries", "list", request) { $0.userId = try context.requireSession().userId }
+            try await ask(.groceries(.list), request) { $0.userId = try context.requireSession().userId }
         }
         routes.get("v1/me/cart") { request, context in
-            try await ask("carts", "cart", request) { $0.userId = try context.requireSession().userId }
+            try await ask(.carts(.cart), request) { $0.userId = try context.requireSession().userId }
         }
     }
 
@@ -64,12 +64,12 @@ struct ReadRoutes {
         return try leaderboard.answer(question)
     }
 
-    private func ask(_ worker: String, _ name: String, _ request: Request,
+    private func ask(_ question: WorkerQuery, _ request: Request,
                      _ fill: (inout QueryRequest) throws -> Void) async throws -> Response {
-        var query = QueryRequest(query: name)
+        var query = QueryRequest(question)
         try fill(&query)
         query.after = try ReadYourWrites.position(in: request)
-        return try await queries.answer(worker, query)
+        return try await queries.answer(query)
     }
 
     /// Recipes for the suggested keyword that the user has not saved, so the screen needs no second

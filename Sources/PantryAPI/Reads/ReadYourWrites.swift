@@ -9,7 +9,7 @@ enum ReadYourWrites {
     static func position(in request: Request) throws -> Int64? {
         guard let text = request.uri.queryParameters.get("after") else { return nil }
         guard let after = Int64(text), after >= 0 else {
-            throw Problem(.unprocessableContent, code: "invalid_query", detail: "'after' must be a log position (an integer ≥ 0)")
+            throw Problem(.invalidQuery, detail: "'after' must be a log position (an integer ≥ 0)")
         }
         return after
     }

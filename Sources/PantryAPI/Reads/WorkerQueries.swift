@@ -12,11 +12,11 @@ import PantryWire
 /// that document is the HTTP body as it is, so reads cost no re-encoding here. A service: the
 /// socket threads of its connections (one per kind of worker) run in `run()`.
 final class WorkerQueries: Service {
-    private let connections: [String: RequestConnection]
+    private let connections: [WorkerName: RequestConnection]
 
     init(context: ZMQContext, endpoints: BusEndpoints, timeout: Duration, logger: Logger) throws {
-        var connections: [String: RequestConnection] = [:]
-        for worker in BusEndpoints.workers {
+        var connections: [WorkerName: RequestConnection] = [:]
+        for worker in WorkerName.allCases {
             connections[worker] = try RequestConnection(
                 context: context, endpoint: endpoints.queries(of: worker),
                 timeout: timeout, logger: logger)
@@ -31,25 +31,26 @@ final class WorkerQueries: Service {
     }
 
     /// The worker's answer as an HTTP response, or the problem its error maps to.
-    func answer(_ worker: String, _ query: QueryRequest) async throws -> Response {
-        let reply = try await ask(worker, query)
+    func answer(_ query: QueryRequest) async throws -> Response {
+        let reply = try await ask(query)
         return Response(status: .ok, headers: [.contentType: "application/json"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))
     }
 
-    /// The worker's answer document, once checked not to be an error.
-    func ask(_ worker: String, _ query: QueryRequest, timeout: Duration? = nil) async throws -> Data {
+    /// The answer document of the worker `query` is for, once checked not to be an error.
+    func ask(_ query: QueryRequest, timeout: Duration? = nil) async throws -> Data {
+        let worker = query.query.worker
         guard let connection = connections[worker] else { preconditionFailure("no worker named \(worker)") }
         let reply: Data
         do {
             reply = try await connection.send(query.document, timeout: timeout)
         } catch {
-            throw Problem(.serviceUnavailable, code: "worker_unavailable",
+            throw Problem(.workerUnavailable,
                           detail: "the \(worker) worker did not answer in time", headers: [.retryAfter: "1"])
         }
         let head = try ReplyHead(reply)
-        APIMetrics.projectionPosition(worker: worker, head.position)
-        if let error = head.error { throw Self.problem(error, worker: worker, position: head.position) }
+        APIMetrics.projectionPosition(worker: worker.rawValue, head.position)
+        if let error = head.error { throw Self.problem(error) }
         return reply
     }
 
@@ -57,7 +58,8 @@ final class WorkerQueries: Service {
     /// which a `JSONDecoder` would first have made into a tree of its own.
     private struct ReplyHead {
         struct Failure {
-            var code: String
+            /// Nil for a code this API does not know (a newer worker's).
+            var code: QueryError.Code?
             var message: String
         }
         var position: Int64
@@ -67,7 +69,9 @@ final class WorkerQueries: Service {
             (position, error) = try reply.withUnsafeBytes { bytes in
                 try JSONObjectReader.read(bytes) { json in
                     let error = try json.optionalObject("error").map { error in
-                        try JSONObjectReader.read(error) { try Failure(code: $0.string("code"), message: $0.string("message")) }
+                        try JSONObjectReader.read(error) {
+                            try Failure(code: QueryError.Code(rawValue: $0.string("code")), message: $0.string("message"))
+                        }
                     }
                     return (try json.int64("position"), error)
                 }
@@ -75,16 +79,16 @@ final class WorkerQueries: Service {
         }
     }
 
-    private static func problem(_ error: ReplyHead.Failure, worker: String, position: Int64) -> Problem {
+    private static func problem(_ error: ReplyHead.Failure) -> Problem {
         switch error.code {
-        case "not_found":
-            Problem(.notFound, code: "not_found", detail: error.message)
-        case "position_not_written":
-            Problem(.unprocessableContent, code: "position_not_written", detail: error.message)
-        case "not_caught_up":
-            Problem(.serviceUnavailable, code: "not_caught_up", detail: error.message, headers: [.retryAfter: "1"])
-        default:
-            Problem(.unprocessableContent, code: "invalid_query", detail: error.message)
+        case .notFound:
+            Problem(.notFound, detail: error.message)
+        case .positionNotWritten:
+            Problem(.positionNotWritten, detail: error.message)
+        case .notCaughtUp:
+            Problem(.notCaughtUp, detail: error.message, headers: [.retryAfter: "1"])
+        case .badQuery, nil:
+            Problem(.invalidQuery, detail: error.message)
         }
     }
 }

@@ -11,7 +11,7 @@ struct RecipeRoutes {
     func register(on routes: RouterGroup<APIRequestContext>) {
         routes.get("v1/recipes/by-ingredients") { request, context in
             guard let list = try QueryParameter.string("ingredients", in: request, maxLength: 400) else {
-                throw Problem(.unprocessableContent, code: "invalid_query", detail: "'ingredients' (1-5, comma-separated) is required")
+                throw Problem(.invalidQuery, detail: "'ingredients' (1-5, comma-separated) is required")
             }
             let ingredients = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             return try await answer(.byIngredients(
@@ -19,11 +19,11 @@ struct RecipeRoutes {
         }
         routes.get("v1/recipes/search") { request, context in
             guard let query = try QueryParameter.string("query", in: request, maxLength: 100) else {
-                throw Problem(.unprocessableContent, code: "invalid_query", detail: "'query' is required")
+                throw Problem(.invalidQuery, detail: "'query' is required")
             }
             let sections = try QueryParameter.string("sections", in: request, maxLength: 32)
             guard sections == nil || sections == "readyTime" else {
-                throw Problem(.unprocessableContent, code: "invalid_query", detail: "'sections' can only be readyTime")
+                throw Problem(.invalidQuery, detail: "'sections' can only be readyTime")
             }
             let search = FetchRequest.search(
                 query: query, diet: try QueryParameter.string("diet", in: request, maxLength: 64),
@@ -73,7 +73,7 @@ struct RecipeRoutes {
         }
         routes.get("v1/ingredients/autocomplete") { request, context in
             guard let prefix = try QueryParameter.string("prefix", in: request, maxLength: 64) else {
-                throw Problem(.unprocessableContent, code: "invalid_query", detail: "'prefix' is required")
+                throw Problem(.invalidQuery, detail: "'prefix' is required")
             }
             return try await answer(.autocomplete(
                 prefix: prefix, number: try QueryParameter.int("number", in: request, range: 1...25) ?? 10), context)
@@ -81,7 +81,7 @@ struct RecipeRoutes {
         // The image bytes themselves, so the apps can show cached pictures when the quota is spent.
         routes.get("v1/images") { request, context in
             guard let url = try QueryParameter.string("url", in: request, maxLength: 2048) else {
-                throw Problem(.unprocessableContent, code: "invalid_query", detail: "'url' is required")
+                throw Problem(.invalidQuery, detail: "'url' is required")
             }
             let response = try await recipes.fetch(.image(url: url), client: context.upstreamSpender)
             guard case .image(let image) = response.payload else { throw Self.wrongPayload }
@@ -92,8 +92,7 @@ struct RecipeRoutes {
     }
 
     static let originHeader = HTTPField.Name("Pantry-Origin")!
-    static let wrongPayload = Problem(.internalServerError, code: "internal_error",
-                                      detail: "the fetch worker answered with a payload of another kind")
+    static let wrongPayload = Problem(.internalError, detail: "the fetch worker answered with a payload of another kind")
 
     /// The caller's address goes with the request: the upstream calls one client may cause are
     /// limited. The worker's answer is passed on as it wrote it, or as it wrote it a moment ago
@@ -162,7 +161,7 @@ struct FeedCursor: Equatable {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let seed = UInt64(parts[0], radix: 36), let offset = Int(parts[1], radix: 36),
               (0...100_000).contains(offset) else {
-            throw Problem(.unprocessableContent, code: "invalid_query", detail: "'cursor' is not one this API gave")
+            throw Problem(.invalidQuery, detail: "'cursor' is not one this API gave")
         }
         self.init(seed: seed, offset: offset)
     }

@@ -69,32 +69,30 @@ final class RecipeSource: Service {
         do {
             return try await connection.send(Data(checked.json(client: client, deadlineMs: deadlineMs)))
         } catch {
-            throw Problem(.serviceUnavailable, code: "fetch_unavailable",
-                          detail: "the fetch worker did not answer in time", headers: [.retryAfter: "1"])
+            throw Problem(.fetchUnavailable, detail: "the fetch worker did not answer in time", headers: [.retryAfter: "1"])
         }
     }
 
     private static func problem(_ error: FetchError) -> Problem {
         switch error {
         case .quotaExhausted(let seconds):
-            Problem(.serviceUnavailable, code: "quota_exhausted",
-                    detail: "the recipe provider's quota is spent and nothing is cached; retry in \(seconds) s",
+            Problem(.quotaExhausted, detail: "the recipe provider's quota is spent and nothing is cached; retry in \(seconds) s",
                     headers: [.retryAfter: String(seconds)])
         case .rateLimited(let seconds):
-            Problem(.serviceUnavailable, code: "upstream_rate_limited",
+            Problem(.upstreamRateLimited,
                     detail: "too many calls to the recipe provider for now and nothing is cached; retry in \(seconds) s",
                     headers: [.retryAfter: String(seconds)])
         case .budgetExhausted(let seconds):
-            Problem(.tooManyRequests, code: "upstream_budget_exhausted",
+            Problem(.upstreamBudgetExhausted,
                     detail: "you have asked the recipe provider for much that was not cached; retry in \(seconds) s",
                     headers: [.retryAfter: String(seconds)])
         case .upstreamUnavailable(let reason):
-            Problem(.serviceUnavailable, code: "upstream_unavailable",
+            Problem(.upstreamUnavailable,
                     detail: "the recipe provider is unavailable and nothing is cached: \(reason)", headers: [.retryAfter: "30"])
         case .badRequest(let message):
-            Problem(.unprocessableContent, code: "invalid_query", detail: message)
+            Problem(.invalidQuery, detail: message)
         case .notFound:
-            Problem(.notFound, code: "not_found", detail: "no such recipe or image")
+            Problem(.notFound, detail: "no such recipe or image")
         }
     }
 }

@@ -129,7 +129,7 @@ package final class LogServer: Service {
             return [LogAnswer(head: head, through: max(reach, events.last?.position ?? 0), events: documents.count).json] + documents
         } catch {
             logger.error("log service could not read the log", metadata: ["error": "\(error)"])
-            return [LogAnswer.refusal("the log could not be read: \(error)", code: "unavailable")]
+            return [LogAnswer.refusal("the log could not be read: \(error)", code: .unavailable)]
         }
     }
 }

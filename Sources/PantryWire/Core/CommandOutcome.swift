@@ -19,15 +19,50 @@ package struct CommandOutcome: Sendable, Equatable {
     package var positions: [Int64]?
     /// True when this answer repeats the first outcome of an already accepted command id.
     package var duplicate: Bool?
-    package var code: String?
+    package var code: Code?
     package var message: String?
+
+    /// Why a command was not accepted: a rejection's code (`rejected`) or `storage_error`
+    /// (`failed`). `outcome.schema.json` allows any `[a-z0-9_]+`, and the core and its clients are
+    /// separate processes, upgraded one at a time: a code a reader does not know is kept as
+    /// `other`, for the reader to answer as it answers anything unexpected, rather than refusing
+    /// the whole outcome (which a client would take for a core that did not answer, and retry).
+    package enum Code: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+        case rejection(Rejection.Code)
+        /// The log could not be written; the command may be retried.
+        case storageError
+        /// A code this reader does not know.
+        case other(String)
+
+        package init(rawValue: String) {
+            if let code = Rejection.Code(rawValue: rawValue) {
+                self = .rejection(code)
+            } else if rawValue == Self.storageErrorName {
+                self = .storageError
+            } else {
+                self = .other(rawValue)
+            }
+        }
+
+        package var rawValue: String {
+            switch self {
+            case .rejection(let code): code.rawValue
+            case .storageError: Self.storageErrorName
+            case .other(let code): code
+            }
+        }
+
+        package var description: String { rawValue }
+
+        private static let storageErrorName = "storage_error"
+    }
 
     package static func accepted(_ commandId: CommandID, _ positions: ClosedRange<Int64>, duplicate: Bool = false) -> Self {
         CommandOutcome(commandId: commandId, status: .accepted, positions: Array(positions), duplicate: duplicate ? true : nil)
     }
 
     package static func rejected(_ commandId: CommandID?, _ rejection: Rejection) -> Self {
-        CommandOutcome(commandId: commandId, status: .rejected, code: rejection.code.rawValue, message: rejection.message)
+        CommandOutcome(commandId: commandId, status: .rejected, code: .rejection(rejection.code), message: rejection.message)
     }
 
     /// The outcome as one JSON document; written by hand because the core writes one per command.
@@ -37,13 +72,13 @@ package struct CommandOutcome: Sendable, Equatable {
         w.field("status", status.rawValue)
         if let positions { w.field("positions", positions) }
         if duplicate == true { w.field("duplicate", true) }
-        w.field("code", code)
+        w.field("code", code?.rawValue)
         w.field("message", message)
         return Data(w.finish())
     }
 
     package static func failed(_ commandId: CommandID?, _ reason: String) -> Self {
-        CommandOutcome(commandId: commandId, status: .failed, code: "storage_error", message: reason)
+        CommandOutcome(commandId: commandId, status: .failed, code: .storageError, message: reason)
     }
 }
 
@@ -59,7 +94,7 @@ extension CommandOutcome {
                 return CommandOutcome(
                     commandId: try json.optionalString("commandId"), status: status,
                     positions: try json.optionalIntegers("positions")?.map(Int64.init), duplicate: try json.optionalBool("duplicate"),
-                    code: try json.optionalString("code"), message: try json.optionalString("message"))
+                    code: try json.optionalString("code").map(Code.init(rawValue:)), message: try json.optionalString("message"))
             }
         }
     }

@@ -73,10 +73,10 @@ package enum FeedMessage: Sendable, Equatable {
     private static func readDocument(_ json: borrowing JSONObjectReader, decoding: Bool = true) throws -> (recorded: RecordedEvent, event: Event?) {
         let type = try json.string("type")
         let schemaVersion = try json.int("schemaVersion")
-        try EventCoding.checkVersion(type: type, schemaVersion)
+        let known = try EventCoding.checkVersion(type: type, schemaVersion)
         let payload = try json.object("data")
-        let event = !decoding || EventCoding.sealedTypes.contains(type) ? nil : try JSONObjectReader.read(payload) {
-            try EventCoding.decode(type: type, schemaVersion: schemaVersion, $0, vault: nil)
+        let event = !decoding || known.isSealed ? nil : try JSONObjectReader.read(payload) {
+            try EventCoding.decode(type: known, schemaVersion: schemaVersion, $0, vault: nil)
         }
         let metadata = try JSONObjectReader.read(try json.object("metadata")) { m in
             EventMetadata(commandId: try m.string("commandId"), correlationId: try m.optionalString("correlationId"),

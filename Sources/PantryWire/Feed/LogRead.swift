@@ -102,10 +102,16 @@ package struct LogAnswer: Equatable, Sendable {
         }
     }
 
-    /// `bad_request`, or `unavailable` when the log could not be read.
-    package static func refusal(_ message: String, code: String = "bad_request") -> Data {
+    /// Why the log service did not answer a read.
+    package enum RefusalCode: String, Sendable {
+        case badRequest = "bad_request"
+        /// The log could not be read.
+        case unavailable
+    }
+
+    package static func refusal(_ message: String, code: RefusalCode = .badRequest) -> Data {
         var error = JSONObjectWriter()
-        error.field("code", code); error.field("message", message)
+        error.field("code", code.rawValue); error.field("message", message)
         var w = JSONObjectWriter()
         w.field("error", json: error.finish())
         return Data(w.finish())

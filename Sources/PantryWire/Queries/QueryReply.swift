@@ -1,13 +1,21 @@
 import Foundation
 
-/// Why a query was not answered; `code` is stable.
+/// Why a query was not answered.
 package struct QueryError: Error, Encodable {
-    package var code: String
+    /// Stable: the API maps each to its HTTP answer (`bus/query-answer.schema.json` lists them).
+    package enum Code: String, CaseIterable, Sendable, Encodable {
+        case badQuery = "bad_query"
+        case notFound = "not_found"
+        case notCaughtUp = "not_caught_up"
+        case positionNotWritten = "position_not_written"
+    }
+
+    package var code: Code
     package var message: String
 
-    package init(code: String, message: String) { self.code = code; self.message = message }
+    package init(code: Code, message: String) { self.code = code; self.message = message }
 
-    package static func badQuery(_ message: String) -> QueryError { QueryError(code: "bad_query", message: message) }
+    package static func badQuery(_ message: String) -> QueryError { QueryError(code: .badQuery, message: message) }
 }
 
 /// The reply: the result and the checkpoint it was read at, or an error.

@@ -4,9 +4,9 @@ import PantryJSON
 /// A question to a projection worker (`schemas/zeromq.md`, queries), e.g.
 /// `{"query": "top", "limit": 10, "after": 42}`; absent fields are left out of the JSON. `after`
 /// asks the worker to answer only once it has applied that log position (read-your-writes),
-/// waiting at most `wait` milliseconds.
+/// waiting at most `wait` milliseconds. `query.worker` is the worker it is sent to.
 package struct QueryRequest: Hashable, Sendable {
-    package var query: String
+    package var query: WorkerQuery
     package var after: Int64?
     package var wait: Int?
     package var userId: String?
@@ -18,7 +18,7 @@ package struct QueryRequest: Hashable, Sendable {
     package static let defaultWaitMilliseconds = 2_000
     package static let maxWaitMilliseconds = 10_000
 
-    package init(query: String, after: Int64? = nil, userId: String? = nil, recipeId: String? = nil,
+    package init(_ query: WorkerQuery, after: Int64? = nil, userId: String? = nil, recipeId: String? = nil,
                 text: String? = nil, limit: Int? = nil, radius: Int? = nil) {
         self.query = query
         self.after = after
@@ -38,13 +38,21 @@ package struct QueryRequest: Hashable, Sendable {
         package var description: String { "unknown field '\(name.prefix(64))'" }
     }
 
-    /// Reads a query as a worker receives it.
-    package init(json: Data) throws {
+    package struct UnknownQuery: Error, CustomStringConvertible {
+        package var worker: WorkerName
+        package var name: String
+        package var description: String { "the \(worker) worker has no query '\(name.prefix(64))'" }
+    }
+
+    /// Reads a query as `worker` receives it.
+    package init(json: Data, worker: WorkerName) throws {
         self = try json.withUnsafeBytes { bytes in
             try JSONObjectReader.read(bytes) { json in
                 if let unknown = json.names.first(where: { !Self.fields.contains($0) }) { throw UnknownField(name: unknown) }
+                let name = try json.string("query")
+                guard let query = WorkerQuery(name, of: worker) else { throw UnknownQuery(worker: worker, name: name) }
                 var request = QueryRequest(
-                    query: try json.string("query"), after: try json.optionalInt("after").map(Int64.init),
+                    query, after: try json.optionalInt("after").map(Int64.init),
                     userId: try json.optionalString("userId"), recipeId: try json.optionalString("recipeId"),
                     text: try json.optionalString("text"), limit: try json.optionalInt("limit"), radius: try json.optionalInt("radius"))
                 request.wait = try json.optionalInt("wait")
@@ -58,7 +66,7 @@ package struct QueryRequest: Hashable, Sendable {
     /// read that a worker answers.
     package var document: Data {
         var json = JSONObjectWriter()
-        json.field("query", query)
+        json.field("query", query.name)
         if let after { json.field("after", after) }
         if let wait { json.field("wait", wait) }
         json.field("userId", userId)

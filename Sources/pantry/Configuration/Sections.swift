@@ -5,23 +5,28 @@ import PantryBounded
 import PantryBus
 import PantryFetch
 import PantryPostgresLog
+import PantryWire
 
 /// The keys, by the part of Pantry that reads them. Each section reads its keys once, validates
 /// them and hands the libraries their own configuration values (`BusEndpoints`,
 /// `APIServer.Configuration`, `FetchConfiguration`); the defaults are the libraries' own.
 extension ConfigurationSources {
     /// Every key, as `pantry config` prints them and the README's table lists them.
-    static let keys: Set<String> = Set(
-        ["config", "data", "log", "log-level",
-         "core-commands", "core-events", "core-log", "fetch-endpoint", "feed-high-water-mark"]
-        + BusEndpoints.workers.map { "\($0)-queries" }
-        + ["snapshot-every", "command-id-filter-mib"]
-        + ["host", "port", "core-timeout", "token-lifetime", "token-key", "password-cost",
-           "login-rate-per-client", "login-rate-overall", "trusted-proxies", "header-timeout", "body-timeout",
-           "idle-timeout", "max-connections", "max-connections-per-address", "recipe-reuse", "cors-origins", "access-log", "docs-assets"]
-        + ["provider", "spoonacular-key", "spoonacular-url", "mealdb-url", "spoonacular-daily-quota",
-           "spoonacular-rate", "spoonacular-burst", "spoonacular-concurrency", "fetch-client-burst",
-           "fetch-client-per-hour", "fetch-overall-per-hour", "fetch-timeout", "fetch-stale-after", "catalog", "catalog-seed"])
+    static let keys: Set<String> = {
+        let deployment = ["config", "data", "log", "log-level",
+                          "core-commands", "core-events", "core-log", "fetch-endpoint", "feed-high-water-mark"]
+        let queries = WorkerName.allCases.map { "\($0.rawValue)-queries" }
+        let core = ["snapshot-every", "command-id-filter-mib"]
+        let api = ["host", "port", "core-timeout", "token-lifetime", "token-key", "password-cost",
+                   "login-rate-per-client", "login-rate-overall", "trusted-proxies", "header-timeout", "body-timeout",
+                   "idle-timeout", "max-connections", "max-connections-per-address", "recipe-reuse", "cors-origins",
+                   "access-log", "docs-assets"]
+        let fetch = ["provider", "spoonacular-key", "spoonacular-url", "mealdb-url", "spoonacular-daily-quota",
+                     "spoonacular-rate", "spoonacular-burst", "spoonacular-concurrency", "fetch-client-burst",
+                     "fetch-client-per-hour", "fetch-overall-per-hour", "fetch-timeout", "fetch-stale-after", "catalog",
+                     "catalog-seed"]
+        return Set(deployment + queries + core + api + fetch)
+    }()
 
     /// Never printed, not even in an error. (The password of a `log` URL is masked too.)
     static let secretKeys: Set<String> = ["token-key", "spoonacular-key"]
@@ -62,8 +67,8 @@ extension ConfigurationSources {
         bus.log = try endpoint("core-log", default: bus.log)
         let logServiceNamed = isSet("core-log")
         bus.fetch = try endpoint("fetch-endpoint", default: bus.fetch)
-        for worker in BusEndpoints.workers {
-            bus.queries[worker] = try endpoint("\(worker)-queries", default: bus.queries(of: worker), several: true)
+        for worker in WorkerName.allCases {
+            bus.queries[worker] = try endpoint("\(worker.rawValue)-queries", default: bus.queries(of: worker), several: true)
         }
         bus.feedHighWaterMark = try int("feed-high-water-mark", default: bus.feedHighWaterMark, in: 1...Int(Int32.max))
         return (bus, logServiceNamed)

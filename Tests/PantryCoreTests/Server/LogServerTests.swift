@@ -117,7 +117,7 @@ import PantryLog
         }
         let follower = try EventFeedFollower(context: context, endpoint: endpoints.events,
                                              log: RemoteEventStore(context: context, endpoint: endpoints.log), after: 0,
-                                             types: ["UserRegistered", "PasswordChanged", "CartAdjusted"], logger: quiet)
+                                             types: [.userRegistered, .passwordChanged, .cartAdjusted], logger: quiet)
         // The subscription reaches the core before the events do: once the first heartbeat (every
         // 200 ms, on an empty log) has come, what the core publishes comes too.
         var feed = ZMQPoller()

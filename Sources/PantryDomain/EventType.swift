@@ -1,0 +1,64 @@
+/// An event's type, as the log's `type` column and the feed's topic spell it. The raw values are
+/// stored in every log ever written, so a case is never renamed; the log and the feed keep
+/// carrying strings, and a reader meets types added after it was built (`EventType(rawValue:)` nil).
+package enum EventType: String, CaseIterable, Sendable {
+    case userRegistered = "UserRegistered"
+    case recipeSaved = "RecipeSaved"
+    case savedRecipeRemoved = "SavedRecipeRemoved"
+    case groceryAdded = "GroceryAdded"
+    case groceryChecked = "GroceryChecked"
+    case groceryRemoved = "GroceryRemoved"
+    case pointEarned = "PointEarned"
+    case cartAdjusted = "CartAdjusted"
+    case cookingStarted = "CookingStarted"
+    case experienceWritten = "ExperienceWritten"
+    case recipeRecorded = "RecipeRecorded"
+    case passwordChanged = "PasswordChanged"
+    case userDeleted = "UserDeleted"
+    case sessionRevoked = "SessionRevoked"
+
+    /// The version written today: 2 for the two whose personal fields moved under a seal
+    /// (`UserRegistered`) or out of the event (`ExperienceWritten`), 1 for the rest.
+    package var schemaVersion: Int {
+        switch self {
+        case .userRegistered, .experienceWritten: 2
+        case .recipeSaved, .savedRecipeRemoved, .groceryAdded, .groceryChecked, .groceryRemoved, .pointEarned,
+             .cartAdjusted, .cookingStarted, .recipeRecorded, .passwordChanged, .userDeleted, .sessionRevoked: 1
+        }
+    }
+
+    /// The payload holds sealed personal fields: only a reader with the vault decodes it.
+    package var isSealed: Bool {
+        switch self {
+        case .userRegistered, .passwordChanged: true
+        case .recipeSaved, .savedRecipeRemoved, .groceryAdded, .groceryChecked, .groceryRemoved, .pointEarned,
+             .cartAdjusted, .cookingStarted, .experienceWritten, .recipeRecorded, .userDeleted, .sessionRevoked: false
+        }
+    }
+}
+
+extension Event {
+    package var type: EventType {
+        switch self {
+        case .userRegistered: .userRegistered
+        case .recipeSaved: .recipeSaved
+        case .savedRecipeRemoved: .savedRecipeRemoved
+        case .groceryAdded: .groceryAdded
+        case .groceryChecked: .groceryChecked
+        case .groceryRemoved: .groceryRemoved
+        case .pointEarned: .pointEarned
+        case .cartAdjusted: .cartAdjusted
+        case .cookingStarted: .cookingStarted
+        case .experienceWritten: .experienceWritten
+        case .recipeRecorded: .recipeRecorded
+        case .passwordChanged: .passwordChanged
+        case .userDeleted: .userDeleted
+        case .sessionRevoked: .sessionRevoked
+        }
+    }
+}
+
+extension Set<EventType> {
+    /// The types as the log and the feed name them (what a log read or a subscription takes).
+    package var names: Set<String> { Set<String>(map(\.rawValue)) }
+}
