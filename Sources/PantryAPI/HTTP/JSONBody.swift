@@ -15,8 +15,9 @@ enum JSONBody {
     /// Reads at most `maxBytes` (413 beyond) and decodes strictly, in one pass: bad JSON is 400; a body that is
     /// not an object, has unknown, repeated or missing fields, or fields of the wrong type is 422.
     static func decode<T: RequestDocument>(_ type: T.Type, from request: Request) async throws -> T {
-        try requireJSON(request)
         let buffer = try await request.body.collect(upTo: maxBytes)
+        // No body at all is a missing body (400), not a body of the wrong type.
+        if buffer.readableBytes > 0 { try requireJSON(request) }
         return try buffer.withUnsafeReadableBytes { try decode(type, from: $0) }
     }
 

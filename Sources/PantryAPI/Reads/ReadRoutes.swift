@@ -40,6 +40,7 @@ struct ReadRoutes {
             return try await ask(.favourites(text == nil ? .list : .search), request) {
                 $0.userId = try context.requireSession().userId
                 $0.text = text
+                try Self.page(request, into: &$0)
             }
         }
         routes.get("v1/me/favourite-suggestion") { request, context in
@@ -52,11 +53,23 @@ struct ReadRoutes {
             return JSONResponse.make(SuggestionAnswer(position: answer.position, result: suggestion))
         }
         routes.get("v1/me/groceries") { request, context in
-            try await ask(.groceries(.list), request) { $0.userId = try context.requireSession().userId }
+            try await ask(.groceries(.list), request) {
+                $0.userId = try context.requireSession().userId
+                try Self.page(request, into: &$0)
+            }
         }
         routes.get("v1/me/cart") { request, context in
-            try await ask(.carts(.cart), request) { $0.userId = try context.requireSession().userId }
+            try await ask(.carts(.cart), request) {
+                $0.userId = try context.requireSession().userId
+                try Self.page(request, into: &$0)
+            }
         }
+    }
+
+    /// `?limit=` (1-200) and `?cursor=` (the `next` of the page before) of a person's list.
+    static func page(_ request: Request, into query: inout QueryRequest) throws {
+        query.limit = try QueryParameter.int("limit", in: request, range: 1...200)
+        query.offset = try QueryParameter.int("cursor", in: request, range: 0...100_000)
     }
 
     private func standings(_ question: LeaderboardReadModel.Question, _ request: Request) async throws -> Response {

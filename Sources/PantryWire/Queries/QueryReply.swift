@@ -18,12 +18,16 @@ package struct QueryError: Error, Encodable {
     package static func badQuery(_ message: String) -> QueryError { QueryError(code: .badQuery, message: message) }
 }
 
-/// The reply: the result and the checkpoint it was read at, or an error.
+/// The reply: the result and the checkpoint it was read at, or an error. A page of a list also
+/// says where the next one starts (`next`, the `offset` to ask), when there is one.
 package struct QueryReply<Result: Encodable>: Encodable {
     package var position: Int64
     package var result: Result
+    package var next: Int?
 
-    package init(position: Int64, result: Result) { self.position = position; self.result = result }
+    package init(position: Int64, result: Result, next: Int? = nil) {
+        self.position = position; self.result = result; self.next = next
+    }
 }
 
 package struct QueryFailure: Encodable {

@@ -13,6 +13,8 @@ package struct QueryRequest: Hashable, Sendable {
     package var recipeId: String?
     package var text: String?
     package var limit: Int?
+    /// Where a page of a list starts: the `next` of the page before.
+    package var offset: Int?
     package var radius: Int?
 
     package static let defaultWaitMilliseconds = 2_000
@@ -31,7 +33,7 @@ package struct QueryRequest: Hashable, Sendable {
 
     /// The fields a query may have; any other is refused, as a command's are, so a misspelt
     /// `limt` is an error rather than a silently ignored default.
-    package static let fields: Set<String> = ["query", "after", "wait", "userId", "recipeId", "text", "limit", "radius"]
+    package static let fields: Set<String> = ["query", "after", "wait", "userId", "recipeId", "text", "limit", "offset", "radius"]
 
     package struct UnknownField: Error, CustomStringConvertible {
         package var name: String
@@ -56,6 +58,7 @@ package struct QueryRequest: Hashable, Sendable {
                     userId: try json.optionalString("userId"), recipeId: try json.optionalString("recipeId"),
                     text: try json.optionalString("text"), limit: try json.optionalInt("limit"), radius: try json.optionalInt("radius"))
                 request.wait = try json.optionalInt("wait")
+                request.offset = try json.optionalInt("offset")
                 return request
             }
         }
@@ -73,6 +76,7 @@ package struct QueryRequest: Hashable, Sendable {
         json.field("recipeId", recipeId)
         json.field("text", text)
         if let limit { json.field("limit", limit) }
+        if let offset { json.field("offset", offset) }
         if let radius { json.field("radius", radius) }
         return Data(json.finish())
     }
