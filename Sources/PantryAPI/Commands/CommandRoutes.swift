@@ -16,7 +16,8 @@ struct CommandRoutes {
             try await JSONBody.refuseFields(in: request)
             let user = try context.requireSession()
             let recipeId = RecipeID(try PathParameter.value("recipeId", in: context))
-            return try await respond(to: request, session: user, status: .created, recipeId: recipeId) {
+            return try await respond(to: request, session: user, status: .created, recipeId: recipeId,
+                                     spender: context.upstreamSpender) {
                 .saveRecipe(SaveRecipe(userId: user.userId, recipeId: recipeId, recipe: $0))
             }
         }
@@ -49,7 +50,8 @@ struct CommandRoutes {
         routes.post("v1/me/owned-ingredients") { request, context in
             let body = try await JSONBody.decode(OwnedIngredient.self, from: request)
             let user = try context.requireSession()
-            return try await respond(to: request, session: user, status: .created, recipeId: body.recipeId) {
+            return try await respond(to: request, session: user, status: .created, recipeId: body.recipeId,
+                                     spender: context.upstreamSpender) {
                 .useOwnedIngredient(UseOwnedIngredient(userId: user.userId, recipeId: body.recipeId, ingredient: body.ingredient,
                                                        recipe: $0))
             }
@@ -57,7 +59,8 @@ struct CommandRoutes {
         routes.post("v1/me/cart") { request, context in
             let body = try await JSONBody.decode(CartAdjustment.self, from: request)
             let user = try context.requireSession()
-            return try await respond(to: request, session: user, status: .ok, recipeId: body.recipeId) {
+            return try await respond(to: request, session: user, status: .ok, recipeId: body.recipeId,
+                                     spender: context.upstreamSpender) {
                 .adjustCart(AdjustCart(userId: user.userId, recipeId: body.recipeId, delta: body.delta, recipe: $0))
             }
         }
@@ -66,7 +69,9 @@ struct CommandRoutes {
             let body = try await JSONBody.decode(CookingStart.self, from: request)
             let user = try context.requireSession()
             let recipeId = RecipeID(try PathParameter.value("recipeId", in: context))
-            let minutes = if let given = body.minutes { given } else { try await lookup.readyInMinutes(of: recipeId) }
+            let minutes = if let given = body.minutes { given } else {
+                try await lookup.readyInMinutes(of: recipeId, spender: context.upstreamSpender)
+            }
             return try await submitter.respond(to: request, session: user, status: .created, .startCooking(
                 StartCooking(userId: user.userId, recipeId: recipeId, minutes: minutes)))
         }
@@ -83,12 +88,12 @@ struct CommandRoutes {
     /// usually holds already; only when the core does not know the recipe are they looked up and
     /// the same command (same id) sent again with them. An unknown recipe is 404 `unknown_recipe`.
     private func respond(to request: Request, session: SessionClaims, status: HTTPResponse.Status, recipeId: RecipeID,
-                         _ command: (RecipeFacts?) -> Command) async throws -> Response {
+                         spender: String, _ command: (RecipeFacts?) -> Command) async throws -> Response {
         let commandId = try submitter.commandId(request, userId: session.userId)
         do {
             return try await submitter.respond(commandId: commandId, status: status, command(nil))
         } catch let problem as Problem where problem.code == .rejection(.unknownRecipe) {
-            let facts = try await lookup.facts(of: recipeId)
+            let facts = try await lookup.facts(of: recipeId, spender: spender)
             return try await submitter.respond(commandId: commandId, status: status, command(facts))
         }
     }

@@ -6,22 +6,24 @@ import PantryWire
 struct RecipeFactsLookup {
     let recipes: RecipeSource
 
-    func facts(of recipeId: RecipeID) async throws -> RecipeFacts {
-        Self.facts(of: try await recipe(recipeId))
+    /// `spender` pays for an upstream call from its budget (`APIRequestContext.upstreamSpender`):
+    /// otherwise commands about made-up recipe ids would spend everyone's quota, one call each.
+    func facts(of recipeId: RecipeID, spender: String) async throws -> RecipeFacts {
+        Self.facts(of: try await recipe(recipeId, spender: spender))
     }
 
     /// How long the recipe says it takes, for a cooking timer started without minutes.
-    func readyInMinutes(of recipeId: RecipeID) async throws -> Int {
-        guard let minutes = try await recipe(recipeId).readyInMinutes else {
+    func readyInMinutes(of recipeId: RecipeID, spender: String) async throws -> Int {
+        guard let minutes = try await recipe(recipeId, spender: spender).readyInMinutes else {
             throw Problem(.minutesRequired, detail: "recipe \(recipeId) gives no time: send the timer's minutes")
         }
         return minutes
     }
 
-    private func recipe(_ recipeId: RecipeID) async throws -> Recipe {
+    private func recipe(_ recipeId: RecipeID, spender: String) async throws -> Recipe {
         let response: FetchResponse
         do {
-            response = try await recipes.fetch(.detail(id: recipeId.rawValue))
+            response = try await recipes.fetch(.detail(id: recipeId.rawValue), client: spender)
         } catch let problem as Problem where [.api(.notFound), .api(.invalidQuery)].contains(problem.code) {
             throw Problem(Rejection(.unknownRecipe, "there is no recipe \(recipeId)"))
         }
