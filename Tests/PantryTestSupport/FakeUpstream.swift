@@ -1,5 +1,8 @@
 import Curl
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs Tests/Fixtures/fake_upstream.py on a free 127.0.0.1 port for the life of this object: the
 /// upstream of the fetch worker's tests and the server of libcurl's.
@@ -8,6 +11,10 @@ package final class FakeUpstream: @unchecked Sendable {
     private let process: Process
 
     private let scheme: String
+    /// After `stop`, a socket bound to the port and not listening: connections to it are refused,
+    /// and no other test's server, made meanwhile by the suites running in parallel, can take the
+    /// port and answer in its place (a stopped upstream once "answered" with another test's data).
+    private var portHolder: Int32 = -1
     package var baseURL: String { "\(scheme)://127.0.0.1:\(port)" }
 
     /// With `tls`, PEM files of a certificate and its key, it serves HTTPS.
@@ -56,9 +63,26 @@ package final class FakeUpstream: @unchecked Sendable {
         // SIGKILL, because Foundation starts children with SIGTERM blocked on Linux.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        holdPort()
+    }
+
+    private func holdPort() {
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard holder >= 0 else { return }
+        var yes: Int32 = 1
+        setsockopt(holder, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if bound == 0 { portHolder = holder } else { close(holder) }
     }
 
     deinit {
         stop()
+        if portHolder >= 0 { close(portHolder) }
     }
 }
