@@ -235,6 +235,7 @@ let package = Package(
                 "PantryFetchServer",
                 "PantryLoad",
                 "PantryTokens",
+                "Curl",
                 "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),

@@ -1,11 +1,16 @@
 import ArgumentParser
+import Curl
 import Foundation
+import PantryAPI
+import PantryBus
 import PantryCore
 import PantryEventStore
 import PantryProjections
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the log's head and each projection's position, lag and whether its worker runs.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show the log's head and every process: whether it runs, and a projection's position and lag.",
+        discussion: "Exit status 1 when a process is down (the report is printed all the same).")
 
     @OptionGroup var options: DataOptions
 
@@ -24,8 +29,11 @@ struct Status: ParsableCommand {
     }
 
     func run() throws {
-        let options = try self.options.configuration().deployment()
+        let config = try self.options.configuration()
+        let options = try config.deployment()
         let directory = try DataDirectory(options.data)
+        var api = APIServer.Configuration(dataDirectory: directory.url, endpoints: BusEndpoints(dataDirectory: directory.url), log: .service)
+        try config.api(&api)
         let head = try options.openExistingLog(directory).headPosition()
         var processes = [Report.Process(name: "core", running: isLocked(directory.writerLock), position: head, lag: 0)]
         for name in ProjectionCatalog.names {
@@ -33,14 +41,29 @@ struct Status: ParsableCommand {
             processes.append(.init(name: name, running: isLocked(directory.workerLock(name)),
                                    position: position, lag: position.map { head - $0 }))
         }
+        processes.append(.init(name: "fetch", running: isLocked(directory.url.appendingPathComponent("fetch.lock").path)))
+        processes.append(.init(name: "api", running: answers(host: api.host, port: api.port)))
         let report = Report(head: head, processes: processes)
-        if json { return printJSONLine(report, encoder: .lines) }
-        print("head position \(head)")
-        print("process       running  position      lag")
-        for p in processes {
-            let name = p.name.padding(toLength: 13, withPad: " ", startingAt: 0)
-            print("\(name) \(p.running ? "yes    " : "no     ")  \(p.position.map { String($0) } ?? "-")\t\(p.lag.map { String($0) } ?? "-")")
+        if json {
+            printJSONLine(report, encoder: .lines)
+        } else {
+            print("head position \(head)")
+            print("process       running  position      lag")
+            for p in processes {
+                let name = p.name.padding(toLength: 13, withPad: " ", startingAt: 0)
+                print("\(name) \(p.running ? "yes    " : "no     ")  \(p.position.map { String($0) } ?? "-")\t\(p.lag.map { String($0) } ?? "-")")
+            }
         }
+        if processes.contains(where: { !$0.running }) { throw ExitCode(1) }
+    }
+
+    /// The API runs when its `/health` (at the configured `host` and `port`) answers 200 within a
+    /// second: it holds no lock, and several may serve one data directory.
+    private func answers(host: String, port: Int) -> Bool {
+        let address = host == "0.0.0.0" ? "127.0.0.1" : host
+        let response = try? CurlEasy().perform(HTTPRequest(method: .get, url: "http://\(address):\(port)/health", headers: [],
+                                                           body: nil, connectTimeout: 1, timeout: 1, maxBodyBytes: 4096))
+        return response?.status == 200
     }
 
     /// A held lock means its process is alive: the kernel drops it when the process dies.

@@ -17,7 +17,12 @@ import Testing
         let stats = try PantryBinary.run(["stats", "--json"], environment: environment, in: elsewhere)
         #expect(stats.status == 0 && stats.stdout.jsonObject?["head"] as? Int == 1, "\(stats.stdout)\(stats.stderr)")
         let status = try PantryBinary.run(["status", "--json"], environment: environment, in: elsewhere)
-        #expect(status.status == 0 && status.stdout.jsonObject?["head"] as? Int == 1, "\(status.stderr)")
+        #expect(status.stdout.jsonObject?["head"] as? Int == 1, "\(status.stderr)")
+        let processes = status.stdout.jsonObject?["processes"] as? [[String: Any]] ?? []
+        #expect(processes.map { $0["name"] as? String } == ["core", "leaderboard", "carts", "favourites", "groceries", "experiences",
+                                                          "fetch", "api"])
+        #expect(processes.allSatisfy { $0["running"] as? Bool == false } && status.status == 1,
+                "every process listed, none running: exit 1")
         let events = try PantryBinary.run(["events"], environment: environment, in: elsewhere)
         #expect(events.status == 0 && events.lines.count == 1, "\(events.stderr)")
         #expect(!FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("data").path), "nothing made in ./data")

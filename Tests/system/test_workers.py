@@ -31,8 +31,9 @@ class Core:
 
 
 def status(processes):
+    # Exit 1 says a process is down (these tests run no API): the report is printed all the same.
     result = processes.run("status", "--json")
-    assert result.returncode == 0, result.stderr
+    assert result.returncode in (0, 1), result.stderr
     return json.loads(result.stdout)
 
 
