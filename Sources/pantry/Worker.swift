@@ -55,6 +55,9 @@ struct Worker: AsyncParsableCommand {
             queryEndpoint: endpoints.queries(of: name), logger: logger)
         defer { context.shutdown() }
         try await runServices([checkpointer, worker], logger: logger)
+        // A stopped worker leaves the main file alone: the WAL's older frames would otherwise keep
+        // what a deletion erased (a username, a tip) until the next start's checkpoint.
+        try store.checkpointWAL()
     }
 }
 
