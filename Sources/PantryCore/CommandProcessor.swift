@@ -13,7 +13,9 @@ package final class CommandProcessor {
     package let store: any EventStore
     /// Seals personal fields; the keys of deleted users are destroyed here, after the deletion is logged.
     package let keys: UserKeyStore
-    package private(set) var state = PantryState()
+    package private(set) var state: PantryState
+    /// The paces the rules enforce (`Paces.human` unless configured).
+    package let paces: Paces
     package private(set) var head: Int64 = 0
     private var streamVersions: [String: Int64] = [:]
     /// Per user, the positions of the events that hold the account: what a snapshot keeps instead
@@ -34,8 +36,10 @@ package final class CommandProcessor {
     /// every `snapshotEvery` events, and a start folds only the log after it. The accepted command
     /// ids are kept in a filter of at most `commandIdFilterBytes` (see `AcceptedCommandFilter`).
     package init(store: any EventStore, keys: UserKeyStore, snapshotPath: String? = nil, snapshotEvery: Int64 = 100_000,
-                commandIdFilterBytes: Int = 64 << 20, logger: Logger = Logger(label: "pantry.core")) throws {
+                commandIdFilterBytes: Int = 64 << 20, paces: Paces = .human, logger: Logger = Logger(label: "pantry.core")) throws {
         self.store = store
+        self.paces = paces
+        state = PantryState(paces: paces)
         self.keys = keys
         self.logger = logger
         self.snapshots = snapshotPath.map { CoreSnapshotFile(path: $0, logger: logger) }
@@ -59,17 +63,18 @@ package final class CommandProcessor {
     /// events were already evolved into `state`. `folding` sees the command id of each event folded.
     private func load(folding: (CommandID) -> Void = { _ in }) throws {
         let started = ContinuousClock.now
-        var state = PantryState()
+        var state = PantryState(paces: paces)
         var versions: [String: Int64] = [:]
         var accounts: [UserID: [Int64]] = [:]
         var position: Int64 = 0
         // Every key at once: this opens every account.
         let keyRing = try keys.keyRing()
         if let snapshot = try usableSnapshot() {
-            state = PantryState(restoring: snapshot.holdings)
+            state = PantryState(restoring: snapshot.holdings, paces: paces)
             for recorded in try store.read(positions: snapshot.accountPositions.values.flatMap { $0 }.sorted()) {
                 Decider.evolve(&state, try EventCoding.decode(
-                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing))
+                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing),
+                    at: recorded.metadata.recordedAt)
             }
             versions = snapshot.streamVersions
             accounts = snapshot.accountPositions
@@ -88,7 +93,7 @@ package final class CommandProcessor {
                 }
                 let event = try EventCoding.decode(
                     type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing)
-                Decider.evolve(&state, event)
+                Decider.evolve(&state, event, at: recorded.metadata.recordedAt)
                 folding(recorded.metadata.commandId)
                 versions[recorded.streamId] = recorded.streamVersion
                 Self.track(event.type, of: recorded.metadata.userId, at: recorded.position, in: &accounts)
@@ -190,7 +195,7 @@ package final class CommandProcessor {
                 return PointKey(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient)
             }
             for point in try store.earnedPoints(asked) {
-                Decider.evolve(&state, .pointEarned(PointEarned(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient)))
+                state.recall(PointEarned(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient))
             }
         } catch {
             logger.error("could not read the earned points", metadata: ["error": "\(error)"])
@@ -219,7 +224,7 @@ package final class CommandProcessor {
                 repeats.append((index, first))
                 continue
             }
-            switch Decider.decide(envelope, state: state) {
+            switch Decider.decide(envelope, state: state, at: recordedAt) {
             case .failure(let rejection):
                 outcomes[index] = .rejected(envelope.commandId, rejection)
             case .success(let events):
@@ -243,7 +248,7 @@ package final class CommandProcessor {
                 appends.append(StreamAppend(streamId: stream, expectedVersion: expected, events: newEvents))
                 appendOwners.append(index)
                 streamVersions[stream] = expected + Int64(events.count)
-                for event in events { Decider.evolve(&state, event) }
+                for event in events { Decider.evolve(&state, event, at: recordedAt) }
                 acceptedInBatch[envelope.commandId] = index
             }
         }

@@ -54,6 +54,9 @@ struct CoreSnapshot: Equatable {
         w.map(holdings.groceries) { w, items in w.map(items) { $0.int($1 ? 1 : 0) } }
         w.map(holdings.carts) { w, lines in w.map(lines) { $0.int(Int64($1)) } }
         w.map(holdings.experiences) { w, written in w.map(written) { $0.int(Int64($1)) } }
+        w.map(holdings.cooking) { w, lines in w.map(lines) { $0.int($1) } }
+        w.map(holdings.pointsDue) { $0.int($1) }
+        w.map(holdings.tipsDue) { $0.int($1) }
         w.sequence(holdings.recipes) { w, recipe in
             let facts = recipe.facts
             w.string(recipe.id.rawValue)
@@ -102,6 +105,9 @@ struct CoreSnapshot: Equatable {
         let groceries: [UserID: [String: Bool]] = try r.map { r in try r.map { try $0.int() != 0 } }
         let carts: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
         let experiences: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
+        let cooking: [UserID: [RecipeID: Int64]] = try r.map { r in try r.map { try $0.int() } }
+        let pointsDue: [UserID: Int64] = try r.map { try $0.int() }
+        let tipsDue: [UserID: Int64] = try r.map { try $0.int() }
         let recipes: [(id: RecipeID, facts: RecipeFacts)] = try r.array { r in
             let id = RecipeID(try r.string()), title = try r.string()
             let image = try r.int() == 0 ? nil : try r.string()
@@ -110,7 +116,8 @@ struct CoreSnapshot: Equatable {
         guard r.offset == body.count else { throw Failure.notASnapshot }
         holdings = PantryState.Holdings(deletedUsers: deletedUsers, earnedPoints: earnedPoints,
                                         unrecordedPoints: unrecordedPoints, savedRecipes: savedRecipes,
-                                        groceries: groceries, carts: carts, experiences: experiences, recipes: recipes)
+                                        groceries: groceries, carts: carts, experiences: experiences, cooking: cooking,
+                                        pointsDue: pointsDue, tipsDue: tipsDue, recipes: recipes)
     }
 }
 

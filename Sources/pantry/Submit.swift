@@ -47,7 +47,7 @@ struct Submit: ParsableCommand {
         defer { withExtendedLifetime(lock) {} }
         let processor = try CommandProcessor(store: options.openLogForWriting(directory, logger: Logger(label: "pantry.submit")).0,
                                              keys: UserKeyStore(path: directory.userKeys, readOnly: false),
-                                             snapshotPath: directory.coreSnapshot)
+                                             snapshotPath: directory.coreSnapshot, paces: try config.core().paces)
         let allAccepted = try forEachBatch { envelopes in processor.process(envelopes) }
         processor.waitForSnapshot()
         if !allAccepted { throw ExitCode(1) }

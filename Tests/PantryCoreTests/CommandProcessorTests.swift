@@ -108,15 +108,15 @@ import Testing
             let path = dir.appendingPathComponent("events.sqlite").path
             do {
                 let processor = try openProcessor(path)
-                _ = processor.process([envelope("c1", register("u1")), envelope("c2", use("u1", "r1", "olive oil"))])
+                _ = processor.process([envelope("c1", register("u1"))] + cooking("k", "u1", "r1") + [envelope("c2", use("u1", "r1", "olive oil"))])
             }
             // The fingerprints come back from the log, not from memory.
             let reopened = try openProcessor(path)
             let outcomes = reopened.process([envelope("c2", use("u1", "r1", "flour")), envelope("c1", register("u2")),
                                              envelope("c2", use("u1", "r1", "olive oil"))])
             #expect(outcomes.map(\.code?.rawValue) == ["command_id_reused", "command_id_reused", nil])
-            #expect(outcomes[2] == .accepted("c2", 2...3, duplicate: true))
-            #expect(try reopened.store.headPosition() == 3)
+            #expect(outcomes[2] == .accepted("c2", 5...5, duplicate: true))
+            #expect(try reopened.store.headPosition() == 5)
             #expect(reopened.process([envelope("c3", use("u1", "r1", "Olive Oil"))]).map(\.code?.rawValue) == ["already_used"])
         }
     }
@@ -136,7 +136,8 @@ import Testing
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("events.sqlite").path
             let processor = try openProcessor(path)
-            _ = processor.process([envelope("c1", register("u1")), envelope("c2", register("u2"))])
+            _ = processor.process([envelope("c1", register("u1")), envelope("c2", register("u2"))]
+                                  + cooking("k1", "u1", "r1") + cooking("k2", "u2", "r1"))
             #expect(processor.process([envelope("c3", use("u1", "r1", "Olive Oil"))]).map(\.status) == [.accepted])
             #expect(processor.state.earnedPoints.isEmpty && processor.state.unrecordedPoints.isEmpty)
             let outcomes = processor.process([
@@ -163,12 +164,13 @@ import Testing
             let outcomes = processor.process([
                 envelope("c1", register("u1")), envelope("c2", save("u1", "r1")),
                 envelope("c3", .removeSavedRecipe(RemoveSavedRecipe(userId: "u1", recipeId: "r1"))),
-                envelope("c4", register("u2")), envelope("c5", use("u2", "r1", "Salt")), envelope("c6", use("u2", "r1", " SALT ")),
+                envelope("c4", register("u2")), envelope("k1", cart("u2", "r1", 1)), envelope("k2", cook("u2", "r1")),
+                envelope("c5", use("u2", "r1", "Salt")), envelope("c6", use("u2", "r1", " SALT ")),
             ])
-            #expect(outcomes.map(\.status) == [.accepted, .accepted, .accepted, .accepted, .accepted, .rejected])
+            #expect(outcomes.map(\.status) == [.accepted, .accepted, .accepted, .accepted, .accepted, .accepted, .accepted, .rejected])
             #expect(outcomes.last?.code == .rejection(.alreadyUsed))
             #expect(try processor.store.readStream("user-u1").map(\.streamVersion) == [1, 2, 3, 4])
-            #expect(try processor.store.readStream("user-u2").map(\.position) == [5, 6])
+            #expect(try processor.store.readStream("user-u2").map(\.position) == [5, 6, 7, 8])
         }
     }
 
@@ -178,22 +180,23 @@ import Testing
             var state = PantryState()
             do {
                 let processor = try openProcessor(path)
-                _ = processor.process([envelope("c1", register("u1")), envelope("c2", register("u2")), envelope("c3", save("u1", "r1"))])
+                _ = processor.process([envelope("c1", register("u1")), envelope("c2", register("u2")), envelope("c3", save("u1", "r1"))]
+                                      + cooking("k", "u2", "r9"))
                 _ = processor.process([envelope("c4", cart("u1", "r1", 5)), envelope("c5", use("u2", "r9", "Olive Oil")),
                                        envelope("c6", addGrocery("u1", "Flour")), envelope("c7", cart("u1", "r1", 100))])
                 state = processor.state
-                #expect(processor.head == 8)
+                #expect(processor.head == 10)
             }
             let reopened = try openProcessor(path)
             #expect(reopened.state == state)
-            #expect(reopened.head == 8)
-            #expect(try reopened.positions(of: "c5") == 6...7)
+            #expect(reopened.head == 10)
+            #expect(try reopened.positions(of: "c5") == 9...9)
             #expect(try reopened.positions(of: "c7") == nil)
             let outcomes = reopened.process([envelope("c3", save("u1", "r1")), envelope("c4", cart("u1", "r1", 5)),
                                              envelope("c8", cart("u1", "r1", 1)), envelope("c9", use("u2", "r9", "olive oil")),
                                              envelope("c6", cart("u1", "r1", 1))])
-            #expect(outcomes == [.accepted("c3", 3...4, duplicate: true), .accepted("c4", 5...5, duplicate: true),
-                                 .accepted("c8", 9...9),
+            #expect(outcomes == [.accepted("c3", 3...4, duplicate: true), .accepted("c4", 8...8, duplicate: true),
+                                 .accepted("c8", 11...11),
                                  .rejected("c9", Rejection(.alreadyUsed, outcomes[3].message ?? "")),
                                  .rejected("c6", Rejection(.commandIdReused, outcomes[4].message ?? ""))])
             #expect(try reopened.store.readStream("user-u1").map(\.streamVersion) == [1, 2, 3, 4, 5, 6])
@@ -206,10 +209,10 @@ import Testing
         try withTemporaryDirectory { dir in
             let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
             _ = processor.process([envelope("c1", register("u1"))])
-            let bare = Command.useOwnedIngredient(UseOwnedIngredient(userId: "u1", recipeId: "r1", ingredient: "salt"))
+            let bare = Command.adjustCart(AdjustCart(userId: "u1", recipeId: "r1", delta: 1))
             #expect(processor.process([envelope("c2", bare)]).first?.code == .rejection(.unknownRecipe))
             // The adapter looks the recipe up and sends the same command, same id, with its facts.
-            #expect(processor.process([envelope("c2", use("u1", "r1", "salt"))]) == [.accepted("c2", 2...3)])
+            #expect(processor.process([envelope("c2", cart("u1", "r1", 1))]) == [.accepted("c2", 2...3)])
             // A retry without the facts is the same command: the first answer.
             #expect(processor.process([envelope("c2", bare)]) == [.accepted("c2", 2...3, duplicate: true)])
         }

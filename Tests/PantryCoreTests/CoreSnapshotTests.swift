@@ -23,6 +23,9 @@ import Testing
         for u in n..<(n + 4) {
             commands += [
                 envelope("reg-\(u)", register("u\(u)")),
+            ]
+            commands += cooking("cook0-\(u)", "u\(u)", "r0") + cooking("cook1-\(u)", "u\(u)", "r1")
+            commands += [
                 envelope("use-\(u)", use("u\(u)", "r\(u % 2)", "flour")),
                 envelope("save-\(u)", save("u\(u)", "r\(u)")),
                 envelope("cart-\(u)", cart("u\(u)", "r1", 2)),

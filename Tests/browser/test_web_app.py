@@ -134,7 +134,7 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     app.text_appears("#view h2", "minutes")
     app.check_screen("search-by-time")
 
-    # Open a recipe; "I have this" earns a point and the rank shows.
+    # Open a recipe; "I have this" starts cooking it (a cart line with its timer), earns a point and the rank shows.
     first = app.find("ul[aria-label='Recipes using what you have'] li.card a")
     title = first.find_element(By.TAG_NAME, "h3").text
     first.click()
@@ -145,14 +145,15 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     app.button("I have this").click()
     app.text_appears("#points", "rank 1")
     assert "1 points" in app.find("#points").text
+    app.text_appears("#cart-count", "1")
     app.button("Save to favourites").click()
     app.wait.until(lambda d: app.button("Saved").is_displayed())
     app.button("Add all to groceries").click()
     app.text_appears("#status", "added to the grocery list")
     app.find("button[aria-label='One more in the cart']").click()
-    app.text_appears("#cart-count", "1")
-    app.find("button[aria-label='One more in the cart']").click()
     app.text_appears("#cart-count", "2")
+    app.find("button[aria-label='One more in the cart']").click()
+    app.text_appears("#cart-count", "3")
     tip = app.find("form[aria-label='Write a tip']")
     app.fill("Your tip", "Add a pinch of chilli.", tip)
     app.button("Post tip", tip).click()
@@ -182,12 +183,13 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     assert name in ticked.text and ticked.find_element(By.CSS_SELECTOR, "input").is_selected()
     app.check_screen("groceries")
 
-    # Cart: two, then one fewer; a cooking timer counts down.
+    # Cart: three, then one fewer; the cooking timer counts down, and restarts.
     app.go("/cart")
-    app.text_appears("#view", "2 items in 1 recipes")
+    app.text_appears("#view", "3 items in 1 recipes")
     app.find(f"button[aria-label='One fewer {title}']").click()
-    app.text_appears("#view", "1 items in 1 recipes")
-    app.button("Start cooking").click()
+    app.text_appears("#view", "2 items in 1 recipes")
+    app.text_appears("#view [role=timer]", "left")
+    app.button("Restart timer").click()
     app.text_appears("#view [role=timer]", "left")
     app.check_screen("cart")
 

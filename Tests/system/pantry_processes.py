@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import time
+from urllib.parse import quote
 
 
 class Processes:
@@ -68,8 +69,17 @@ def mixed_command(n, users):
     recipe = f"r{n % 17}"
     kind = n % 6
     if kind == 0:
+        # A point as a client earns it, in three of these slots: a cart line, its timer, the point.
+        step = n // 6 % 3
+        base = n - 6 * step
+        user, recipe = f"u{base % users}", f"r{base % 17}"
+        if step == 0:
+            return {"commandId": f"m-{n}", "type": "AdjustCart",
+                    "data": {"userId": user, "recipeId": recipe, "delta": 1, "recipe": recipe_facts(recipe)}}
+        if step == 1:
+            return {"commandId": f"m-{n}", "type": "StartCooking", "data": {"userId": user, "recipeId": recipe, "minutes": 60}}
         return {"commandId": f"m-{n}", "type": "UseOwnedIngredient",
-                "data": {"userId": user, "recipeId": recipe, "ingredient": f"ingredient {n % 40}",
+                "data": {"userId": user, "recipeId": recipe, "ingredient": f"ingredient {base % 40}",
                          "recipe": recipe_facts(recipe)}}
     if kind == 1:
         return {"commandId": f"m-{n}", "type": "AdjustCart",
@@ -159,6 +169,18 @@ class APIClient:
         session = self.post("/v1/sessions", {"username": username, "password": password})
         assert session.status == 201, session
         return registered.json["userId"], session.json["token"]
+
+    def start_cooking(self, recipe_id, token):
+        """What a point needs: the recipe's timer started, the recipe put in the cart first when
+        it is not there (the core says so: 404 `not_in_cart`)."""
+        path = f"/v1/me/cart/{quote(recipe_id, safe='')}/timer"
+        started = self.post(path, {"minutes": 30}, token=token)
+        if started.status == 404 and started.json["code"] == "not_in_cart":
+            added = self.post("/v1/me/cart", {"recipeId": recipe_id, "delta": 1}, token=token)
+            assert added.status == 200, added
+            started = self.post(path, {"minutes": 30}, token=token)
+        assert started.status == 201, started
+        return started.json
 
     def catalog_recipe(self, ingredient="egg"):
         """A real recipe of the deployment (the offline catalog) that has `ingredient`."""

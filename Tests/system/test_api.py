@@ -148,11 +148,14 @@ def test_every_command_endpoint_with_success_and_rejection(api, processes):
     accepted(call("DELETE", "/v1/me/groceries/Olive%20Oil"), 200)
     is_problem(call("DELETE", "/v1/me/groceries/olive%20oil"), 404, "no_such_item")
 
+    is_problem(call("POST", "/v1/me/owned-ingredients", {"recipeId": "catalog:shakshuka", "ingredient": "garlic"}), 409, "not_cooking")
+    accepted(call("POST", "/v1/me/cart", {"recipeId": "catalog:shakshuka", "delta": 1}), 200)
+    accepted(call("POST", "/v1/me/cart/catalog:shakshuka/timer", {"minutes": 20}), 201)
     accepted(call("POST", "/v1/me/owned-ingredients", {"recipeId": "catalog:shakshuka", "ingredient": "garlic"}), 201)
     is_problem(call("POST", "/v1/me/owned-ingredients", {"recipeId": "catalog:shakshuka", "ingredient": "Garlic"}), 409, "already_used")
 
     accepted(call("POST", "/v1/me/cart", {"recipeId": "catalog:shakshuka", "delta": 2}), 200)
-    is_problem(call("POST", "/v1/me/cart", {"recipeId": "catalog:shakshuka", "delta": -3}), 409, "cart_out_of_range")
+    is_problem(call("POST", "/v1/me/cart", {"recipeId": "catalog:shakshuka", "delta": -4}), 409, "cart_out_of_range")
     is_problem(call("POST", "/v1/me/cart", {"recipeId": "catalog:shakshuka", "delta": 0}), 422, "invalid_delta")
 
     accepted(call("POST", "/v1/recipes/r1/experiences", {"text": "Roast the tomatoes first.\nReally."}), 201)
@@ -160,7 +163,8 @@ def test_every_command_endpoint_with_success_and_rejection(api, processes):
 
     types = [e["type"] for e in events(processes) if e["data"]["userId"] == user_id]
     assert types == ["UserRegistered", "RecipeRecorded", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded",
-                     "GroceryChecked", "GroceryRemoved", "PointEarned", "CartAdjusted", "ExperienceWritten"]
+                     "GroceryChecked", "GroceryRemoved", "CartAdjusted", "CookingStarted", "PointEarned", "CartAdjusted",
+                     "ExperienceWritten"]
 
 
 def test_an_idempotency_key_retry_gets_the_same_answer_and_appends_once(api, processes):
@@ -168,6 +172,8 @@ def test_an_idempotency_key_retry_gets_the_same_answer_and_appends_once(api, pro
     ivan, ivan_token = api.register_and_log_in("ivan")
     body = {"recipeId": "catalog:shakshuka", "ingredient": "parsley"}
     headers = {"Idempotency-Key": "use-basil-1"}
+    for token in (hana_token, ivan_token):
+        api.start_cooking("catalog:shakshuka", token)
     first = api.post("/v1/me/owned-ingredients", body, token=hana_token, headers=headers)
     retry = api.post("/v1/me/owned-ingredients", body, token=hana_token, headers=headers)
     assert first.status == retry.status == 201

@@ -47,11 +47,11 @@ def deployment(processes):
     user_id, token = api.register_and_log_in("contract-cook")
     recipe = api.catalog_recipe("egg")
     steps = [
-        api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]}, token=token),
         api.put(f"/v1/me/favourites/{recipe['id']}", token=token),
         api.post("/v1/me/groceries", {"ingredient": "Flour", "amount": 500, "unit": "g", "recipeId": recipe["id"]}, token=token),
         api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": 2}, token=token),
         api.post(f"/v1/me/cart/{recipe['id']}/timer", {"minutes": 30}, token=token),
+        api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]}, token=token),
         api.post(f"/v1/recipes/{recipe['id']}/experiences", {"text": "Lovely."}, token=token),
     ]
     assert all(step.status in (200, 201) for step in steps), steps

@@ -52,7 +52,11 @@ def test_the_whole_journey(api):
     removed = ok(api.delete("/v1/me/groceries/flour", token=token))
     assert len(get(f"/v1/me/groceries?after={removed['position']}")["result"]) == 2
 
-    # Points for cooking with what is at home: one per ingredient, never twice.
+    # Points for cooking with what is at home: not before cooking, then one per ingredient, never twice.
+    early = api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]},
+                     token=token)
+    assert early.status == 409 and early.json["code"] == "not_cooking", early
+    api.start_cooking(recipe["id"], token)
     used = None
     for ingredient in recipe["ingredients"][:3]:
         used = ok(api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": ingredient["name"]},
@@ -63,12 +67,13 @@ def test_the_whole_journey(api):
     me = get(f"/v1/me?after={used['position']}")
     assert me["points"] == 3 and me["rank"] == 1
 
-    # The cart: two of the recipe, then one fewer.
+    # The cart: the one cooking, two more, then one fewer.
     ok(api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": 2}, token=token))
     cart = ok(api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": -1}, token=token))
     lines = get(f"/v1/me/cart?after={cart['position']}")["result"]
-    assert lines["lines"] == [{"recipeId": recipe["id"], "title": recipe["title"], "count": 1}]
-    assert lines["totals"] == {"lines": 1, "items": 1}
+    assert [(line["recipeId"], line["title"], line["count"]) for line in lines["lines"]] == [(recipe["id"], recipe["title"], 2)]
+    assert lines["lines"][0]["timer"]["minutes"] == 30
+    assert lines["totals"] == {"lines": 1, "items": 2}
 
     # A tip for others, shown with the author's name.
     tip = ok(api.post(f"/v1/recipes/{recipe['id']}/experiences", {"text": "  Less salt, more lemon.  "}, token=token), 201)
@@ -78,6 +83,7 @@ def test_the_whole_journey(api):
     # The leaderboard, with a second cook who earns more.
     _, rival = api.register_and_log_in("rival")
     assert len(recipe["ingredients"]) >= 4
+    api.start_cooking(recipe["id"], rival)
     for ingredient in recipe["ingredients"][:4]:
         last = ok(api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": ingredient["name"]},
                            token=rival), 201)

@@ -1,4 +1,4 @@
-"""Issue 12's rules, through real processes: points that cannot be farmed, retries that cannot lie,
+"""Issue 12's and 32's rules, through real processes: points that cannot be farmed, retries that cannot lie,
 public browsing, and accounts a person owns (deletion erases the personal fields from the log)."""
 import json
 import subprocess
@@ -29,8 +29,12 @@ def problem_code(answer):
 
 def test_points_are_earned_only_for_a_real_ingredient_of_a_real_recipe(api, processes):
     _, token = api.register_and_log_in("farmer")
+    # Not cooking: refused before anything is looked up, a made-up recipe too.
+    for body in [{"recipeId": "catalog:made-up-1", "ingredient": "unobtainium"}, {"recipeId": SHAKSHUKA, "ingredient": "Eggs"}]:
+        answer = api.post("/v1/me/owned-ingredients", body, token=token)
+        assert answer.status == 409 and problem_code(answer) == "not_cooking", (body, answer)
+    api.start_cooking(SHAKSHUKA, token)
     attempts = [
-        ({"recipeId": "catalog:made-up-1", "ingredient": "unobtainium"}, 404, "unknown_recipe"),
         ({"recipeId": SHAKSHUKA, "ingredient": "chocolate"}, 422, "not_in_recipe"),
         ({"recipeId": SHAKSHUKA, "ingredient": "eggplant"}, 422, "not_in_recipe"),
     ]
@@ -55,6 +59,30 @@ def test_points_are_earned_only_for_a_real_ingredient_of_a_real_recipe(api, proc
     assert [e["data"]["ingredient"] for e in events if e["type"] == "PointEarned"] == ["egg"]
 
 
+def test_a_scripted_farmer_gets_at_most_a_persons_pace_of_points(api):
+    # Issue 32: a script pressed every ingredient of the feed's recipes, 2,315 points in 10 s.
+    # Now each recipe must be cooking first, and one person earns 60 at once, then one in 6 minutes.
+    _, token = api.register_and_log_in("scripted")
+    recipes = api.get("/v1/recipes/random?count=30").json["payload"]["recipes"]
+    assert sum(len(recipe["ingredients"]) for recipe in recipes) > 100
+    earned, refused, position = 0, {}, 0
+    for recipe in recipes:
+        body = {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]}
+        early = api.post("/v1/me/owned-ingredients", body, token=token)
+        assert early.status == 409 and problem_code(early) == "not_cooking", early
+        api.start_cooking(recipe["id"], token)
+        for ingredient in recipe["ingredients"]:
+            answer = api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": ingredient["name"]}, token=token)
+            if answer.status == 201:
+                earned += 1
+                position = answer.json["position"]
+            else:
+                refused[(answer.status, problem_code(answer))] = refused.get((answer.status, problem_code(answer)), 0) + 1
+    assert earned == 60, (earned, refused)
+    assert refused[(429, "pace_exceeded")] > 40 and set(refused) <= {(429, "pace_exceeded"), (409, "already_used")}, refused
+    assert points(api, token, position) == 60
+
+
 def test_favourites_and_cart_lines_take_title_and_image_from_the_recipe(api):
     _, token = api.register_and_log_in("saver")
     assert api.put(f"/v1/me/favourites/{SHAKSHUKA}", {"title": "Mine now"}, token=token).status == 422
@@ -71,6 +99,7 @@ def test_favourites_and_cart_lines_take_title_and_image_from_the_recipe(api):
 
 def test_an_idempotency_key_reused_for_another_request_is_refused(api, processes):
     _, token = api.register_and_log_in("keeper")
+    api.start_cooking(SHAKSHUKA, token)
     headers = {"Idempotency-Key": "add-1"}
     first = api.post("/v1/me/owned-ingredients", {"recipeId": SHAKSHUKA, "ingredient": "olive oil"}, token=token,
                      headers=headers)
@@ -153,6 +182,8 @@ def test_deleting_an_account_erases_it_from_every_read_model_and_from_the_log(pr
     assert registered.status == 201, registered
     user_id, token = registered.json["userId"], registered.json["token"]
     _, other = api.register_and_log_in("stays")
+    for cook in (token, other):
+        api.start_cooking(SHAKSHUKA, cook)
     for body in [{"recipeId": SHAKSHUKA, "ingredient": "egg"}, {"recipeId": SHAKSHUKA, "ingredient": "onion"}]:
         assert api.post("/v1/me/owned-ingredients", body, token=token).status == 201
     assert api.put(f"/v1/me/favourites/{SHAKSHUKA}", token=token).status == 201

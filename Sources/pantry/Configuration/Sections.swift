@@ -3,6 +3,7 @@ import Logging
 import PantryAPI
 import PantryBounded
 import PantryBus
+import PantryDomain
 import PantryFetch
 import PantryPostgresLog
 import PantryWire
@@ -16,7 +17,7 @@ extension ConfigurationSources {
         let deployment = ["config", "data", "log", "log-level",
                           "core-commands", "core-events", "core-log", "fetch-endpoint", "feed-high-water-mark"]
         let queries = WorkerName.allCases.map { "\($0.rawValue)-queries" }
-        let core = ["snapshot-every", "command-id-filter-mib"]
+        let core = ["snapshot-every", "command-id-filter-mib", "points-pace", "tips-pace"]
         let api = ["host", "port", "core-timeout", "token-lifetime", "token-key", "password-cost",
                    "login-rate-per-client", "login-rate-overall", "trusted-proxies", "header-timeout", "body-timeout",
                    "idle-timeout", "max-connections", "max-connections-per-address", "recipe-reuse", "cors-origins",
@@ -89,11 +90,25 @@ extension ConfigurationSources {
 
     // MARK: The core
 
-    /// `snapshot-every`, `command-id-filter-mib`.
+    /// `snapshot-every`, `command-id-filter-mib`, `points-pace`, `tips-pace`.
     func core() throws -> CoreSettings {
         CoreSettings(
             snapshotEvery: Int64(try int("snapshot-every", default: 100_000, in: 1...1_000_000_000)),
-            commandIdFilterMiB: try int("command-id-filter-mib", default: 64, in: 0...(1 << 20)))
+            commandIdFilterMiB: try int("command-id-filter-mib", default: 64, in: 0...(1 << 20)),
+            paces: Paces(points: try pace("points-pace", default: Paces.human.points),
+                         tips: try pace("tips-pace", default: Paces.human.tips)))
+    }
+
+    /// `BURST/SECONDS`: at most BURST at once, then one every SECONDS (`Pace`). Only benchmarks
+    /// and load tests of more than people do need another than the default.
+    private func pace(_ key: String, default pace: Pace) throws -> Pace {
+        let shown = "\(pace.burst)/\(Self.format(Double(pace.interval) / 1000))"
+        return try parsed(key, shown: shown, expected: "BURST/SECONDS: a whole number from 1 to 1000000000, then a number of seconds from 0.001 to 86400") { text in
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let burst = Int(parts[0]), (1...1_000_000_000).contains(burst),
+                  let seconds = Double(parts[1]), seconds.isFinite, (0.001...86_400).contains(seconds) else { return nil }
+            return Pace(burst: burst, interval: Int64((seconds * 1000).rounded()))
+        } ?? pace
     }
 
     // MARK: The API
@@ -209,6 +224,7 @@ struct Deployment {
 struct CoreSettings {
     var snapshotEvery: Int64
     var commandIdFilterMiB: Int
+    var paces: Paces
 }
 
 /// Files `ops/setup` downloads into the repository's `.cache/` (the Wikibooks Cookbook, ReDoc's

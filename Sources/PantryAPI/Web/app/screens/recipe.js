@@ -1,4 +1,4 @@
-// A recipe: ingredients ("I have this" earns a point), steps, servings, minutes and the credit;
+// A recipe: ingredients ("I have this" earns a point while it cooks), steps, servings, minutes and the credit;
 // save it, put its ingredients on the grocery list, set how many are in the cart, read and write tips.
 import { ApiError, get, post, put, recipePath, session } from "../api.js";
 import { announce, h, imageSource, minutes, problem } from "../dom.js";
@@ -24,11 +24,31 @@ export async function recipeScreen(id) {
     } catch { /* the rank is a bonus on this screen */ }
   };
 
+  // A point counts while the recipe cooks: the first "I have this" puts it in the cart when it is
+  // not there and starts its timer for the recipe's minutes (30 when it does not say).
+  const count = h("output", { "aria-live": "polite", id: "cart-count" }, "0");
+  const startCooking = async () => {
+    if (Number(count.textContent) === 0) {
+      await post("/v1/me/cart", { recipeId: recipe.id, delta: 1 });
+      count.textContent = "1";
+    }
+    await post(`/v1/me/cart/${encodeURIComponent(recipe.id)}/timer`, { minutes: Math.min(1440, Math.max(1, recipe.readyInMinutes || 30)) });
+    announce("Cooking started: the timer is in your cart");
+  };
+  const usePoint = (ingredient) => post("/v1/me/owned-ingredients", { recipeId: recipe.id, ingredient: ingredient.name });
+
   const ingredientItems = recipe.ingredients.map((ingredient) => {
     const pick = h("input", { type: "checkbox", "aria-label": `Choose ${ingredient.name} for the grocery list` });
     const have = h("button", { type: "button", class: "secondary", disabled: !loggedIn, onclick: async () => {
       try {
-        const answer = await post("/v1/me/owned-ingredients", { recipeId: recipe.id, ingredient: ingredient.name });
+        let answer;
+        try {
+          answer = await usePoint(ingredient);
+        } catch (error) {
+          if (!(error instanceof ApiError && error.code === "not_cooking")) throw error;
+          await startCooking();
+          answer = await usePoint(ingredient);
+        }
         have.textContent = "Point earned";
         have.disabled = true;
         announce(`A point for ${ingredient.name}`);
@@ -56,7 +76,6 @@ export async function recipeScreen(id) {
     } catch (error) { announce(error.message); }
   };
 
-  const count = h("output", { "aria-live": "polite", id: "cart-count" }, "0");
   const step = (delta) => async () => {
     try {
       await post("/v1/me/cart", { recipeId: recipe.id, delta });
