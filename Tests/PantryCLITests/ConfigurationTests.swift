@@ -110,4 +110,17 @@ import Testing
         let core = try PantryBinary.run(["core", "--data", directory.path, "--command-id-filter-mib", "2000000"], environment: [:])
         #expect(core.status == 64 && core.stderr.contains("command-id-filter-mib: --command-id-filter-mib 2000000 (flag)"), "\(core.stderr)")
     }
+
+    @Test("a pace that is not BURST/SECONDS stops the core before it starts anything, naming the key")
+    func aBadPaceIsRefused() throws {
+        let directory = try PantryBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (key, value) in [("POINTS", "60"), ("POINTS", "0/360"), ("POINTS", "60/0"), ("POINTS", "60/soon"), ("TIPS", "-1/5"),
+                             ("TIPS", "10/360/1"), ("TIPS", "10/nan")] {
+            let run = try PantryBinary.run(["core", "--data", directory.path], environment: ["PANTRY_\(key)_PACE": value])
+            #expect(run.status == 64 && run.stderr.contains("\(key.lowercased())-pace: PANTRY_\(key)_PACE=\(value)")
+                    && run.stderr.contains("BURST/SECONDS"), "\(value): \(run.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("events.sqlite").path))
+    }
 }
