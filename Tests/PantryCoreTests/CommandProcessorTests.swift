@@ -3,6 +3,7 @@ import PantryCore
 import PantryDomain
 import PantryEventStore
 import PantryKeys
+import PantryLog
 import Testing
 
 @Suite struct CommandProcessorTests {
@@ -201,6 +202,33 @@ import Testing
                                  .rejected("c6", Rejection(.commandIdReused, outcomes[4].message ?? ""))])
             #expect(try reopened.store.readStream("user-u1").map(\.streamVersion) == [1, 2, 3, 4, 5, 6])
             #expect(reopened.state.carts["u1"]?["r1"] == 6)
+            #expect(try foldedState(reopened.store, keys: reopened.keys) == reopened.state)
+        }
+    }
+
+    @Test("a log written before the cooking rule, a farmer's 200 points in a second and no StartCooking, loads with every point; only new points meet the rules")
+    func anOldLogOfUncookedPointsLoadsAsItWas() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let farm = RecipeFacts(title: "Feed", image: nil, ingredients: (0..<200).map { "ingredient \($0)" })
+            do {
+                let processor = try openProcessor(path)
+                _ = processor.process([envelope("c1", register("u1"))])
+                // What the core used to write for points of a recipe nobody cooked.
+                let at: Int64 = 1_790_000_000_000
+                let old = [Event.recipeRecorded(RecipeRecorded(userId: "u1", recipeId: "feed", facts: farm))]
+                    + (0..<200).map { Event.pointEarned(PointEarned(userId: "u1", recipeId: "feed", ingredient: "ingredient \($0)")) }
+                _ = try processor.store.append([StreamAppend(streamId: userStream("u1"), expectedVersion: 1, events: try old.enumerated().map { n, event in
+                    NewEvent(type: event.type.rawValue, schemaVersion: event.type.schemaVersion, data: try EventCoding.encode(event, vault: processor.keys),
+                             metadata: EventMetadata(commandId: "old-\(n)", correlationId: nil, causationId: nil, userId: "u1", recordedAt: at + Int64(n) * 5))
+                })])
+            }
+            let reopened = try openProcessor(path)
+            #expect(reopened.head == 202)
+            #expect(try reopened.store.earnedPoints((0..<200).map { PointKey(userId: "u1", recipeId: "feed", ingredient: "ingredient \($0)") }).count == 200)
+            let outcomes = reopened.process([envelope("c2", use("u1", "feed", "ingredient 0"))]
+                                            + cooking("k", "u1", "feed") + [envelope("c3", use("u1", "feed", "ingredient 0"))])
+            #expect(outcomes.map(\.code?.rawValue) == ["not_cooking", nil, nil, "already_used"])
             #expect(try foldedState(reopened.store, keys: reopened.keys) == reopened.state)
         }
     }
