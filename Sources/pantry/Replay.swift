@@ -44,7 +44,7 @@ struct Replay: ParsableCommand {
         let directory = try DataDirectory(options.data)
         let (endpoints, remote) = try config.endpoints(directory.url)
         // On a worker host the log is the core's, over the network, with sealed fields opened there.
-        let context = try ZMQContext()
+        let context = try ZMQContext(security: endpoints.security)
         defer { context.shutdown() }
         let (log, keys): (any EventLogReader, UserKeyStore?)
         if remote {
