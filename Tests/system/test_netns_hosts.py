@@ -224,9 +224,12 @@ def test_a_host_without_a_listed_key_gets_nothing_from_any_internal_socket(lan, 
     assert probed.returncode == 0, probed.stderr.decode()
     results = json.loads(probed.stdout)
     *refused, allowed = results
+    for result in results:
+        print(f"{result['socket']:>24} {result['as']:>15}: {result['outcome']} ({result['value']}) after {result['seconds']} s, "
+              f"received {result['received']}")
     for result in refused:
-        print(f"{result['socket']:>24} {result['as']:>15}: {result['outcome']} after {result['seconds']} s, received {result['received']}")
-        expected = "refused: no CURVE" if result["as"] == "no key" else "refused by ZAP"
-        assert result["outcome"] == expected and result["received"] == [], result
-        assert result["seconds"] < 2, result
+        # With no key the server's CURVE handshake fails before ZAP is asked; with a key, ZAP says 400.
+        refusal = result["outcome"].startswith("failed") if result["as"] == "no key" else result["outcome"] == "refused by ZAP"
+        assert refusal and result["received"] == [], result
+        assert result["seconds"] < 1, result
     assert allowed["outcome"] == "succeeded" and allowed["received"] and '"head"' in allowed["received"][0][-1], allowed
