@@ -11,7 +11,9 @@ package final class ZMQContext: @unchecked Sendable {
     /// What its sockets do on `tcp://` endpoints; with CURVE, the context runs its ZAP handler.
     package let security: ZMQNetworkSecurity
 
-    package init(ioThreads: Int = 1, security: ZMQNetworkSecurity = .plain) throws {
+    /// `onRefusal` hears of every peer the ZAP handler turns away (on the handler's thread).
+    package init(ioThreads: Int = 1, security: ZMQNetworkSecurity = .plain,
+                 onRefusal: (@Sendable (ZMQRefusal) -> Void)? = nil) throws {
         guard let threadCount = Int32(exactly: ioThreads) else {
             throw ZMQError.failed(operation: "zmq_ctx_set(ZMQ_IO_THREADS, \(ioThreads))", code: EINVAL)
         }
@@ -23,7 +25,7 @@ package final class ZMQContext: @unchecked Sendable {
         }
         if case .curve(let policy) = security {
             do {
-                try ZAPHandler.start(context: handle, policy: policy)
+                try ZAPHandler.start(context: handle, policy: policy, onRefusal: onRefusal)
             } catch {
                 zmq_ctx_term(handle)
                 throw error

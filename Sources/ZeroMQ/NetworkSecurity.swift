@@ -53,6 +53,15 @@ package struct ZMQCurvePolicy: Sendable, Equatable {
     }
 }
 
+/// A peer the ZAP handler turned away, for the server's log.
+package struct ZMQRefusal: Sendable, Equatable {
+    /// The peer's IP address, as libzmq saw it.
+    package var address: String
+    /// The bound endpoint it tried (the ZAP domain).
+    package var endpoint: String
+    package var reason: String
+}
+
 /// A `tcp://` endpoint the security in force cannot serve (no server key for its host, say).
 package struct ZMQSecurityError: Error, Sendable, Equatable, CustomStringConvertible {
     package let description: String

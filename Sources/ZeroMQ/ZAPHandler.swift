@@ -16,7 +16,8 @@ enum ZAPHandler {
     /// The ZAP domain of local (`ipc://`, `inproc://`) listeners.
     static let localDomain = "local"
 
-    static func start(context: UnsafeMutableRawPointer, policy: ZMQCurvePolicy) throws {
+    static func start(context: UnsafeMutableRawPointer, policy: ZMQCurvePolicy,
+                      onRefusal: (@Sendable (ZMQRefusal) -> Void)?) throws {
         guard let socket = zmq_socket(context, ZMQ_REP) else { throw ZMQError.last("zmq_socket(ZAP)") }
         var linger: Int32 = 0
         zmq_setsockopt(socket, ZMQ_LINGER, &linger, MemoryLayout<Int32>.size)
@@ -29,7 +30,13 @@ enum ZAPHandler {
         let thread = Thread {
             let socket = UnsafeMutableRawPointer(bitPattern: handle)!
             while let request = receive(socket) {
-                guard send(socket, reply(to: request, policy: policy)) else { break }
+                let answer = reply(to: request, policy: policy)
+                if let onRefusal, answer[2] == Data("400".utf8) {
+                    onRefusal(ZMQRefusal(address: String(decoding: request[3], as: UTF8.self),
+                                         endpoint: String(decoding: request[2], as: UTF8.self),
+                                         reason: String(decoding: answer[3], as: UTF8.self)))
+                }
+                guard send(socket, answer) else { break }
             }
             zmq_close(socket)
         }

@@ -54,7 +54,7 @@ struct Submit: ParsableCommand {
     }
 
     private func submitToCore(_ endpoints: BusEndpoints) throws -> Bool {
-        let context = try ZMQContext(security: endpoints.security)
+        let context = try endpoints.makeContext(logger: Logger(label: "pantry.submit"))
         let client = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(timeout))
         return try forEachBatch { envelopes in try client.submit(envelopes) }
     }

@@ -20,8 +20,8 @@ import ZeroMQ
     /// Whether a request from the client reaches the server and its reply comes back: a refused
     /// handshake shows as nothing received, so the wait is short.
     func roundTrip(server serverSecurity: ZMQNetworkSecurity, client clientSecurity: ZMQNetworkSecurity,
-                   endpoint: String = "tcp://127.0.0.1:*") throws -> Bool {
-        let serverContext = try ZMQContext(security: serverSecurity)
+                   endpoint: String = "tcp://127.0.0.1:*", refusals: ThreadResult<ZMQRefusal>? = nil) throws -> Bool {
+        let serverContext = try ZMQContext(security: serverSecurity) { refusals?.set($0) }
         let clientContext = try ZMQContext(security: clientSecurity)
         defer { serverContext.shutdown(); clientContext.shutdown() }
         let router = try makeSocket(serverContext, .router)
@@ -48,7 +48,13 @@ import ZeroMQ
     @Test("a CURVE server gives nothing to a client whose valid key is not listed")
     func unlistedKeyGetsNothing() throws {
         let stranger = try ZMQCurveKeyPair.generate()
-        #expect(try refused(server: serverSecurity(clients: [client.publicKey: "api"]), client: clientSecurity(stranger)))
+        let refusals = ThreadResult<ZMQRefusal>()
+        let answered = try roundTrip(server: serverSecurity(clients: [client.publicKey: "api"]), client: clientSecurity(stranger),
+                                     refusals: refusals)
+        #expect(!answered)
+        // The server hears of it, with the peer's address and the endpoint it tried.
+        let refusal = try #require(refusals.wait(timeout: .seconds(2)))
+        #expect(refusal.address == "127.0.0.1" && refusal.endpoint == "tcp://127.0.0.1:*" && refusal.reason == "key not listed")
     }
 
     @Test("a CURVE server gives nothing to a listed client whose role the endpoint does not admit")

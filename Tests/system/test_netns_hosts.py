@@ -233,3 +233,7 @@ def test_a_host_without_a_listed_key_gets_nothing_from_any_internal_socket(lan, 
         assert refusal and result["received"] == [], result
         assert result["seconds"] < 1, result
     assert allowed["outcome"] == "succeeded" and allowed["received"] and '"head"' in allowed["received"][0][-1], allowed
+    # The operators see it: each server logged the attacker's address.
+    for host in (core, workers):
+        wait_until(lambda: f"address={attacker.address}" in host.log.read_text(errors="replace")
+                   and "refused a peer on the internal network" in host.log.read_text(errors="replace"), 5, f"{host.name}'s log")
