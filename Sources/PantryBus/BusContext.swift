@@ -7,6 +7,9 @@ extension BusEndpoints {
     /// logged as a warning: once a minute per address and reason, since a refused libzmq client
     /// retries every 100 ms and a prober may try thousands of times.
     package func makeContext(logger: Logger) throws -> ZMQContext {
+        if security == .plain, usesTCP {
+            logger.warning("tcp:// endpoints without CURVE (insecure-network): anyone on the network may read and send")
+        }
         let lastLogged = Mutex<[String: ContinuousClock.Instant]>([:])
         return try ZMQContext(security: security) { refusal in
             let now = ContinuousClock.now
