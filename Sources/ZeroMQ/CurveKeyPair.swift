@@ -12,7 +12,7 @@ package struct ZMQCurveKeyPair: Sendable, Equatable {
         var publicText = [CChar](repeating: 0, count: 41)
         var secretText = [CChar](repeating: 0, count: 41)
         guard zmq_curve_keypair(&publicText, &secretText) == 0 else { throw ZMQError.last("zmq_curve_keypair") }
-        return ZMQCurveKeyPair(publicKey: String(cString: publicText), secretKey: String(cString: secretText))
+        return ZMQCurveKeyPair(publicKey: z85Text(publicText), secretKey: z85Text(secretText))
     }
 
     /// The pair of a secret key read back from a file: its public key is derived, so a pair
@@ -21,7 +21,7 @@ package struct ZMQCurveKeyPair: Sendable, Equatable {
         guard Self.isZ85Key(secretKey) else { throw ZMQError.failed(operation: "zmq_curve_public", code: EINVAL) }
         var publicText = [CChar](repeating: 0, count: 41)
         guard zmq_curve_public(&publicText, secretKey) == 0 else { throw ZMQError.last("zmq_curve_public") }
-        self.init(publicKey: String(cString: publicText), secretKey: secretKey)
+        self.init(publicKey: Self.z85Text(publicText), secretKey: secretKey)
     }
 
     private init(publicKey: String, secretKey: String) {
@@ -32,6 +32,11 @@ package struct ZMQCurveKeyPair: Sendable, Equatable {
     /// Whether `text` is a 32-byte key in Z85: 40 characters of the Z85 alphabet.
     package static func isZ85Key(_ text: String) -> Bool {
         text.utf8.count == 40 && text.utf8.allSatisfy { z85Alphabet.contains($0) }
+    }
+
+    /// A NUL-terminated Z85 buffer filled by libzmq, as text.
+    static func z85Text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static let z85Alphabet = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#".utf8)

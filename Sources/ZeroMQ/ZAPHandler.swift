@@ -77,7 +77,7 @@ enum ZAPHandler {
         let encoded = key.withUnsafeBytes { bytes in
             zmq_z85_encode(&text, bytes.bindMemory(to: UInt8.self).baseAddress, 32)
         }
-        return encoded == nil ? nil : String(cString: text)
+        return encoded == nil ? nil : ZMQCurveKeyPair.z85Text(text)
     }
 
     /// One multipart request, or nil once the context is shut down.
