@@ -7,15 +7,20 @@ import ZeroMQ
 struct Keys: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Make this host's CURVE key pair for tcp:// endpoints: NAME.secret (mode 0600, stays here) and NAME.public (copy it to every host this one talks to).",
-        discussion: """
-            Roles, and what each needs in its keys directory besides its own .secret:
-              core    binds commands, feed, log service (and the fetch worker beside it): the .public of every api, worker and ops host
-              api     the .public of the core host, of every worker host it asks, and of the fetch host
-              worker  binds its queries: the .public of the core host and of every api host it answers
-              fetch   binds the fetch socket: the .public of every api host
-              ops     pantry replay over the log service: the .public of the core host
-            Sockets admit: commands api; feed api, worker; log service api, worker, ops; worker queries api; fetch api.
-            """)
+        discussion: "Roles, and the .public files each needs in its keys directory besides its own .secret:\n"
+            + NetworkRole.allCases.map { "  \($0.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(needs[$0]!)" }.joined(separator: "\n")
+            + "\nWhom each socket admits: " + BusEndpoints.Socket.allCases.map { socket in
+                "\(socket) \(BusEndpoints.admittedRoles[socket, default: []].map(\.rawValue).sorted().joined(separator: ", "))"
+            }.joined(separator: "; ") + ".")
+
+    /// What each role's host must be given, as `--help` and the command's output say it.
+    static let needs: [NetworkRole: String] = [
+        .core: "binds commands, feed, log service (and the fetch worker's socket): the .public of every api, worker and ops host",
+        .api: "the .public of the core host, of every worker host it asks, and of the fetch host if separate",
+        .worker: "binds its queries: the .public of the core host and of every api host it answers",
+        .fetch: "binds the fetch socket: the .public of every api host",
+        .ops: "pantry replay over the log service: the .public of the core host",
+    ]
 
     @OptionGroup var options: DataOptions
 
@@ -59,6 +64,7 @@ struct Keys: ParsableCommand {
             \(secret)  this host's secret key (mode 0600): never copy it
             \(shared)  copy it into the keys directory of every host this \(role.rawValue) host talks to
             public key \(key.publicKey)
+            a \(role.rawValue) host \(Self.needs[role]!), copied into \(directory.path)
             """)
     }
 }
