@@ -92,7 +92,7 @@ package struct APIServer {
         let queued = PasswordHasher.limitQueue(toWait: configuration.hashingQueueWait, oneHash: oneHash)
         logger.info("password hashing", metadata: ["milliseconds": "\(oneHash / .milliseconds(1))", "queue": "\(queued)"])
 
-        let context = try ZMQContext()
+        let context = try configuration.endpoints.makeContext(logger: logger)
         // On the core's host the log is read directly (once the core has made it), so gaps
         // are repaired even while the core restarts; elsewhere the core's log service answers,
         // with sealed fields opened, and no key file is needed.

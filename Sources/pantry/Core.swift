@@ -55,7 +55,7 @@ struct Core: AsyncParsableCommand {
         // WAL checkpoints are the SQLite file's; PostgreSQL checkpoints by itself. The snapshot
         // is a file in the data directory whatever the log.
         let checkpointer = try location.sqlitePath.map { try BackgroundCheckpointer(path: $0, logger: logger) }
-        let context = try ZMQContext()
+        let context = try endpoints.makeContext(logger: logger)
         defer { context.shutdown() }
         // The log service reads with its own connections, beside the writer, on a thread of its own.
         let logServer = try LogServer(log: options.openExistingLog(directory, logger: logger),

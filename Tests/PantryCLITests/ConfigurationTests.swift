@@ -21,10 +21,12 @@ import Testing
         let directory = try PantryBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let found = try settings(["--data", directory.path],
-                                 environment: ["PANTRY_PORT": "9090", "PANTRY_DATA": "/nowhere", "PANTRY_CORE_LOG": "tcp://core:7003"])
+                                 environment: ["PANTRY_PORT": "9090", "PANTRY_DATA": "/nowhere", "PANTRY_CORE_LOG": "tcp://core:7003",
+                                               "PANTRY_INSECURE_NETWORK": "true"])
         #expect(found["port"]?.value == "9090" && found["port"]?.origin == "environment" && found["port"]?.source == "PANTRY_PORT")
         #expect(found["data"]?.value == directory.path && found["data"]?.origin == "flag" && found["data"]?.source == "--data")
         #expect(found["core-log"]?.value == "tcp://core:7003" && found["core-log"]?.origin == "environment")
+        #expect(found["insecure-network"]?.value == "true" && found["keys"]?.value == "\(directory.path)/keys")
         #expect(found["host"]?.value == "127.0.0.1" && found["host"]?.origin == "default" && found["host"]?.source == nil)
         // Defaults that live in the data directory follow it.
         #expect(found["core-commands"]?.value == "ipc://\(directory.path)/core-commands.sock")

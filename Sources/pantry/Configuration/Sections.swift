@@ -7,6 +7,7 @@ import PantryDomain
 import PantryFetch
 import PantryPostgresLog
 import PantryWire
+import ZeroMQ
 
 /// The keys, by the part of Pantry that reads them. Each section reads its keys once, validates
 /// them and hands the libraries their own configuration values (`BusEndpoints`,
@@ -15,7 +16,8 @@ extension ConfigurationSources {
     /// Every key, as `pantry config` prints them and the README's table lists them.
     static let keys: Set<String> = {
         let deployment = ["config", "data", "log", "log-level",
-                          "core-commands", "core-events", "core-log", "fetch-endpoint", "feed-high-water-mark"]
+                          "core-commands", "core-events", "core-log", "fetch-endpoint", "feed-high-water-mark",
+                          "keys", "insecure-network"]
         let queries = WorkerName.allCases.map { "\($0.rawValue)-queries" }
         let core = ["snapshot-every", "command-id-filter-mib", "points-pace", "tips-pace"]
         let api = ["host", "port", "core-timeout", "token-lifetime", "token-key", "password-cost",
@@ -72,7 +74,37 @@ extension ConfigurationSources {
             bus.queries[worker] = try endpoint("\(worker.rawValue)-queries", default: bus.queries(of: worker), several: true)
         }
         bus.feedHighWaterMark = try int("feed-high-water-mark", default: bus.feedHighWaterMark, in: 1...Int(Int32.max))
+        bus.security = try security(of: bus, dataDirectory)
         return (bus, logServiceNamed)
+    }
+
+    /// `keys`, `insecure-network`: CURVE on every `tcp://` endpoint with the keys directory's
+    /// keys (docs/keys.md), so a bus that uses TCP needs them, unless the operator explicitly
+    /// says the network is trusted. `ipc://` (the one-host default) needs nothing.
+    private func security(of bus: BusEndpoints, _ dataDirectory: URL) throws -> ZMQNetworkSecurity {
+        let directory = dataDirectory.standardizedFileURL.appendingPathComponent("keys").path
+        let keysDirectory = try text("keys", shown: directory) ?? directory
+        let insecure = try bool("insecure-network", default: false)
+        guard bus.usesTCP, !insecure else { return .plain }
+        let keys: NetworkKeys?
+        do {
+            keys = try NetworkKeys.load(URL(fileURLWithPath: keysDirectory, isDirectory: true))
+        } catch {
+            throw ConfigurationError("keys: \(error)")
+        }
+        guard let keys else {
+            let tcp = [bus.commands, bus.events, bus.log, bus.fetch].first { $0.hasPrefix("tcp://") } ?? "a worker's queries endpoint"
+            throw ConfigurationError("""
+                keys: \(tcp) is TCP, and the internal network needs CURVE keys, but \(keysDirectory) has no .secret file: \
+                run `pantry keys --role ROLE --host ADDRESS --keys \(keysDirectory)` on this host and copy the other hosts' \
+                .public files there (docs/keys.md), or pass --insecure-network (PANTRY_INSECURE_NETWORK=true) on a trusted network
+                """)
+        }
+        do {
+            return .curve(try bus.curvePolicy(keys))
+        } catch {
+            throw ConfigurationError("keys: \(error)")
+        }
     }
 
     private func endpoint(_ key: String, default defaultValue: String, several: Bool = false) throws -> String {
