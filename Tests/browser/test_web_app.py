@@ -3,6 +3,7 @@ chromium and chromium-driver, driven by Selenium) against the real deployment, w
 check (axe-core) on every screen. With PANTRY_SCREENSHOTS=DIR (ops/screens) each screen is also
 saved at 360 px and 1280 px wide."""
 import os
+import time
 import pathlib
 import shutil
 
@@ -356,3 +357,40 @@ def test_a_change_not_confirmed_is_sent_again_with_its_key_and_counts_once(proce
     app.text_appears("#cart-count", "1")
     cart = api.get("/v1/me/cart", token=token).json["result"]
     assert [line["count"] for line in cart["lines"]] == [1], cart
+
+
+def test_a_session_is_refreshed_before_it_expires_and_the_password_can_be_changed(processes, browser):
+    """Issue 33, point 7: an expired token showed "Logged in as X" beside "the token is invalid";
+    nothing renewed a token; the app had no change-password screen though the API has one."""
+    api = start_core_and_api(processes)
+    user_id, token = api.register_and_log_in("session-cook")
+    app = App(browser, api.port)
+    app.open("/")
+    # The app's own note of when the token expires, set to half an hour from now: due for a refresh.
+    browser.execute_script("localStorage.setItem('pantry.session', JSON.stringify({token: arguments[0], userId: arguments[1], "
+                           "username: 'session-cook', expiresAt: Math.floor(Date.now() / 1000) + 1800}))", token, user_id)
+    browser.refresh()  # the app starts again, as on the cook's next visit
+    app.settled()
+    app.wait.until(lambda d: d.execute_script("return JSON.parse(localStorage.getItem('pantry.session')).token") != token)
+    renewed = browser.execute_script("return JSON.parse(localStorage.getItem('pantry.session'))")
+    assert renewed["expiresAt"] > time.time() + 23 * 3600
+    assert api.get("/v1/me", token=renewed["token"]).status == 200
+    assert api.get("/v1/me", token=token).status == 401, "the old token ended with the refresh"
+
+    app.open("/account")
+    change = app.find("form[aria-labelledby='password-title']")
+    app.fill("Current password", "correct horse battery", change)
+    app.fill("New password", "a new horse battery", change)
+    app.button("Change the password", change).click()
+    app.text_appears("#password-changed", "Password changed")
+    assert api.post("/v1/sessions", {"username": "session-cook", "password": "a new horse battery"}).status == 201
+    app.check_screen("account-password")
+
+    # A token that is no longer valid: the screen says the session ended, not "Logged in as".
+    browser.execute_script("localStorage.setItem('pantry.session', JSON.stringify({token: 'expired.token', "
+                           "userId: arguments[0], username: 'session-cook'}))", user_id)
+    app.go("/")
+    app.go("/account")
+    app.text_appears("#session-ended", "Your session has ended")
+    assert "Logged in as" not in app.find("#view").text
+    app.find("form[aria-labelledby='login-title']")

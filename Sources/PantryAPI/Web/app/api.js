@@ -16,7 +16,8 @@ export const session = {
     try { return JSON.parse(localStorage.getItem(tokenKey)); } catch { return null; }
   },
   save(answer) {
-    localStorage.setItem(tokenKey, JSON.stringify({ token: answer.token, userId: answer.userId, username: answer.username }));
+    localStorage.setItem(tokenKey, JSON.stringify({ token: answer.token, userId: answer.userId, username: answer.username,
+      expiresAt: answer.expiresAt }));
   },
   clear() {
     localStorage.removeItem(tokenKey);
@@ -84,6 +85,17 @@ async function send(method, path, body, key) {
   try { json = text ? JSON.parse(text) : null; } catch { /* a proxy's HTML error page */ }
   if (!response.ok) throw new ApiError(response.status, json);
   return json;
+}
+
+/** A new token when this one has less than an hour left (tokens last 24 h; an expired one ended the
+ *  cook's session mid-use). Offline it waits for the next try; a refused refresh ends the session. */
+export async function refreshSessionIfDue(now = Date.now()) {
+  const current = session.current;
+  if (!current?.expiresAt || current.expiresAt * 1000 - now > 3600_000) return false;
+  try {
+    session.save(await call("POST", "/v1/sessions/current/refresh"));
+    return true;
+  } catch { return false; }
 }
 
 export const get = (path) => call("GET", path);

@@ -1,6 +1,6 @@
 // Pantry's web app: one page, a screen per hash route (#/recipe/ID, #/groceries, ...), each screen
 // a function that returns the nodes to show. Works offline for what was seen (see /sw.js).
-import { session } from "./api.js";
+import { refreshSessionIfDue, session } from "./api.js";
 import { h, problem } from "./dom.js";
 import { accountScreen } from "./screens/account.js";
 import { browseScreen } from "./screens/browse.js";
@@ -56,6 +56,8 @@ async function render() {
 
 window.addEventListener("hashchange", render);
 render();
+refreshSessionIfDue();
+setInterval(refreshSessionIfDue, 5 * 60_000);
 
 if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("/sw.js").catch(() => { /* without it the app still works online */ });
