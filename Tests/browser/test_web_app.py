@@ -378,6 +378,7 @@ def test_a_session_is_refreshed_before_it_expires_and_the_password_can_be_change
     assert api.get("/v1/me", token=token).status == 401, "the old token ended with the refresh"
 
     app.open("/account")
+    app.text_appears("#standing", "No points yet.")
     change = app.find("form[aria-labelledby='password-title']")
     app.fill("Current password", "correct horse battery", change)
     app.fill("New password", "a new horse battery", change)

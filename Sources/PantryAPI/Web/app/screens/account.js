@@ -46,7 +46,7 @@ export async function accountScreen(render, ended = false) {
   const standing = h("p", { id: "standing" });
   try {
     const me = await get("/v1/me");
-    standing.textContent = me.rank ? `${count(me.points, "point")}, rank ${me.rank}.` : "No points yet.";
+    standing.textContent = me.points > 0 ? `${count(me.points, "point")}, rank ${me.rank}.` : "No points yet.";
   } catch (error) {
     // An expired or revoked token: api.js forgot it; the screen says so instead of "Logged in as".
     if (error.status === 401) return accountScreen(render, true);
