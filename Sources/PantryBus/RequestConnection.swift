@@ -16,13 +16,16 @@ import ZeroMQ
 /// `endpoint` may name several workers of one kind (separated by spaces or commas: one per worker
 /// host). Requests then go round-robin to those connected, and only to them, so a worker host that
 /// is down costs its requests in flight, not every later one; with none connected a request fails
-/// at once rather than waiting out its timeout.
+/// at once rather than waiting out its timeout. `immediate` asks the same of a single worker: the
+/// fetch worker stopped held every recipe screen for the whole 20 s timeout (issue 33).
 ///
 /// A service: the socket thread starts in `run()`. Requests sent before it starts wait for it;
 /// those sent after the group's graceful shutdown has stopped it fail at once.
 package final class RequestConnection: Service {
     package struct Unavailable: Error, CustomStringConvertible {
         package var description: String
+        /// No worker was connected to send to: the request was never sent.
+        package var notConnected = false
     }
 
     /// A request on its way to the socket thread, with the caller waiting for its answer.
@@ -36,15 +39,19 @@ package final class RequestConnection: Service {
     private let context: ZMQContext
     private let endpoint: String
     private let timeout: Duration
+    private let immediate: Bool
     private let thread: ServiceThread<Request>
     private let nextId = Atomic<UInt64>(1)
     private let logger: Logger
 
-    /// `timeout` bounds every request.
-    package init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(5), logger: Logger) throws {
+    /// `timeout` bounds every request; `immediate`: a request fails at once when no worker is
+    /// connected, even with one endpoint (with several it always does).
+    package init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(5), immediate: Bool = false,
+                 logger: Logger) throws {
         self.context = context
         self.endpoint = endpoint
         self.timeout = timeout
+        self.immediate = immediate
         self.logger = logger
         thread = try ServiceThread(name: "requests")
     }
@@ -63,7 +70,7 @@ package final class RequestConnection: Service {
             try dealer.setSendHighWaterMark(0)
             try dealer.setReceiveHighWaterMark(0)
             let peers = Self.peers(endpoint)
-            if peers.count > 1 { try dealer.setImmediate(true) }
+            if peers.count > 1 || immediate { try dealer.setImmediate(true) }
             for peer in peers { try dealer.connect(peer) }
             do {
                 try waiting.serve(dealer: dealer, thread: thread)
@@ -116,10 +123,11 @@ package final class RequestConnection: Service {
                     for request in thread.takeMessages() {
                         byId[request.id] = Waiter(caller: request.caller, deadline: request.deadline)
                         earliestDeadline = min(earliestDeadline ?? request.deadline, request.deadline)
-                        // Only with several workers may no peer be connected (ZMQ_IMMEDIATE): then
-                        // the send would block this thread, so the caller is told at once instead.
+                        // Only with ZMQ_IMMEDIATE may no peer be connected: then the send would block
+                        // this thread, so the caller is told at once instead.
                         guard try dealer.send([Self.frame(request.id), request.document], dontWait: true) else {
-                            fail(request.id, "no worker at \(endpoint) is connected")
+                            byId.removeValue(forKey: request.id)?.caller.resume(
+                                throwing: Unavailable(description: "no worker at \(endpoint) is connected", notConnected: true))
                             continue
                         }
                     }

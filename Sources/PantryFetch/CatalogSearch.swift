@@ -10,6 +10,9 @@ struct CatalogSearch: Sendable {
     private let indexed: [Indexed]
     private let ingredientNames: [String]
     private let positions: [String: Int]
+    /// Recipes a cook can follow as shown: a ready time, servings and more than one step. "Featured
+    /// today" was "Cuban Sandwich I": no time, no servings, one step ("Assemble like a normal sandwich").
+    private let complete: [Int]
 
     private struct Indexed: Sendable {
         var title: [String]
@@ -31,6 +34,7 @@ struct CatalogSearch: Sendable {
                            ingredientWords: Set(ingredients.joined()),
                            text: Set(title + ingredients.joined()))
         }
+        complete = recipes.indices.filter { Self.isComplete(recipes[$0]) }
         positions = Dictionary(recipes.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         var seen = Set<String>()
         ingredientNames = recipes.flatMap { $0.ingredients.map { $0.name.lowercased() } }.filter { seen.insert($0).inserted }
@@ -103,12 +107,17 @@ struct CatalogSearch: Sendable {
         case .image:
             throw .rejected("the catalog has no images")
         case .featured(let day):
-            guard !recipes.isEmpty else { throw .notFound }
-            return .recipe(recipes[Int(StableHash.of(day.utf8) % UInt64(recipes.count))])
+            let choices = complete.isEmpty ? Array(recipes.indices) : complete
+            guard !choices.isEmpty else { throw .notFound }
+            return .recipe(recipes[choices[Int(StableHash.of(day.utf8) % UInt64(choices.count))]])
         case .feed(let seed, let offset, let count):
             var shuffler = SeededGenerator(seed: seed)
             return .recipes(Array(recipes.shuffled(using: &shuffler).dropFirst(offset).prefix(count)))
         }
+    }
+
+    static func isComplete(_ recipe: Recipe) -> Bool {
+        recipe.readyInMinutes != nil && recipe.servings != nil && recipe.instructions.count > 1
     }
 
     func detail(_ id: String) -> Recipe? {

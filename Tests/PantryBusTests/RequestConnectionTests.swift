@@ -116,6 +116,37 @@ import ZeroMQ
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Issue 33: the fetch worker stopped held every recipe screen for the API's whole 20 s timeout.
+    @Test("With immediate, a single worker that went down fails a request at once, and serves again once it is back",
+          .timeLimit(.minutes(1)))
+    func aSingleWorkerGoneFailsAtOnceWithImmediate() async throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        let connection = try RequestConnection(context: context, endpoint: endpoint("fetch"), timeout: .seconds(20),
+                                               immediate: true, logger: quiet)
+        let running = Task.immediate { try await connection.run() }
+        defer { running.cancel() }
+        let worker = try NamedWorker(context: context, endpoint: endpoint("fetch"), name: "fetch")
+        #expect(try await waitUntil { await ask(connection) == .name("fetch") }, "connected")
+        worker.stop()
+        #expect(try await waitUntil { await ask(connection) == .noWorker }, "the link is gone")
+        let clock = ContinuousClock()
+        let asked = clock.now
+        do {
+            _ = try await connection.send(Data("{}".utf8))
+            Issue.record("answered with no worker")
+        } catch let error as RequestConnection.Unavailable {
+            #expect(error.notConnected)
+        }
+        #expect(clock.now - asked < .seconds(1), "at once, not after the 20 s timeout")
+        let back = try NamedWorker(context: context, endpoint: endpoint("fetch"), name: "fetch again")
+        defer { back.stop() }
+        #expect(try await waitUntil { await ask(connection) == .name("fetch again") }, "served again")
+        try? FileManager.default.removeItem(at: directory)
+    }
+
     /// Callers on many tasks at once each get their own answer: requests queued in memory, with
     /// one wake-up of the socket thread per burst, are neither lost nor mixed up.
     @Test(.timeLimit(.minutes(1)))

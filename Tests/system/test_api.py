@@ -267,6 +267,22 @@ def test_tokens_are_checked_and_there_is_no_way_to_name_another_user(api, proces
     assert api.get("/v1/me", token=bob_token).json["userId"] == bob
 
 
+def test_a_session_refreshed_before_it_expires_gets_a_later_token_and_the_old_one_ends(api):
+    """Issue 33, point 7: tokens last 24 h and nothing renewed them; the web app refreshes an hour ahead."""
+    user_id, _ = api.register_and_log_in("renewing-cook")
+    first = api.post("/v1/sessions", {"username": "renewing-cook", "password": "correct horse battery"}).json
+    token = first["token"]
+    time.sleep(1.1)  # expiry is in whole seconds: the new one must be later
+    renewed = api.post("/v1/sessions/current/refresh", token=token)
+    assert renewed.status == 201 and renewed.json["userId"] == user_id and renewed.json["username"] == "renewing-cook", renewed
+    assert renewed.json["expiresAt"] > first["expiresAt"]
+    assert renewed.headers["cache-control"] == "no-store"
+    assert api.get("/v1/me", token=renewed.json["token"]).status == 200
+    is_problem(api.get("/v1/me", token=token), 401, "invalid_token")
+    is_problem(api.post("/v1/sessions/current/refresh", token=token), 401, "invalid_token")
+    is_problem(api.post("/v1/sessions/current/refresh"), 401, "invalid_token")
+
+
 def test_the_key_file_and_revocations_survive_a_restart(processes):
     api = start_core_and_api(processes)
     key_file = processes.data / "api-token.key"
