@@ -403,6 +403,7 @@ def test_numbers_read_as_a_cook_says_them_and_ties_share_a_rank(processes, brows
     recipe = api.catalog_recipe()
     cooks = [api.register_and_log_in(name) for name in ("tied-one", "tied-two", "no-points")]
     for _, token in cooks[:2]:
+        api.start_cooking(recipe["id"], token)
         ok(api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]},
                     token=token), 201)
     user_id, token = cooks[0]
