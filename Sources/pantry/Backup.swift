@@ -153,6 +153,7 @@ struct Restore: ParsableCommand {
     /// Lists `erased` in the target's ledger and deletes again those the restored log still holds;
     /// returns how many of the ledger's people the backup knew, and how many were deleted again.
     private func keepErased(_ erased: [ErasureLedger.Erasure], in target: DataDirectory) throws -> (Int, Int) {
+        guard !erased.isEmpty else { return (0, 0) }
         let ledger = ErasureLedger(path: target.erasures)
         try ledger.record(erased)
         let lock = try WriterLock(path: target.writerLock)
