@@ -230,8 +230,10 @@ package final class CommandProcessor {
         for (index, envelope) in batch.enumerated() {
             let fingerprint = CommandCoding.fingerprint(envelope.command)
             if let accepted = known[envelope.commandId] {
-                // The same command: its fingerprint as stored (keyed), or as a log written before stored it.
-                let keyed = try? keys.fingerprintAsStored(fingerprint, for: envelope.command.userId)
+                // The same command: its fingerprint as stored (keyed), or as stored unkeyed (other
+                // commands, and logs written before).
+                let keyed = Self.fingerprintHoldsText(envelope.command)
+                    ? try? keys.fingerprintAsStored(fingerprint, for: envelope.command.userId) : nil
                 outcomes[index] = accepted.fingerprint.map { $0 == keyed || $0 == fingerprint } == false
                     ? .rejected(envelope.commandId, Self.reused(envelope.commandId))
                     : .accepted(envelope.commandId, accepted.positions, duplicate: true)
@@ -257,7 +259,8 @@ package final class CommandProcessor {
                     let metadata = EventMetadata(
                         commandId: storedId, correlationId: envelope.correlationId,
                         causationId: envelope.causationId, userId: userId, recordedAt: recordedAt,
-                        commandFingerprint: try keys.fingerprintAsStored(fingerprint, for: userId, making: true) ?? fingerprint)
+                        commandFingerprint: Self.fingerprintHoldsText(envelope.command)
+                            ? try keys.fingerprintAsStored(fingerprint, for: userId, making: true) ?? fingerprint : fingerprint)
                     newEvents = payloads.map { NewEvent(type: $0.rawValue, schemaVersion: $0.schemaVersion, data: $1, metadata: metadata) }
                     appendIds.append(storedId)
                 } catch {
@@ -324,6 +327,18 @@ package final class CommandProcessor {
     static func carriesClientKey(_ commandId: CommandID, of userId: UserID) -> Bool {
         commandId.utf8.count > userId.utf8.count + 1 && commandId.utf8.starts(with: userId.utf8)
             && commandId.utf8.dropFirst(userId.utf8.count).first == UInt8(ascii: ":")
+    }
+
+    /// Commands whose fingerprint hashes text the person wrote (a name, an email, a password hash,
+    /// a grocery item, a tip): an unkeyed 64-bit hash of a short item such as "insulin pens" is
+    /// reversed by trying names, so theirs is stored keyed with the user's key. The others carry
+    /// recipe ids and catalog ingredients only, and keep the plain one (a point pays no HMAC for
+    /// it, and a deletion retried after its key is gone is still recognised).
+    static func fingerprintHoldsText(_ command: Command) -> Bool {
+        switch command {
+        case .registerUser, .changePassword, .addGrocery, .checkGrocery, .removeGrocery, .writeExperience: true
+        case .saveRecipe, .removeSavedRecipe, .useOwnedIngredient, .adjustCart, .startCooking, .deleteUser, .revokeSession: false
+        }
     }
 
     private static func reused(_ commandId: CommandID) -> Rejection {

@@ -297,6 +297,11 @@ extension CommandProcessorTests {
                 }
             }
             let reopened = try openProcessor(path)
+            // The fingerprint of a command holding the item is keyed too: its plain hash could be
+            // matched against names tried one by one.
+            let stored = try #require(try reopened.keys.commandIdAsStored(key, for: "u1"))
+            let fingerprint = try #require(try reopened.store.acceptedCommands([stored])[stored]?.fingerprint)
+            #expect(fingerprint != CommandCoding.fingerprint(addGrocery("u1", "Insulin pens")))
             #expect(reopened.process([envelope(key, addGrocery("u1", "Insulin pens"))]) == [.accepted(key, 2...2, duplicate: true)])
             #expect(reopened.process([envelope(key, addGrocery("u1", "Milk"))]).first?.code == .rejection(.commandIdReused))
             #expect(try reopened.store.headPosition() == 2)
@@ -323,6 +328,18 @@ extension CommandProcessorTests {
             let reopened = try openProcessor(path)
             #expect(reopened.process([envelope("u1:old-key", save("u1", "r1"))]) == [.accepted("u1:old-key", 2...2, duplicate: true)])
             #expect(reopened.process([envelope("u1:old-key", save("u1", "r2"))]).first?.code == .rejection(.commandIdReused))
+        }
+    }
+
+    /// A deletion's fingerprint holds no text and is not keyed: retried once the key is gone, it is
+    /// still the same command, answered as a duplicate.
+    @Test func aDeletionRetriedAfterItsKeyIsGoneIsADuplicate() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
+            _ = processor.process([envelope("register-u1", register("u1"))])
+            #expect(processor.process([envelope("delete-u1", .deleteUser(DeleteUser(userId: "u1")))]) == [.accepted("delete-u1", 2...2)])
+            #expect(processor.process([envelope("delete-u1", .deleteUser(DeleteUser(userId: "u1")))])
+                    == [.accepted("delete-u1", 2...2, duplicate: true)])
         }
     }
 
