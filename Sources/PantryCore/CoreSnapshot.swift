@@ -92,13 +92,14 @@ struct CoreSnapshot: Equatable {
             throw Failure.notASnapshot
         }
         let body = bytes[..<(bytes.count - SHA256.byteCount)]
-        guard Array(SHA256.hash(data: body)) == Array(bytes[(bytes.count - SHA256.byteCount)...]) else {
-            throw Failure.checksumMismatch
-        }
+        // The version first: it says how the rest is read (and a file of another is removed).
         var r = SnapshotReader(bytes: body, offset: Self.magic.count)
         let format = try r.uint32(), holdingsVersion = try r.uint32()
         guard format == Self.formatVersion, holdingsVersion == PantryState.holdingsVersion else {
             throw Failure.otherVersion(format: format, holdings: holdingsVersion)
+        }
+        guard Array(SHA256.hash(data: body)) == Array(bytes[(bytes.count - SHA256.byteCount)...]) else {
+            throw Failure.checksumMismatch
         }
         position = try r.int()
         commandIdAtPosition = try r.string()

@@ -37,6 +37,13 @@ final class CoreSnapshotFile: Service {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         do {
             return try CoreSnapshot(decoding: data, vault: vault)
+        } catch CoreSnapshot.Failure.otherVersion(let format, let holdings) {
+            // An older format may hold in the clear what this one seals (grocery lists): it goes
+            // now, not at the next snapshot, which may be 100,000 events away.
+            logger.warning("removing a core snapshot of another version; the state is folded from the log",
+                           metadata: ["path": "\(path)", "format": "\(format)", "state": "\(holdings)"])
+            try? FileManager.default.removeItem(atPath: path)
+            return nil
         } catch {
             logger.warning("ignoring the core snapshot; the state is folded from the log",
                            metadata: ["path": "\(path)", "reason": "\(error)"])
