@@ -2,6 +2,7 @@
 projections agree (`replay --verify`), and the workers catch up from their copies. A backup taken
 before someone's deletion, restored, does not bring them back (issue 32)."""
 import json
+import sqlite3
 import subprocess
 
 from pantry_processes import PROJECTIONS, Processes, files_holding, forms, start_core_and_api, wait_for
@@ -68,6 +69,8 @@ def test_a_backup_restored_after_a_deletion_does_not_bring_the_person_back(proce
     assert [t["text"] for t in api.get(f"/v1/recipes/{SHAKSHUKA}/experiences?after={head}").json["result"]] == [tip]
     before = tmp_path / "before-deletion"
     assert processes.run("backup", str(before)).returncode == 0
+    with sqlite3.connect(f"file:{before / 'user-keys.sqlite'}?mode=ro", uri=True) as keys:
+        user_key = keys.execute("SELECT key FROM user_keys WHERE user_id = ?", (user_id,)).fetchone()[0]
 
     assert api.request("DELETE", "/v1/me", {"password": PASSWORD}, token=token).status == 204
     processes.stop_all()
@@ -99,6 +102,6 @@ def test_a_backup_restored_after_a_deletion_does_not_bring_the_person_back(proce
         assert api.get(f"/v1/recipes/{SHAKSHUKA}/experiences?after={head}").json["result"] == []
         restored.stop_all()
         written = set().union(*(forms(text) for text in [tip, item, "insulin pen", "bram.gone@example.org", "bram-gone"]))
-        assert files_holding(tmp_path / "restored", written) == []
+        assert files_holding(tmp_path / "restored", written | {user_key}) == [], "no text, and no key in any file or WAL"
     finally:
         restored.stop_all()
