@@ -50,8 +50,8 @@ struct Core: AsyncParsableCommand {
         logger.info("event log", metadata: ["log": "\(location)"])
         let processor = try CommandProcessor(
             store: store, keys: UserKeyStore(path: directory.userKeys, readOnly: false),
-            snapshotPath: directory.coreSnapshot, snapshotEvery: settings.snapshotEvery, commandIdFilterBytes: settings.commandIdFilterMiB << 20,
-            paces: settings.paces, logger: logger)
+            erasures: ErasureLedger(path: directory.erasures), snapshotPath: directory.coreSnapshot, snapshotEvery: settings.snapshotEvery,
+            commandIdFilterBytes: settings.commandIdFilterMiB << 20, paces: settings.paces, logger: logger)
         // WAL checkpoints are the SQLite file's; PostgreSQL checkpoints by itself. The snapshot
         // is a file in the data directory whatever the log.
         let checkpointer = try location.sqlitePath.map { try BackgroundCheckpointer(path: $0, logger: logger) }

@@ -47,6 +47,7 @@ struct Submit: ParsableCommand {
         defer { withExtendedLifetime(lock) {} }
         let processor = try CommandProcessor(store: options.openLogForWriting(directory, logger: Logger(label: "pantry.submit")).0,
                                              keys: UserKeyStore(path: directory.userKeys, readOnly: false),
+                                             erasures: ErasureLedger(path: directory.erasures),
                                              snapshotPath: directory.coreSnapshot, paces: try config.core().paces)
         let allAccepted = try forEachBatch { envelopes in processor.process(envelopes) }
         processor.waitForSnapshot()

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PantryCore
 import PantryDomain
 import PantryEventStore
@@ -46,7 +47,7 @@ import Testing
             #expect(processor.state == state)
             #expect(processor.head == 3)
             #expect(try processor.store.headPosition() == 3)
-            #expect(try processor.positions(of: "c3") == nil)
+            #expect(try processor.positions(of: "c3", by: "u1") == nil)
         }
     }
 
@@ -62,7 +63,7 @@ import Testing
             #expect(again[1].status == .rejected && again[1].code == .rejection(.commandIdReused))
             #expect(try processor.store.headPosition() == 3)
             #expect(processor.state.users["u9"] == nil)
-            #expect(try processor.positions(of: "c2") == 2...3)
+            #expect(try processor.positions(of: "c2", by: "u1") == 2...3)
         }
     }
 
@@ -191,8 +192,8 @@ import Testing
             let reopened = try openProcessor(path)
             #expect(reopened.state == state)
             #expect(reopened.head == 10)
-            #expect(try reopened.positions(of: "c5") == 9...9)
-            #expect(try reopened.positions(of: "c7") == nil)
+            #expect(try reopened.positions(of: "c5", by: "u2") == 9...9)
+            #expect(try reopened.positions(of: "c7", by: "u1") == nil)
             let outcomes = reopened.process([envelope("c3", save("u1", "r1")), envelope("c4", cart("u1", "r1", 5)),
                                              envelope("c8", cart("u1", "r1", 1)), envelope("c9", use("u2", "r9", "olive oil")),
                                              envelope("c6", cart("u1", "r1", 1))])
@@ -302,6 +303,96 @@ import Testing
             let restarted = try openProcessor(path)
             #expect(try registrations().map { $0.account?.username } == [nil, "user_u2"], "only the deleted user's key goes")
             #expect(restarted.state.users["u2"]?.account?.username == "user_u2" && restarted.state.deletedUsers == ["u1"])
+        }
+    }
+}
+
+extension CommandProcessorTests {
+    /// A client's Idempotency-Key (the API's command id `<userId>:<key>`) and a grocery item are not
+    /// in the log file as sent or in base64; a retry with the same id is still a duplicate, and the
+    /// same id with another command is still refused. Ids the API or an operator made stay as sent.
+    @Test func idempotencyKeysAndGroceryItemsAreInTheLogOnlyKeyedOrSealed() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let key = "u1:my-private-retry-key-42"
+            do {
+                let processor = try openProcessor(path)
+                _ = processor.process([envelope("c1", register("u1"))])
+                #expect(processor.process([envelope(key, addGrocery("u1", "Insulin pens"))]) == [.accepted(key, 2...2)])
+            }
+            let raw = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+            for text in [key, "my-private-retry-key-42", "insulin pen", "Insulin pens"] {
+                for form in [text, Data(text.utf8).base64EncodedString()] {
+                    #expect(raw.range(of: Data(form.utf8)) == nil, "\(form) is in the log file")
+                }
+            }
+            let reopened = try openProcessor(path)
+            // The fingerprint of a command holding the item is keyed too: its plain hash could be
+            // matched against names tried one by one.
+            let stored = try #require(try reopened.keys.commandIdAsStored(key, for: "u1"))
+            let fingerprint = try #require(try reopened.store.acceptedCommands([stored])[stored]?.fingerprint)
+            #expect(fingerprint != CommandCoding.fingerprint(addGrocery("u1", "Insulin pens")))
+            #expect(reopened.process([envelope(key, addGrocery("u1", "Insulin pens"))]) == [.accepted(key, 2...2, duplicate: true)])
+            #expect(reopened.process([envelope(key, addGrocery("u1", "Milk"))]).first?.code == .rejection(.commandIdReused))
+            #expect(try reopened.store.headPosition() == 2)
+        }
+    }
+
+    /// A log written before ids were keyed holds them as sent: a retry after the upgrade still
+    /// finds its command there.
+    @Test func aCommandLoggedBeforeIdsWereKeyedIsStillADuplicate() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            do {
+                let processor = try openProcessor(path)
+                _ = processor.process([envelope("c1", register("u1"))])
+                // Appended as the previous version did: the client's id and the fingerprint as they are.
+                let command = save("u1", "r1")
+                let metadata = EventMetadata(commandId: "u1:old-key", correlationId: nil, causationId: nil, userId: "u1",
+                                             recordedAt: 1, commandFingerprint: CommandCoding.fingerprint(command))
+                let event = Event.recipeRecorded(RecipeRecorded(userId: "u1", recipeId: "r1", facts: recipeFacts))
+                _ = try processor.store.append([StreamAppend(streamId: "user-u1", expectedVersion: 1, events: [
+                    NewEvent(type: event.type.rawValue, schemaVersion: 1, data: try EventCoding.encode(event, vault: processor.keys),
+                             metadata: metadata)])])
+            }
+            let reopened = try openProcessor(path)
+            #expect(reopened.process([envelope("u1:old-key", save("u1", "r1"))]) == [.accepted("u1:old-key", 2...2, duplicate: true)])
+            #expect(reopened.process([envelope("u1:old-key", save("u1", "r2"))]).first?.code == .rejection(.commandIdReused))
+        }
+    }
+
+    /// A deletion's fingerprint holds no text and is not keyed: retried once the key is gone, it is
+    /// still the same command, answered as a duplicate.
+    @Test func aDeletionRetriedAfterItsKeyIsGoneIsADuplicate() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir.appendingPathComponent("events.sqlite").path)
+            _ = processor.process([envelope("register-u1", register("u1"))])
+            #expect(processor.process([envelope("delete-u1", .deleteUser(DeleteUser(userId: "u1")))]) == [.accepted("delete-u1", 2...2)])
+            #expect(processor.process([envelope("delete-u1", .deleteUser(DeleteUser(userId: "u1")))])
+                    == [.accepted("delete-u1", 2...2, duplicate: true)])
+        }
+    }
+
+    /// A deletion is listed outside the log when it commits, and a start lists one that was not.
+    @Test func aDeletionIsListedInTheErasureLedger() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("events.sqlite").path
+            let ledger = ErasureLedger(path: dir.appendingPathComponent(ErasureLedger.fileName).path)
+            var logger = Logger(label: "test")
+            logger.logLevel = .critical
+            do {
+                let processor = try CommandProcessor(store: SQLiteEventStore(path: path), keys: keyStore(besideLog: path), logger: logger)
+                _ = processor.process([envelope("c1", register("u1")), envelope("c2", register("u2")),
+                                       envelope("c3", .deleteUser(DeleteUser(userId: "u2")))])
+            }
+            #expect(try ledger.read().isEmpty, "no ledger was given")
+            let processor = try CommandProcessor(store: SQLiteEventStore(path: path), keys: keyStore(besideLog: path),
+                                                 erasures: ledger, logger: logger)
+            #expect(try ledger.read().map(\.userId) == ["u2"])
+            _ = processor.process([envelope("c4", .deleteUser(DeleteUser(userId: "u1")))])
+            let listed = try ledger.read()
+            #expect(listed.map(\.userId) == ["u2", "u1"])
+            #expect(listed.allSatisfy { abs($0.erasedAt.timeIntervalSinceNow) < 60 })
         }
     }
 }

@@ -1,4 +1,5 @@
 """Real `pantry` processes for system tests."""
+import base64
 import http.client
 import json
 import os
@@ -212,3 +213,19 @@ def ok(answer, status=200):
     """The JSON of an answer that must have `status`."""
     assert answer.status == status, answer
     return answer.json
+
+
+def forms(text):
+    """A text as it could sit in a file: as typed, JSON-escaped (non-ASCII as \\u escapes too), base64."""
+    return {text.encode(), json.dumps(text)[1:-1].encode(), json.dumps(text, ensure_ascii=False)[1:-1].encode(),
+            base64.b64encode(text.encode())}
+
+
+def files_holding(directory, needles):
+    """(file, needle) for every file under `directory` (WAL and journals included) holding a needle."""
+    found = []
+    for path in directory.rglob("*"):
+        if path.is_file():
+            content = path.read_bytes()
+            found += [(str(path), needle) for needle in needles if needle in content]
+    return found

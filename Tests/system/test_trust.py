@@ -1,11 +1,14 @@
 """Issue 12's and 32's rules, through real processes: points that cannot be farmed, retries that cannot lie,
-public browsing, and accounts a person owns (deletion erases the personal fields from the log)."""
+public browsing, and accounts a person owns (deletion erases the personal fields from the log, and
+every text the person wrote)."""
 import json
+import sqlite3
 import subprocess
+from urllib.parse import quote
 
 import pytest
 
-from pantry_processes import HASH, start_core_and_api, wait_for
+from pantry_processes import HASH, files_holding, forms, start_core_and_api, wait_for
 
 PASSWORD = "correct horse battery"
 SHAKSHUKA = "catalog:shakshuka"  # olive oil, onion, bell pepper, garlic, cumin, ..., egg, parsley, salt
@@ -219,3 +222,43 @@ def test_deleting_an_account_erases_it_from_every_read_model_and_from_the_log(pr
         content = path.read_bytes()
         for personal in wanted:
             assert personal not in content, f"{personal!r} found in {path}"
+
+
+def test_after_deletion_no_file_backup_or_events_output_holds_any_text_the_person_wrote(processes, tmp_path):
+    api = start_core_and_api(processes)
+    name, email = "ida-erased", "ida.erased@example.org"
+    tip, item, key = "My secret: less cumin, more courage", "Insulin pens", "ida-idempotency-key-7f3a"
+    registered = api.post("/v1/accounts", {"username": name, "email": email, "password": PASSWORD})
+    assert registered.status == 201, registered
+    user_id, token = registered.json["userId"], registered.json["token"]
+    assert api.post("/v1/me/groceries", {"ingredient": item, "amount": 2}, token=token,
+                    headers={"Idempotency-Key": key}).status == 201
+    assert api.patch(f"/v1/me/groceries/{quote(item)}", {"checked": True}, token=token).status == 200
+    assert api.post(f"/v1/recipes/{SHAKSHUKA}/experiences", {"text": tip}, token=token,
+                    headers={"Idempotency-Key": key + "-tip"}).status == 201
+    assert api.post("/v1/me/owned-ingredients", {"recipeId": SHAKSHUKA, "ingredient": "egg"}, token=token).status == 201
+    head = json.loads(processes.run("stats", "--json").stdout)["head"]
+    groceries = api.get(f"/v1/me/groceries?after={head}", token=token)
+    assert item.lower() in json.dumps(groceries.json).lower(), "the person reads their own list, opened"
+    tips = api.get(f"/v1/recipes/{SHAKSHUKA}/experiences?after={head}").json["result"]
+    assert [t["text"] for t in tips] == [tip], "and everyone reads the tip, opened"
+    with sqlite3.connect(f"file:{processes.data / 'user-keys.sqlite'}?mode=ro", uri=True) as keys:
+        user_key = keys.execute("SELECT key FROM user_keys WHERE user_id = ?", (user_id,)).fetchone()[0]
+    assert len(user_key) == 32
+
+    deleted = api.request("DELETE", "/v1/me", {"password": PASSWORD}, token=token)
+    assert deleted.status == 204, deleted
+    ledger = (processes.data / "erased-users.tsv").read_text()
+    assert ledger.endswith(f"\t{user_id}\n"), "the deletion is listed outside the log"
+    backup = tmp_path / "backup-after-deletion"
+    taken = processes.run("backup", str(backup))
+    assert taken.returncode == 0, taken.stderr.decode()
+    assert b"erased-users.tsv" in taken.stdout
+    events = processes.run("events")
+    assert events.returncode == 0 and user_id.encode() in events.stdout
+    processes.stop_all()
+
+    written = set().union(*(forms(text) for text in [tip, item, item.lower(), "insulin pen", key, email, name]))
+    assert [needle for needle in written if needle in events.stdout] == []
+    assert files_holding(processes.data, written | {user_key}) == []
+    assert files_holding(backup, written | {user_key}) == []
