@@ -62,6 +62,8 @@ def test_a_backup_restored_after_a_deletion_does_not_bring_the_person_back(proce
     _, other = api.register_and_log_in("stays-on")
     assert api.post("/v1/me/groceries", {"ingredient": item}, token=token).status == 201
     assert api.post(f"/v1/recipes/{SHAKSHUKA}/experiences", {"text": tip}, token=token).status == 201
+    for who in (token, other):
+        api.start_cooking(SHAKSHUKA, who)
     for who, ingredient in [(token, "egg"), (token, "onion"), (other, "garlic")]:
         assert api.post("/v1/me/owned-ingredients", {"recipeId": SHAKSHUKA, "ingredient": ingredient}, token=who).status == 201
     head = json.loads(processes.run("stats", "--json").stdout)["head"]

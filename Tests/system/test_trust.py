@@ -236,6 +236,7 @@ def test_after_deletion_no_file_backup_or_events_output_holds_any_text_the_perso
     assert api.patch(f"/v1/me/groceries/{quote(item)}", {"checked": True}, token=token).status == 200
     assert api.post(f"/v1/recipes/{SHAKSHUKA}/experiences", {"text": tip}, token=token,
                     headers={"Idempotency-Key": key + "-tip"}).status == 201
+    api.start_cooking(SHAKSHUKA, token)
     assert api.post("/v1/me/owned-ingredients", {"recipeId": SHAKSHUKA, "ingredient": "egg"}, token=token).status == 201
     head = json.loads(processes.run("stats", "--json").stdout)["head"]
     groceries = api.get(f"/v1/me/groceries?after={head}", token=token)
