@@ -116,8 +116,14 @@ struct LimiterState: Equatable {
     mutating func settle(charged: Double, request: Double?, upstreamUsed: Double?, upstreamLeft: Double?,
                          uncounted: Double?, now: Date, policy: LimiterPolicy) {
         rollDay(now: now)
+        guard let quota = policy.dailyQuota.map(Double.init) else {
+            used = Self.points(max(0, used + (request ?? charged) - charged))
+            return
+        }
+        // After a 402 an answer read late (counted before the quota ran out, or another 402)
+        // does not undo it: lowered, the block in force read as a rate limit ("retry in 37,762 s").
+        if blockedUntil > now.timeIntervalSince1970, used >= quota { return }
         used = Self.points(max(0, used + (request ?? charged) - charged))
-        guard let quota = policy.dailyQuota.map(Double.init) else { return }
         if let reported = upstreamUsed ?? upstreamLeft.map({ max(0, quota - $0) }) {
             used = uncounted.map { reported + $0 } ?? max(used, reported)
         }

@@ -81,6 +81,17 @@ import Testing
         #expect(state.used == 9.5, "without the upstream's account, settled to what the call cost")
     }
 
+    @Test("An answer read after a 402 does not lower the spent day's count, so the block stays the quota's")
+    func anAnswerReadAfterA402DoesNotUndoIt() {
+        let big = LimiterPolicy(dailyQuota: 150, ratePerSecond: 1, burst: 2, maxWait: 1)
+        var state = LimiterState.initial(now: noon, policy: big)
+        state.observeQuotaSpent(now: noon, policy: big)
+        state.settle(charged: 1, request: 1, upstreamUsed: 5, upstreamLeft: nil, uncounted: 0, now: noon, policy: big)
+        #expect(state.used == 150)
+        #expect(state.reserve(now: noon.addingTimeInterval(1), policy: big, cost: 1, waiting: 0)
+                == .denied(retryAfter: 43_199, reason: .quota))
+    }
+
     @Test func aBlockArrivingWhileACallWaitedStopsItBeforeItLeaves() {
         var state = LimiterState.initial(now: noon, policy: policy)
         #expect(state.reserve(now: noon, policy: policy, cost: 1, waiting: 0) == .granted(wait: 0))
