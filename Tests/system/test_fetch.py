@@ -243,7 +243,9 @@ def test_a_burst_right_after_a_restart_is_answered_within_3_s_without_a_failure(
 def test_against_a_5_s_upstream_under_a_tenth_of_the_charged_calls_are_abandoned(processes, upstream):
     # 20 clients asking one after another, as the API asks (19 s to wait): calls were made with
     # about 2 s to live, abandoned by libcurl and charged all the same (36 of 44, 82 %).
-    fetch = FetchWorker(processes, upstream, quota=150, env={"PANTRY_FETCH_TIMEOUT": "10"})
+    # The budgets per client and overall raised: every call the quota allows is tried.
+    fetch = FetchWorker(processes, upstream, quota=150, env={"PANTRY_FETCH_TIMEOUT": "10", "PANTRY_FETCH_CLIENT_BURST": "100",
+                                                             "PANTRY_FETCH_OVERALL_PER_HOUR": "100000"})
     set_mode(upstream, "slow", "&delay=5")
     clients = []
     for c in range(20):
