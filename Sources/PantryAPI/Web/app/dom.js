@@ -66,7 +66,13 @@ export function cards(summaries, label, answer = {}) {
         retryIn(answer))
       : h("p", {}, "Nothing found.");
   }
-  return [originNote(answer), h("ul", { class: "cards", "aria-label": label }, summaries.map((summary) => recipeCard(summary)))];
+  const list = h("ul", { class: "cards", "aria-label": label }, summaries.map((summary) => recipeCard(summary)));
+  const note = originNote(answer);
+  if (!note) return list;
+  // One node, whoever places it (replaceChildren would print an array as text).
+  const both = document.createDocumentFragment();
+  both.append(note, list);
+  return both;
 }
 
 /** A line saying where an answer came from when not live from the recipe service, else null. */
