@@ -96,7 +96,7 @@ for _i in range(1, 21):
         TERIYAKI["strMeasure%d" % _i] = [" ", None, ""][_i % 3]
 
 INGREDIENT_NAMES = ["apple", "apricot", "avocado", "bacon", "banana", "basil", "butter", "carrot",
-                    "cauliflower", "cheddar", "chicken breast", "egg", "egg yolk", "garlic", "tomato"]
+                    "cauliflower", "cheddar", "chicken breast", "egg", "eggs", "egg yolk", "garlic", "tomato"]
 
 
 def number(value, default):

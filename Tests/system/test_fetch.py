@@ -229,15 +229,24 @@ def test_a_burst_right_after_a_restart_is_answered_within_3_s_without_a_failure(
     burst = [as_the_api_asks(r, n) for n, r in enumerate(cached + expired + new)]
     random.Random(34).shuffle(burst)
     started = time.monotonic()
-    answers = fetch.ask(*burst)
+    for request in burst:
+        fetch.socket.send(json.dumps(request).encode())
+    answers, arrived = [], []
+    for _ in burst:
+        answers.append(json.loads(fetch.socket.recv()))
+        arrived.append(time.monotonic() - started)
     elapsed = time.monotonic() - started
+    # Cache hits not yet remembered waited 0.9-2.9 s behind the burst.
+    cache_hits = [t for a, t in zip(answers, arrived) if a["ok"] and a["response"]["origin"] == "cache"]
     upstream_count = json.load(urllib.request.urlopen(f"{upstream}/_count", timeout=5))
     print(f"500 requests right after a restart: {elapsed:.2f} s, origins "
           f"{ {o: sum(1 for a in answers if a['ok'] and a['response']['origin'] == o) for o in ('cache', 'staleCache', 'upstream', 'fallback')} }, "
-          f"failures {[a['error']['error'] for a in answers if not a['ok']][:5]}, upstream used {upstream_count['used']}")
+          f"failures {[a['error']['error'] for a in answers if not a['ok']][:5]}, upstream used {upstream_count['used']}, "
+          f"last cache hit {max(cache_hits, default=0):.2f} s")
     assert all(a["ok"] for a in answers), [a["error"] for a in answers if not a["ok"]][:5]
     assert sum(1 for a in answers if a["ok"] and a["response"]["origin"] in ("cache", "staleCache", "upstream")) >= 150
     assert elapsed < 3, f"{elapsed:.2f} s"
+    assert len(cache_hits) == 100 and max(cache_hits) < 1, f"the last cache hit after {max(cache_hits):.2f} s"
 
 
 def test_against_a_5_s_upstream_under_a_tenth_of_the_charged_calls_are_abandoned(processes, upstream):
