@@ -31,10 +31,6 @@ struct FoodMatch: Sendable {
         return false
     }
 
-    static func uses(_ line: [String], _ food: [String]) -> Bool {
-        FoodMatch(food).isIn(line)
-    }
-
     /// Salt, water, oil, black pepper: never used nor missing, typed or in a recipe, as
     /// Spoonacular's `ignorePantry` has it. "pepper" alone, typed, is the vegetable.
     static func isStaple(typed: String) -> Bool {

@@ -12,7 +12,7 @@ import PantryWire
     }
 
     func uses(_ line: String, _ food: String) -> Bool {
-        FoodMatch.uses(FoodVocabulary.words(line), FoodVocabulary.words(food))
+        FoodMatch(FoodVocabulary.words(food)).isIn(FoodVocabulary.words(line))
     }
 
     @Test("A food's name inside another food's name is not that food")
