@@ -77,7 +77,7 @@ final class UpstreamGate: Sendable {
         do {
             response = try await http.send(HTTPRequest(url: url, connectTimeout: min(connectTimeout, timeout), timeout: timeout))
             let took = Self.seconds(from: started, to: .now)
-            points.withLock { $0.latency.record(took) }
+            points.withLock { $0.latency.record(took, at: .now) }
         } catch {
             logger.warning("upstream call failed", metadata: ["provider": "\(provider)", "path": "\(logPath)", "error": "\(error)"])
             switch error.kind {
@@ -88,7 +88,7 @@ final class UpstreamGate: Sendable {
                 throw .unavailable("cannot connect to \(provider)")
             case .timeout:
                 let now = self.now()
-                points.withLock { $0.sent -= cost; $0.account.lost(now: now); $0.latency.record(timeout) }
+                points.withLock { $0.sent -= cost; $0.account.lost(now: now); $0.latency.record(timeout, at: .now) }
                 throw .unavailable("\(provider) did not answer within \(String(format: "%.1f", timeout)) s")
             case .other:
                 let now = self.now()
@@ -110,7 +110,7 @@ final class UpstreamGate: Sendable {
     /// Why no call should be made for the waiting caller: its deadline leaves less than the
     /// upstream usually takes (measured); nil when it leaves enough, or there is no deadline.
     private func tooLate() -> ProviderError? {
-        guard let deadline = Self.deadline, let expected = points.withLock({ $0.latency.expected }) else { return nil }
+        guard let deadline = Self.deadline, let expected = points.withLock({ $0.latency.expected(at: .now) }) else { return nil }
         let left = Self.seconds(from: .now, to: deadline)
         guard left < expected else { return nil }
         logger.notice("call not made: the caller's deadline is nearer than the upstream's usual answer", metadata: [

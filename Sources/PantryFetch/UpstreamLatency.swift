@@ -6,15 +6,24 @@
 struct UpstreamLatency: Equatable {
     private(set) var mean: Double?
     private(set) var deviation = 0.0
+    private var measuredAt: ContinuousClock.Instant?
 
-    /// Seconds a call should be given: the mean and twice the deviation; nil before any call.
-    var expected: Double? {
-        mean.map { $0 + 2 * deviation }
+    /// How long a measure holds without a newer one: an upstream that hung once would otherwise
+    /// never be called again (every caller refused, so nothing measured); after this the next
+    /// calls go and measure it anew.
+    static let holds: Duration = .seconds(60)
+
+    /// Seconds a call should be given at `now`: the mean and twice the deviation; nil before any
+    /// call, and once the last measure is older than `holds`.
+    func expected(at now: ContinuousClock.Instant) -> Double? {
+        guard let measuredAt, now - measuredAt < Self.holds else { return nil }
+        return mean.map { $0 + 2 * deviation }
     }
 
     /// A call took `seconds` (a timeout counts as its limit: the upstream took at least that).
-    mutating func record(_ seconds: Double) {
+    mutating func record(_ seconds: Double, at now: ContinuousClock.Instant) {
         guard seconds.isFinite, seconds >= 0 else { return }
+        measuredAt = now
         guard let mean else {
             self.mean = seconds
             deviation = seconds / 2

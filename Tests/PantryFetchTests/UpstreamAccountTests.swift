@@ -49,10 +49,14 @@ import Testing
     @Test("The usual latency follows the upstream's recent calls and leaves room for their spread")
     func theUsualLatencyFollowsRecentCalls() {
         var latency = UpstreamLatency()
-        #expect(latency.expected == nil)
-        for _ in 0..<20 { latency.record(5) }
-        #expect(latency.expected.map { $0 > 5 && $0 < 5.2 } == true, "\(String(describing: latency.expected))")
-        for _ in 0..<40 { latency.record(0.05) }
-        #expect(latency.expected.map { $0 < 0.5 } == true, "\(String(describing: latency.expected))")
+        let now = ContinuousClock.now
+        #expect(latency.expected(at: now) == nil)
+        for _ in 0..<20 { latency.record(5, at: now) }
+        #expect(latency.expected(at: now).map { $0 > 5 && $0 < 5.2 } == true, "\(String(describing: latency.expected(at: now)))")
+        for _ in 0..<40 { latency.record(0.05, at: now) }
+        #expect(latency.expected(at: now).map { $0 < 0.5 } == true, "\(String(describing: latency.expected(at: now)))")
+        latency.record(10, at: now)
+        #expect(latency.expected(at: now + UpstreamLatency.holds) == nil,
+                "a minute without a call: the next ones go and measure again, or a hang once would block for good")
     }
 }
