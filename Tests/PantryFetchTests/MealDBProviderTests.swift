@@ -13,7 +13,6 @@ import PantryWire
         upstream = try FakeUpstream()
         var config = upstreamConfiguration(upstream, databasePath: try temporaryDatabasePath())
         config.primary = .mealdb
-        config.fallbackAfter = 60  // TheMealDB's own answers, however slow
         service = try FetchService(configuration: config)
     }
 

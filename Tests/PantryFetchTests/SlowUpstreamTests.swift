@@ -14,6 +14,7 @@ import PantryWire
         upstream = try FakeUpstream()
         var config = upstreamConfiguration(upstream, databasePath: try temporaryDatabasePath())
         config.requestTimeout = 10
+        config.fallbackAfter = 1  // the default
         service = try FetchService(configuration: config)
     }
 
