@@ -6,6 +6,9 @@ import os
 import time
 import pathlib
 import shutil
+import subprocess
+import sys
+import urllib.request
 
 import pytest
 from axe_selenium_python import Axe
@@ -425,3 +428,31 @@ def test_numbers_read_as_a_cook_says_them_and_ties_share_a_rank(processes, brows
     top = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
            for row in browser.find_elements(By.CSS_SELECTOR, "table")[0].find_elements(By.CSS_SELECTOR, "tbody tr")]
     assert sorted(top) == [["1", "tied-one", "1"], ["1", "tied-two", "1"]], top
+
+
+def test_a_fallback_answer_says_so_and_an_empty_one_is_not_nothing_found(processes, browser):
+    # The recipe service's quota spent: answers come from the offline catalog, marked "fallback".
+    fake = pathlib.Path(__file__).resolve().parents[1] / "Fixtures" / "fake_upstream.py"
+    upstream = subprocess.Popen([sys.executable, str(fake), "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        base = f"http://127.0.0.1:{upstream.stdout.readline().split()[1]}"
+        urllib.request.urlopen(f"{base}/_mode?set=quota402", timeout=5).read()
+        api = start_core_and_api(processes, fetch_env={
+            "PANTRY_PROVIDER": "spoonacular", "PANTRY_SPOONACULAR_URL": base, "PANTRY_SPOONACULAR_KEY": "k"})
+        app = App(browser, api.port)
+        app.open("/")
+        form = app.find("form[aria-label='Search by ingredients']")
+        app.fill("Ingredient 1", "egg", form)
+        app.button("Find recipes", form).click()
+        app.find("ul[aria-label='Recipes using what you have'] li.card")
+        app.text_appears("#view .notice", "these come from the offline catalog")
+        app.check_screen("search-fallback")
+
+        keyword = app.find("form[aria-label='Search by keyword']")
+        app.fill("Keyword", "zzzyxq", keyword)
+        app.button("Search", keyword).click()
+        app.text_appears("#view .notice", "the offline catalog has nothing for this")
+        assert "Nothing found" not in app.find("section[aria-label='Keyword results']").text
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=10)

@@ -26,7 +26,7 @@ extension ConfigurationSources {
                    "access-log", "docs-assets"]
         let fetch = ["provider", "spoonacular-key", "spoonacular-url", "mealdb-url", "spoonacular-daily-quota",
                      "spoonacular-rate", "spoonacular-burst", "spoonacular-concurrency", "fetch-client-burst",
-                     "fetch-client-per-hour", "fetch-overall-per-hour", "fetch-timeout", "fetch-stale-after", "catalog",
+                     "fetch-client-per-hour", "fetch-overall-per-hour", "fetch-timeout", "fetch-stale-after", "fetch-fallback-after", "catalog",
                      "catalog-seed"]
         return Set(deployment + queries + core + api + fetch)
     }()
@@ -230,6 +230,7 @@ extension ConfigurationSources {
         }
         configuration.requestTimeout = try double("fetch-timeout", default: configuration.requestTimeout, in: 0.1...300)
         configuration.staleAfter = try double("fetch-stale-after", default: configuration.staleAfter, in: 0...60)
+        configuration.fallbackAfter = try double("fetch-fallback-after", default: configuration.fallbackAfter, in: 0...60)
         configuration.catalogFile = try text("catalog", shown: "the bundled catalog")
         let seed = try int("catalog-seed", default: 0, in: 0...Int.max, shown: "random")
         if isSet("catalog-seed") { configuration.catalogSeed = UInt64(seed) }

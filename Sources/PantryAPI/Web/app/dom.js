@@ -99,9 +99,39 @@ export function recipeCard(summary, extra = []) {
     extra);
 }
 
-export function cards(summaries, label) {
-  if (!summaries.length) return h("p", {}, "Nothing found.");
-  return h("ul", { class: "cards", "aria-label": label }, summaries.map((summary) => recipeCard(summary)));
+/** Cards for `summaries`, under a note when `answer` is not the live service's (see `originNote`). */
+export function cards(summaries, label, answer = {}) {
+  if (!summaries.length) {
+    // An empty fallback is the offline catalog's "none", not the recipe service's.
+    return answer.origin === "fallback"
+      ? h("p", { class: "notice", role: "status" }, "The recipe service could not be asked and the offline catalog has nothing for this.",
+        retryIn(answer))
+      : h("p", {}, "Nothing found.");
+  }
+  const list = h("ul", { class: "cards", "aria-label": label }, summaries.map((summary) => recipeCard(summary)));
+  const note = originNote(answer);
+  if (!note) return list;
+  // One node, whoever places it (replaceChildren would print an array as text).
+  const both = document.createDocumentFragment();
+  both.append(note, list);
+  return both;
+}
+
+/** A line saying where an answer came from when not live from the recipe service, else null. */
+export function originNote(answer = {}) {
+  if (answer.origin === "fallback") {
+    return h("p", { class: "notice", role: "status" }, "The recipe service could not be asked: these come from the offline catalog.", retryIn(answer));
+  }
+  if (answer.origin === "staleCache") {
+    return h("p", { class: "notice", role: "status" }, "The recipe service could not be asked: these were saved earlier.", retryIn(answer));
+  }
+  return null;
+}
+
+function retryIn(answer) {
+  const seconds = answer.upstreamRetryAfterSeconds;
+  if (!seconds) return null;
+  return seconds < 120 ? ` Try again in ${seconds} s.` : ` Try again in ${Math.ceil(seconds / 3600)} h.`;
 }
 
 /** The message a failed call deserves on screen. */
