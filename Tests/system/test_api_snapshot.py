@@ -111,3 +111,32 @@ def test_a_damaged_or_other_version_api_snapshot_is_ignored_with_a_log_line_and_
         assert "ignoring the API snapshot" in log and reason in log, reason
         for path in processes.data.glob("api-*.log"):
             path.unlink()
+
+
+def test_a_token_revoked_before_the_snapshot_stays_refused_when_the_api_starts_from_it(processes):
+    processes.start("core")
+    api, client = start_api(processes)
+
+    def registered():
+        try:
+            return client.register_and_log_in("alice")
+        except (OSError, AssertionError):
+            return None
+    _, token = wait_for(registered, timeout=60, what="a registration")
+    _, kept = client.register_and_log_in("bob")
+    assert client.delete("/v1/sessions/current", token=token).status == 204
+    stop(api)
+    assert (processes.data / "api.snapshot").exists()
+
+    api, client = start_api(processes)
+    assert "restored from the API snapshot" in wait_for(
+        lambda: "restored from the API snapshot" in api_log(processes) and api_log(processes), what="the restore")
+
+    def judged(token):
+        try:
+            answer = client.get("/v1/me", token=token)
+        except OSError:
+            return None
+        return answer if answer.status != 503 else None
+    assert wait_for(lambda: judged(token)).status == 401
+    assert wait_for(lambda: judged(kept)).status == 200
