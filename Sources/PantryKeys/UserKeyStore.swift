@@ -108,9 +108,9 @@ package final class UserKeyStore: PersonalDataVault, Sendable {
     /// 10,000 users).
     package func keyRing() throws -> KeyRing {
         try KeyRing(keys: pool().read { db in
-            var keys: [UserID: SymmetricKey] = [:]
+            var keys: [UserID: Data] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT user_id, key FROM user_keys")
-            while let row = try rows.next() { keys[row[0]] = SymmetricKey(data: row[1] as Data) }
+            while let row = try rows.next() { keys[row[0]] = row[1] as Data }
             return keys
         })
     }

@@ -262,8 +262,10 @@ package final class APIFeed: Service {
         snapshotAt = position
     }
 
+    /// The process ends after this: a write under way on the pool is waited for.
     private func snapshotAtStop(_ log: any EventLogReader, after snapshotAt: Int64) {
         guard let snapshots else { return }
+        snapshots.waitForWrites()
         let position = progress.position
         guard position > snapshotAt, let snapshot = snapshots.capture(at: position, log: log) else { return }
         snapshots.writeNow(snapshot)

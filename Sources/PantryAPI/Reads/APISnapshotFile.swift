@@ -158,10 +158,15 @@ final class APISnapshotFile: Sendable {
         }
     }
 
-    /// Waits for a write under way, then writes `snapshot` (at shutdown).
-    func writeNow(_ snapshot: APISnapshot) {
+    /// Waits for a write under way (the process is about to end).
+    func waitForWrites() {
         writing.lock(whenValue: 0)
         writing.unlock()
+    }
+
+    /// Waits for a write under way, then writes `snapshot` (at shutdown).
+    func writeNow(_ snapshot: APISnapshot) {
+        waitForWrites()
         writeLogged(snapshot)
     }
 
