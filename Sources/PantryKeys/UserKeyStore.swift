@@ -115,6 +115,12 @@ package final class UserKeyStore: PersonalDataVault, Sendable {
         })
     }
 
+    /// Every key read at once (`keyRing`), and this file for a key made since: for opening many
+    /// users' fields while the log may still grow (one query per user cost 150 µs).
+    package func preloaded() throws -> any PersonalDataVault & Sendable {
+        PreloadedKeys(ring: try keyRing(), store: self)
+    }
+
     private func storedKey(_ userId: UserID) throws -> SymmetricKey? {
         try pool().read { db in
             try Data.fetchOne(db.cachedStatement(sql: "SELECT key FROM user_keys WHERE user_id = ?"), arguments: [userId])
@@ -150,5 +156,18 @@ package final class UserKeyStore: PersonalDataVault, Sendable {
             database = pool
             return pool
         }
+    }
+}
+
+private struct PreloadedKeys: PersonalDataVault, Sendable {
+    let ring: KeyRing
+    let store: UserKeyStore
+
+    func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String {
+        try store.seal(plaintext, for: userId)
+    }
+
+    func open(_ sealed: String, for userId: UserID) throws -> [UInt8]? {
+        try ring.open(sealed, for: userId) ?? store.open(sealed, for: userId)
     }
 }

@@ -39,7 +39,7 @@ package final class ProjectionStore: Sendable {
         self.path = path
         // A rebuild opens every registration: asking the key file once per user cost 150 µs each,
         // and held the leaderboard's replay to 0.20 of the log's read speed with 100,000 users.
-        self.keys = try bulkLoad ? keys.map { PreloadedKeys(ring: try $0.keyRing(), store: $0) } : keys
+        self.keys = try bulkLoad ? keys?.preloaded() : keys
         let logger = logger ?? Logger(label: "pantry.projection.\(projection.name)")
         self.logger = logger
         var config = Configuration()
@@ -253,17 +253,3 @@ package final class ProjectionStore: Sendable {
     }
 }
 
-/// Every key read at once, and the key file for a key made since (a rebuild follows a log that
-/// may still grow).
-private struct PreloadedKeys: PersonalDataVault, Sendable {
-    let ring: KeyRing
-    let store: UserKeyStore
-
-    func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String {
-        try store.seal(plaintext, for: userId)
-    }
-
-    func open(_ sealed: String, for userId: UserID) throws -> [UInt8]? {
-        try ring.open(sealed, for: userId) ?? store.open(sealed, for: userId)
-    }
-}

@@ -85,6 +85,8 @@ final class APISnapshotFile: Sendable {
         let positions = origins.values.flatMap { [$0.registeredAt] + ($0.passwordChangedAt.map { [$0] } ?? []) }.sorted()
         var events: [(event: Event, position: Int64)] = []
         events.reserveCapacity(positions.count)
+        // Every key at once: 100,000 accounts took 2.19 s asking the key file for each.
+        let vault = try keys?.preloaded()
         // In slices, so that a request to the log service stays a reasonable size.
         for start in stride(from: 0, to: positions.count, by: 10_000) {
             let slice = Array(positions[start..<min(positions.count, start + 10_000)])
@@ -96,7 +98,7 @@ final class APISnapshotFile: Sendable {
                 guard one.type == EventType.userRegistered.rawValue || one.type == EventType.passwordChanged.rawValue else {
                     throw SnapshotFailure.notASnapshot
                 }
-                events.append((try EventCoding.decode(type: one.type, schemaVersion: one.schemaVersion, data: one.data, vault: keys),
+                events.append((try EventCoding.decode(type: one.type, schemaVersion: one.schemaVersion, data: one.data, vault: vault),
                                one.position))
             }
         }
