@@ -19,6 +19,9 @@ ROLES = ["core", "worker leaderboard", "worker carts", "worker favourites", "wor
          "worker experiences", "fetch"]
 
 
+# The points one soak user may earn, and the pace the soak's core is given to allow them.
+SOAK_POINTS_PER_USER = 1_000_000
+
 def rss_kib(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -104,8 +107,10 @@ def main():
     data = os.path.abspath(os.path.join(args.out, f"soak-data-{int(time.time())}"))
     os.makedirs(data)
     port = 18000 + os.getpid() % 1000
+    # Millions of points from a few thousand users: far past a person's pace (a burst of 60), so the
+    # deployment is given a pace it does not reach, and the load test told it (--points-per-user).
     env = {**os.environ, "PANTRY_LOG_LEVEL": "warning", "PANTRY_PASSWORD_COST": "10", "PANTRY_LOGIN_RATE_PER_CLIENT": "100000",
-               "PANTRY_LOGIN_RATE_OVERALL": "100000"}
+               "PANTRY_LOGIN_RATE_OVERALL": "100000", "PANTRY_POINTS_PACE": f"{SOAK_POINTS_PER_USER}/0.001"}
     log = open(os.path.join(data, "processes.log"), "wb")
     pantry = os.path.join(args.bin, "pantry")
     processes = {role: subprocess.Popen([pantry, *role.split(), "--data", data], env=env, stdout=log, stderr=log)
@@ -123,6 +128,7 @@ def main():
     counts = {"other": 0}
     loadtest = subprocess.Popen([pantry, "loadtest", "--url", base, "--users", str(args.users), "--clients", str(args.clients),
                                  "--duration", str(int(args.minutes * 60)), "--seed", "2026",
+                                 "--points-per-user", str(SOAK_POINTS_PER_USER),
                                  "--output", os.path.join(args.out, "soak-loadtest.json"),
                                  "--plot", os.path.join(args.out, "soak-loadtest.svg")],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

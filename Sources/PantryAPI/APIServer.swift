@@ -98,7 +98,7 @@ package struct APIServer {
         let queued = PasswordHasher.limitQueue(toWait: configuration.hashingQueueWait, oneHash: oneHash)
         logger.info("password hashing", metadata: ["milliseconds": "\(oneHash / .milliseconds(1))", "queue": "\(queued)"])
 
-        let context = try ZMQContext()
+        let context = try configuration.endpoints.makeContext(logger: logger)
         // On the core's host the log is read directly (once the core has made it), so gaps
         // are repaired even while the core restarts; elsewhere the core's log service answers,
         // with sealed fields opened, and no key file is needed.
@@ -149,7 +149,7 @@ package struct APIServer {
         let authenticator = BearerAuthenticator(signer: signer, revocations: revocations, accounts: accounts, feed: feed)
         let authenticated = router.group().add(middleware: authenticator)
         let submitter = CommandSubmitter(core: core)
-        HealthRoutes(feed: feed, queries: queries, registry: registry).register(on: router)
+        HealthRoutes(feed: feed, queries: queries, recipes: recipes, registry: registry).register(on: router)
         AccountRoutes(submitter: submitter, accounts: accounts, feed: feed, hasher: hasher,
                       operatorHasher: PasswordHasher(logN: PasswordHasher.logNRange.lowerBound), signer: signer, revocations: revocations,
                       throttle: SharedLoginThrottle(), perClient: RateLimiter(configuration.loginLimitPerClient),

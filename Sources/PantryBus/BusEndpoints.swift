@@ -1,5 +1,6 @@
 import Foundation
 import PantryWire
+import ZeroMQ
 
 /// Where the processes meet. By default `ipc://` sockets in the data directory; the executable
 /// sets any of them to `tcp://HOST:PORT` from its configuration (`PANTRY_CORE_COMMANDS`,
@@ -21,6 +22,9 @@ package struct BusEndpoints: Sendable, Equatable {
     /// core's peak rate) reads the rest from the log, as after any gap.
     package var feedHighWaterMark = Self.defaultFeedHighWaterMark
     package static let defaultFeedHighWaterMark = 20_000
+    /// What `tcp://` endpoints do: CURVE with the keys of `pantry keys` (`NetworkKeys.swift`),
+    /// or plain only where the operator said `--insecure-network`. Every context is made with it.
+    package var security = ZMQNetworkSecurity.plain
 
     /// Every endpoint an `ipc://` socket in `dataDirectory`.
     package init(dataDirectory: URL) {

@@ -105,16 +105,18 @@ package final class EventFeedFollower {
             switch message {
             case .heartbeat(let head):
                 announcedHead = max(announcedHead, head)
-            case .event(let recorded, let event):
-                announcedHead = max(announcedHead, recorded.position)
-                let last = received.last?.recorded.position ?? position
-                // Topics are prefixes: a type whose name extends one of ours comes through too. A
-                // payload with sealed fields is left out, like a lost message, and read from the
-                // log, whose service opens it: no consumer holds the key vault.
-                guard recorded.position > last, types?.contains(recorded.type) ?? true,
-                      !EventCoding.sealedTypes.contains(recorded.type) else { continue }
-                jumped = jumped || recorded.position > last + 1
-                received.append((recorded, event))
+            case .events(let recordedEvents, let events):
+                for (recorded, event) in zip(recordedEvents, events) {
+                    announcedHead = max(announcedHead, recorded.position)
+                    let last = received.last?.recorded.position ?? position
+                    // Topics are prefixes: a type whose name extends one of ours comes through too. A
+                    // payload with sealed fields is left out, like a lost message, and read from the
+                    // log, whose service opens it: no consumer holds the key vault.
+                    guard recorded.position > last, types?.contains(recorded.type) ?? true,
+                          !EventCoding.sealedTypes.contains(recorded.type) else { continue }
+                    jumped = jumped || recorded.position > last + 1
+                    received.append((recorded, event))
+                }
             }
         }
         if jumped { return try fillFromLog(received) }

@@ -16,13 +16,37 @@ import ZeroMQ
 /// `endpoint` may name several workers of one kind (separated by spaces or commas: one per worker
 /// host). Requests then go round-robin to those connected, and only to them, so a worker host that
 /// is down costs its requests in flight, not every later one; with none connected a request fails
-/// at once rather than waiting out its timeout.
+/// at once rather than waiting out its timeout. `immediate` asks the same of a single worker: the
+/// fetch worker stopped held every recipe screen for the whole 20 s timeout (issue 33).
+///
+/// With `batching` (the core's commands), the requests the socket thread finds waiting when it
+/// wakes go as one frame (`Batching.join`) under the first one's id, and the peer's one answer is
+/// split back into each caller's (`Batching.split`): the crossing is paid once per batch.
 ///
 /// A service: the socket thread starts in `run()`. Requests sent before it starts wait for it;
 /// those sent after the group's graceful shutdown has stopped it fail at once.
 package final class RequestConnection: Service {
     package struct Unavailable: Error, CustomStringConvertible {
         package var description: String
+        /// No worker was connected to send to: the request was never sent.
+        package var notConnected = false
+    }
+
+    /// How several waiting requests travel as one frame and their answers come back as one.
+    package struct Batching: Sendable {
+        /// The most requests one frame holds.
+        package var maxRequests: Int
+        /// One frame from several request documents.
+        package var join: @Sendable ([Data]) -> Data
+        /// The answer documents of a batch's answer, in order; nil when it is not one.
+        package var split: @Sendable (Data) -> [Data]?
+
+        package init(maxRequests: Int, join: @escaping @Sendable ([Data]) -> Data,
+                     split: @escaping @Sendable (Data) -> [Data]?) {
+            self.maxRequests = maxRequests
+            self.join = join
+            self.split = split
+        }
     }
 
     /// A request on its way to the socket thread, with the caller waiting for its answer.
@@ -36,15 +60,22 @@ package final class RequestConnection: Service {
     private let context: ZMQContext
     private let endpoint: String
     private let timeout: Duration
+    private let immediate: Bool
     private let thread: ServiceThread<Request>
     private let nextId = Atomic<UInt64>(1)
+    private let batching: Batching?
     private let logger: Logger
 
-    /// `timeout` bounds every request.
-    package init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(5), logger: Logger) throws {
+    /// `timeout` bounds every request; `immediate`: a request fails at once when no worker is
+    /// connected, even with one endpoint (with several it always does).
+    package init(context: ZMQContext, endpoint: String, timeout: Duration = .seconds(5), immediate: Bool = false,
+                 batching: Batching? = nil,
+                 logger: Logger) throws {
         self.context = context
         self.endpoint = endpoint
         self.timeout = timeout
+        self.immediate = immediate
+        self.batching = batching
         self.logger = logger
         thread = try ServiceThread(name: "requests")
     }
@@ -57,13 +88,13 @@ package final class RequestConnection: Service {
     /// or the context is shut down; then every caller still waiting is failed.
     package func run() async throws {
         try await thread.run { [self] thread in
-            var waiting = Waiting(endpoint: endpoint)
+            var waiting = Waiting(endpoint: endpoint, batching: batching)
             defer { waiting.failAll(also: thread.closeInbox(), "the connection to \(endpoint) closed") }
             let dealer = try ZMQSocket(context: context, type: .dealer)
             try dealer.setSendHighWaterMark(0)
             try dealer.setReceiveHighWaterMark(0)
             let peers = Self.peers(endpoint)
-            if peers.count > 1 { try dealer.setImmediate(true) }
+            if peers.count > 1 || immediate { try dealer.setImmediate(true) }
             for peer in peers { try dealer.connect(peer) }
             do {
                 try waiting.serve(dealer: dealer, thread: thread)
@@ -96,12 +127,16 @@ package final class RequestConnection: Service {
         }
 
         let endpoint: String
+        let batching: Batching?
         private var byId: [UInt64: Waiter] = [:]
+        /// The requests of each batch frame in flight, by the frame's id (its first request's).
+        private var batches: [UInt64: [UInt64]] = [:]
         /// No waiter's deadline is earlier: the thread looks for overdue waiters only from then.
         private var earliestDeadline: ContinuousClock.Instant?
 
-        init(endpoint: String) {
+        init(endpoint: String, batching: Batching?) {
             self.endpoint = endpoint
+            self.batching = batching
         }
 
         mutating func serve(dealer: ZMQSocket, thread: ServiceThread<Request>) throws {
@@ -113,29 +148,59 @@ package final class RequestConnection: Service {
                 let timeout = earliestDeadline.map { max(0, Int((($0 - .now) / .milliseconds(1)).rounded(.up))) } ?? -1
                 let ready = try poller.poll(timeoutMilliseconds: timeout)
                 if ready[0].contains(.readable) {
-                    for request in thread.takeMessages() {
+                    let requests = thread.takeMessages()
+                    for request in requests {
                         byId[request.id] = Waiter(caller: request.caller, deadline: request.deadline)
                         earliestDeadline = min(earliestDeadline ?? request.deadline, request.deadline)
-                        // Only with several workers may no peer be connected (ZMQ_IMMEDIATE): then
-                        // the send would block this thread, so the caller is told at once instead.
-                        guard try dealer.send([Self.frame(request.id), request.document], dontWait: true) else {
-                            fail(request.id, "no worker at \(endpoint) is connected")
-                            continue
+                    }
+                    if let batching, requests.count > 1 {
+                        for start in stride(from: 0, to: requests.count, by: batching.maxRequests) {
+                            let batch = requests[start..<min(start + batching.maxRequests, requests.count)]
+                            let ids = batch.map(\.id)
+                            batches[ids[0]] = ids
+                            guard try dealer.send([Self.frame(ids[0]), batching.join(batch.map(\.document))], dontWait: true) else {
+                                batches[ids[0]] = nil
+                                for id in ids { fail(id, "no worker at \(endpoint) is connected", notConnected: true) }
+                                continue
+                            }
+                        }
+                    } else {
+                        for request in requests {
+                            // Only with ZMQ_IMMEDIATE may no peer be connected: then the send would block
+                            // this thread, so the caller is told at once instead.
+                            guard try dealer.send([Self.frame(request.id), request.document], dontWait: true) else {
+                                fail(request.id, "no worker at \(endpoint) is connected", notConnected: true)
+                                continue
+                            }
                         }
                     }
                 }
                 if ready[1].contains(.readable) {
                     while let reply = try dealer.receive(dontWait: true) {
-                        guard reply.count == 2, let id = Self.id(reply[0]), let waiter = byId.removeValue(forKey: id) else { continue }
-                        waiter.caller.resume(returning: reply[1])
+                        guard reply.count == 2, let id = Self.id(reply[0]) else { continue }
+                        if let members = batches.removeValue(forKey: id) {
+                            answer(batch: members, with: reply[1])
+                        } else if let waiter = byId.removeValue(forKey: id) {
+                            waiter.caller.resume(returning: reply[1])
+                        }
                     }
                 }
                 expireOverdue()
             }
         }
 
-        private mutating func fail(_ id: UInt64, _ reason: String) {
-            byId.removeValue(forKey: id)?.caller.resume(throwing: Unavailable(description: reason))
+        /// Each request of a batch frame its own answer; all of them fail when the answer is not
+        /// one per request (a batch frame the peer refused as a whole).
+        private mutating func answer(batch members: [UInt64], with frame: Data) {
+            guard let answers = batching?.split(frame), answers.count == members.count else {
+                for id in members { fail(id, "\(endpoint) did not answer the batch of \(members.count) requests with as many answers") }
+                return
+            }
+            for (id, answer) in zip(members, answers) { byId.removeValue(forKey: id)?.caller.resume(returning: answer) }
+        }
+
+        private mutating func fail(_ id: UInt64, _ reason: String, notConnected: Bool = false) {
+            byId.removeValue(forKey: id)?.caller.resume(throwing: Unavailable(description: reason, notConnected: notConnected))
         }
 
         private mutating func expireOverdue() {
@@ -150,12 +215,15 @@ package final class RequestConnection: Service {
                     earliestDeadline = min(earliestDeadline ?? waiter.deadline, waiter.deadline)
                 }
             }
+            // A batch whose every request gave up waits for no answer any more.
+            batches = batches.filter { $0.value.contains { byId[$0] != nil } }
         }
 
         /// As the thread ends: the waiters, and the requests posted but not taken.
         mutating func failAll(also untaken: [Request], _ reason: String) {
             for waiter in byId.values { waiter.caller.resume(throwing: Unavailable(description: reason)) }
             byId = [:]
+            batches = [:]
             for request in untaken { request.caller.resume(throwing: Unavailable(description: reason)) }
         }
 

@@ -13,7 +13,11 @@ package final class CommandProcessor {
     package let store: any EventStore
     /// Seals personal fields; the keys of deleted users are destroyed here, after the deletion is logged.
     package let keys: UserKeyStore
-    package private(set) var state = PantryState()
+    /// Where deletions are listed outside the log, for `pantry restore` (nil: nowhere, in tests).
+    private let erasures: ErasureLedger?
+    package private(set) var state: PantryState
+    /// The paces the rules enforce (`Paces.human` unless configured).
+    package let paces: Paces
     package private(set) var head: Int64 = 0
     private var streamVersions: [String: Int64] = [:]
     /// Per user, the positions of the events that hold the account: what a snapshot keeps instead
@@ -33,12 +37,16 @@ package final class CommandProcessor {
     /// With `snapshotPath`, the state is also kept in a snapshot there, written in the background
     /// every `snapshotEvery` events, and a start folds only the log after it. The accepted command
     /// ids are kept in a filter of at most `commandIdFilterBytes` (see `AcceptedCommandFilter`).
-    package init(store: any EventStore, keys: UserKeyStore, snapshotPath: String? = nil, snapshotEvery: Int64 = 100_000,
-                commandIdFilterBytes: Int = 64 << 20, logger: Logger = Logger(label: "pantry.core")) throws {
+    package init(store: any EventStore, keys: UserKeyStore, erasures: ErasureLedger? = nil, snapshotPath: String? = nil,
+                snapshotEvery: Int64 = 100_000, commandIdFilterBytes: Int = 64 << 20, paces: Paces = .human,
+                logger: Logger = Logger(label: "pantry.core")) throws {
         self.store = store
+        self.paces = paces
+        state = PantryState(paces: paces)
         self.keys = keys
+        self.erasures = erasures
         self.logger = logger
-        self.snapshots = snapshotPath.map { CoreSnapshotFile(path: $0, logger: logger) }
+        self.snapshots = snapshotPath.map { CoreSnapshotFile(path: $0, keys: keys, logger: logger) }
         self.snapshotEvery = snapshotEvery
         acceptedIds = AcceptedCommandFilter(maxBytes: commandIdFilterBytes, logger: logger)
         var logged = acceptedIds.filterForLog(head: try store.headPosition())
@@ -59,17 +67,18 @@ package final class CommandProcessor {
     /// events were already evolved into `state`. `folding` sees the command id of each event folded.
     private func load(folding: (CommandID) -> Void = { _ in }) throws {
         let started = ContinuousClock.now
-        var state = PantryState()
+        var state = PantryState(paces: paces)
         var versions: [String: Int64] = [:]
         var accounts: [UserID: [Int64]] = [:]
         var position: Int64 = 0
         // Every key at once: this opens every account.
         let keyRing = try keys.keyRing()
-        if let snapshot = try usableSnapshot() {
-            state = PantryState(restoring: snapshot.holdings)
+        if let snapshot = try usableSnapshot(vault: keyRing) {
+            state = PantryState(restoring: snapshot.holdings, paces: paces)
             for recorded in try store.read(positions: snapshot.accountPositions.values.flatMap { $0 }.sorted()) {
                 Decider.evolve(&state, try EventCoding.decode(
-                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing))
+                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing),
+                    at: recorded.metadata.recordedAt)
             }
             versions = snapshot.streamVersions
             accounts = snapshot.accountPositions
@@ -88,7 +97,7 @@ package final class CommandProcessor {
                 }
                 let event = try EventCoding.decode(
                     type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing)
-                Decider.evolve(&state, event)
+                Decider.evolve(&state, event, at: recorded.metadata.recordedAt)
                 folding(recorded.metadata.commandId)
                 versions[recorded.streamId] = recorded.streamVersion
                 Self.track(event.type, of: recorded.metadata.userId, at: recorded.position, in: &accounts)
@@ -102,7 +111,8 @@ package final class CommandProcessor {
         self.streamVersions = versions
         self.accountPositions = accounts
         self.head = position
-        // A stop between logging a deletion and destroying the key leaves the key: destroy it now.
+        // A stop between logging a deletion and listing it or destroying the key leaves them to do.
+        try erasures?.record(state.deletedUsers)
         try keys.destroy(state.deletedUsers)
         logger.info("loaded the log", metadata: [
             "events": "\(position)", "snapshot": "\(fromSnapshot)", "folded": "\(position - fromSnapshot)",
@@ -113,8 +123,8 @@ package final class CommandProcessor {
 
     /// The snapshot, when there is one and it was taken of this log: the event at its position
     /// must be the one it names (a restored or copied directory may hold another log's snapshot).
-    private func usableSnapshot() throws -> CoreSnapshot? {
-        guard let snapshot = snapshots?.read() else { return nil }
+    private func usableSnapshot(vault: KeyRing) throws -> CoreSnapshot? {
+        guard let snapshot = snapshots?.read(vault: vault) else { return nil }
         guard try store.read(positions: [snapshot.position]).first?.metadata.commandId == snapshot.commandIdAtPosition else {
             logger.warning("ignoring a core snapshot of another log", metadata: ["position": "\(snapshot.position)"])
             return nil
@@ -172,10 +182,24 @@ package final class CommandProcessor {
                 return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read; the core is not accepting commands") }, appended: [])
             }
         }
+        // An id that carries a client's Idempotency-Key is in the idempotency record keyed with its
+        // user's key (`storedId`); a log written before that holds it as sent, so both are asked for.
         let known: [CommandID: AcceptedCommand]
         do {
-            let asked = acceptedIds.mayHaveAccepted(batch.map(\.commandId))
-            known = asked.isEmpty ? [:] : try store.acceptedCommands(asked)
+            var forms: [(commandId: CommandID, stored: String)] = []
+            for envelope in batch {
+                if Self.carriesClientKey(envelope.commandId, of: envelope.command.userId), let keyed = try keys.commandIdAsStored(envelope.commandId, for: envelope.command.userId) {
+                    forms.append((envelope.commandId, keyed))
+                }
+                forms.append((envelope.commandId, envelope.commandId))
+            }
+            let asked = acceptedIds.mayHaveAccepted(forms.map(\.stored))
+            let found = asked.isEmpty ? [:] : try store.acceptedCommands(asked)
+            var first: [CommandID: AcceptedCommand] = [:]
+            for form in forms where first[form.commandId] == nil {
+                if let accepted = found[form.stored] { first[form.commandId] = accepted }
+            }
+            known = first
         } catch {
             logger.error("could not read the idempotency record", metadata: ["error": "\(error)"])
             return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)") }, appended: [])
@@ -190,7 +214,7 @@ package final class CommandProcessor {
                 return PointKey(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient)
             }
             for point in try store.earnedPoints(asked) {
-                Decider.evolve(&state, .pointEarned(PointEarned(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient)))
+                state.recall(PointEarned(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient))
             }
         } catch {
             logger.error("could not read the earned points", metadata: ["error": "\(error)"])
@@ -200,6 +224,7 @@ package final class CommandProcessor {
         var outcomes = [CommandOutcome?](repeating: nil, count: batch.count)
         var appends: [StreamAppend] = []
         var appendOwners: [Int] = []
+        var appendIds: [String] = []
         /// A command id seen earlier in this batch and accepted there: answered like a retry.
         var acceptedInBatch: [CommandID: Int] = [:]
         var repeats: [(index: Int, of: Int)] = []
@@ -210,7 +235,11 @@ package final class CommandProcessor {
         for (index, envelope) in batch.enumerated() {
             let fingerprint = CommandCoding.fingerprint(envelope.command)
             if let accepted = known[envelope.commandId] {
-                outcomes[index] = accepted.fingerprint.map { $0 == fingerprint } == false
+                // The same command: its fingerprint as stored (keyed), or as stored unkeyed (other
+                // commands, and logs written before).
+                let keyed = Self.fingerprintHoldsText(envelope.command)
+                    ? try? keys.fingerprintAsStored(fingerprint, for: envelope.command.userId) : nil
+                outcomes[index] = accepted.fingerprint.map { $0 == keyed || $0 == fingerprint } == false
                     ? .rejected(envelope.commandId, Self.reused(envelope.commandId))
                     : .accepted(envelope.commandId, accepted.positions, duplicate: true)
                 continue
@@ -219,21 +248,26 @@ package final class CommandProcessor {
                 repeats.append((index, first))
                 continue
             }
-            switch Decider.decide(envelope, state: state) {
+            switch Decider.decide(envelope, state: state, at: recordedAt) {
             case .failure(let rejection):
                 outcomes[index] = .rejected(envelope.commandId, rejection)
             case .success(let events):
-                let stream = userStream(envelope.command.userId)
-                let metadata = EventMetadata(
-                    commandId: envelope.commandId, correlationId: envelope.correlationId,
-                    causationId: envelope.causationId, userId: envelope.command.userId, recordedAt: recordedAt,
-                    commandFingerprint: fingerprint)
+                let userId = envelope.command.userId
+                let stream = userStream(userId)
                 let newEvents: [NewEvent]
                 do {
-                    newEvents = try events.map {
-                        NewEvent(type: $0.type.rawValue, schemaVersion: $0.type.schemaVersion,
-                                 data: try EventCoding.encode($0, vault: keys), metadata: metadata)
-                    }
+                    // Sealed before the id is keyed: a registration's seal makes the user's key.
+                    let payloads = try events.map { ($0.type, try EventCoding.encode($0, vault: keys)) }
+                    let storedId = Self.carriesClientKey(envelope.commandId, of: userId)
+                        ? try keys.commandIdAsStored(envelope.commandId, for: userId, making: true) ?? envelope.commandId
+                        : envelope.commandId
+                    let metadata = EventMetadata(
+                        commandId: storedId, correlationId: envelope.correlationId,
+                        causationId: envelope.causationId, userId: userId, recordedAt: recordedAt,
+                        commandFingerprint: Self.fingerprintHoldsText(envelope.command)
+                            ? try keys.fingerprintAsStored(fingerprint, for: userId, making: true) ?? fingerprint : fingerprint)
+                    newEvents = payloads.map { NewEvent(type: $0.rawValue, schemaVersion: $0.schemaVersion, data: $1, metadata: metadata) }
+                    appendIds.append(storedId)
                 } catch {
                     outcomes[index] = .failed(envelope.commandId, "the personal fields could not be sealed: \(error)")
                     continue
@@ -243,7 +277,7 @@ package final class CommandProcessor {
                 appends.append(StreamAppend(streamId: stream, expectedVersion: expected, events: newEvents))
                 appendOwners.append(index)
                 streamVersions[stream] = expected + Int64(events.count)
-                for event in events { Decider.evolve(&state, event) }
+                for event in events { Decider.evolve(&state, event, at: recordedAt) }
                 acceptedInBatch[envelope.commandId] = index
             }
         }
@@ -251,7 +285,7 @@ package final class CommandProcessor {
         if !appends.isEmpty {
             // Before the append: a commit that reports a failure may still reach the disk (a failed
             // fsync), and an id wrongly taken for a logged one costs only a lookup.
-            acceptedIds.insert(appendOwners.map { batch[$0].commandId })
+            acceptedIds.insert(appendIds)
             do {
                 // The keys that seal this batch's registrations are on disk before the events are.
                 try keys.persistPending()
@@ -291,13 +325,43 @@ package final class CommandProcessor {
         return BatchResult(outcomes: outcomes.map { $0! }, appended: appended)
     }
 
+    /// Over HTTP a command id is `<userId>:<Idempotency-Key>`: text the client chose, which the log
+    /// keeps only keyed with the user's key (`UserKeyStore.commandIdAsStored`). Such an id names a
+    /// command of that user only, so keying it per user loses no collision between users; every
+    /// other id (made by the API or an operator) is stored as it is, and stays unique across users.
+    static func carriesClientKey(_ commandId: CommandID, of userId: UserID) -> Bool {
+        commandId.utf8.count > userId.utf8.count + 1 && commandId.utf8.starts(with: userId.utf8)
+            && commandId.utf8.dropFirst(userId.utf8.count).first == UInt8(ascii: ":")
+    }
+
+    /// Commands whose fingerprint hashes text the person wrote (a name, an email, a password hash,
+    /// a grocery item, a tip): an unkeyed 64-bit hash of a short item such as "insulin pens" is
+    /// reversed by trying names, so theirs is stored keyed with the user's key. The others carry
+    /// recipe ids and catalog ingredients only, and keep the plain one (a point pays no HMAC for
+    /// it, and a deletion retried after its key is gone is still recognised).
+    static func fingerprintHoldsText(_ command: Command) -> Bool {
+        switch command {
+        case .registerUser, .changePassword, .addGrocery, .checkGrocery, .removeGrocery, .writeExperience: true
+        case .saveRecipe, .removeSavedRecipe, .useOwnedIngredient, .adjustCart, .startCooking, .deleteUser, .revokeSession: false
+        }
+    }
+
     private static func reused(_ commandId: CommandID) -> Rejection {
         Rejection(.commandIdReused, "command id \(commandId) was already used for another command")
     }
 
-    /// The deletions are in the log; a key that cannot be destroyed now is destroyed at the next
-    /// start (`load`), so it is logged, not failed: the answer to the user is already true.
+    /// The deletions are in the log; a key that cannot be destroyed now (or a ledger that cannot be
+    /// written) is done at the next start (`load`), so it is logged, not failed: the answer to the
+    /// user is already true. The ledger first: a key destroyed and not listed could come back with
+    /// a backup.
     private func destroyKeys(of userIds: [UserID]) {
+        guard !userIds.isEmpty else { return }
+        do {
+            try erasures?.record(userIds)
+        } catch {
+            logger.error("could not list the deleted users in the erasure ledger yet; the next start will",
+                         metadata: ["users": "\(userIds.count)", "error": "\(error)"])
+        }
         do {
             try keys.destroy(userIds)
         } catch {
@@ -317,8 +381,9 @@ package final class CommandProcessor {
         }
     }
 
-    /// The positions of an accepted command, if this id was accepted before.
-    package func positions(of commandId: CommandID) throws -> ClosedRange<Int64>? {
-        try store.acceptedCommands([commandId])[commandId]?.positions
+    /// The positions of an accepted command of `userId`, if this id was accepted before.
+    package func positions(of commandId: CommandID, by userId: UserID) throws -> ClosedRange<Int64>? {
+        let stored = Self.carriesClientKey(commandId, of: userId) ? try keys.commandIdAsStored(commandId, for: userId) ?? commandId : commandId
+        return try store.acceptedCommands([stored])[stored]?.positions
     }
 }

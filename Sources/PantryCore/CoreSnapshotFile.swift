@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
+import PantryDomain
+import PantryKeys
 import ServiceLifecycle
 
 /// Where the core keeps its snapshot. Written in the background, on NIO's pool for blocking work,
@@ -10,12 +12,15 @@ import ServiceLifecycle
 /// core's server has stopped, it waits for the write under way.
 final class CoreSnapshotFile: Service {
     let path: String
+    /// Seals the grocery lists in the file.
+    private let keys: UserKeyStore
     /// Writes under way: 0 or 1.
     private let writing = ConditionLock(value: 0)
     private let logger: Logger
 
-    init(path: String, logger: Logger) {
+    init(path: String, keys: UserKeyStore, logger: Logger) {
         self.path = path
+        self.keys = keys
         self.logger = logger
     }
 
@@ -28,10 +33,17 @@ final class CoreSnapshotFile: Service {
 
     /// Nil when there is none, or when it cannot be used (damaged, another version): the log is
     /// the truth, so the caller folds the log instead.
-    func read() -> CoreSnapshot? {
+    func read(vault: any PersonalDataVault) -> CoreSnapshot? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         do {
-            return try CoreSnapshot(decoding: data)
+            return try CoreSnapshot(decoding: data, vault: vault)
+        } catch SnapshotFailure.otherVersion(let format, let holdings) {
+            // An older format may hold in the clear what this one seals (grocery lists): it goes
+            // now, not at the next snapshot, which may be 100,000 events away.
+            logger.warning("removing a core snapshot of another version; the state is folded from the log",
+                           metadata: ["path": "\(path)", "format": "\(format)", "state": "\(holdings)"])
+            try? FileManager.default.removeItem(atPath: path)
+            return nil
         } catch {
             logger.warning("ignoring the core snapshot; the state is folded from the log",
                            metadata: ["path": "\(path)", "reason": "\(error)"])
@@ -66,7 +78,7 @@ final class CoreSnapshotFile: Service {
 
     func write(_ snapshot: CoreSnapshot) throws {
         let started = ContinuousClock.now
-        let data = snapshot.encoded()
+        let data = try snapshot.encoded(sealingWith: keys)
         let temporary = path + ".new"
         guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary])

@@ -33,6 +33,8 @@ package struct DataDirectory: Sendable {
     package var eventLog: String { url.appendingPathComponent("events.sqlite").path }
     /// The users' keys (`UserKeyStore`): written by the core, read by every process that decodes accounts.
     package var userKeys: String { url.appendingPathComponent("user-keys.sqlite").path }
+    /// The people erased here (`ErasureLedger`): written by the core, read by `pantry restore`.
+    package var erasures: String { url.appendingPathComponent("erased-users.tsv").path }
     /// The core's state at a position (`CoreSnapshot`): rebuilt from the log when missing or stale.
     package var coreSnapshot: String { url.appendingPathComponent("core.snapshot").path }
     package var writerLock: String { url.appendingPathComponent("events.lock").path }

@@ -9,29 +9,34 @@ package enum Decider {
     package static let maxFavourites = 1_000
     package static let maxCartLines = 200
     package static let maxExperiencesPerRecipe = 5
+    /// A recipe's points count from `StartCooking` until an hour after its countdown ends (ms):
+    /// "I have this" is pressed while cooking, or just after the timer rang.
+    package static let cookingGrace: Int64 = 60 * 60_000
 
-    package static func evolve(_ state: inout PantryState, _ event: Event) {
-        state.apply(event)
+    /// `at` is when the event was logged (its `recordedAt`, ms since 1970): the paces are kept by it.
+    package static func evolve(_ state: inout PantryState, _ event: Event, at: Int64) {
+        state.apply(event, at: at)
     }
 
-    package static func evolve(_ state: PantryState, _ events: some Sequence<Event>) -> PantryState {
+    package static func evolve(_ state: PantryState, _ events: some Sequence<(event: Event, at: Int64)>) -> PantryState {
         var state = state
-        for event in events { state.apply(event) }
+        for (event, at) in events { state.apply(event, at: at) }
         return state
     }
 
     /// `commandId` becomes the id of what the command creates (an experience), which keeps ids
-    /// deterministic and retries harmless.
-    package static func decide(_ envelope: CommandEnvelope, state: PantryState) -> Result<[Event], Rejection> {
+    /// deterministic and retries harmless. `at` is the time its events will be logged with (ms
+    /// since 1970), which the paces and the cooking rule decide by: never a clock read here.
+    package static func decide(_ envelope: CommandEnvelope, state: PantryState, at: Int64) -> Result<[Event], Rejection> {
         do throws(Rejection) {
             _ = try Validate.commandId(envelope.commandId)
-            return .success(try events(for: envelope, state: state))
+            return .success(try events(for: envelope, state: state, at: at))
         } catch {
             return .failure(error)
         }
     }
 
-    private static func events(for envelope: CommandEnvelope, state: PantryState) throws(Rejection) -> [Event] {
+    private static func events(for envelope: CommandEnvelope, state: PantryState, at: Int64) throws(Rejection) -> [Event] {
         switch envelope.command {
         case .registerUser(let c):
             let userId = try Validate.userId(c.userId)
@@ -124,6 +129,11 @@ package enum Decider {
             let userId = try existingUser(c.userId, state)
             let recipeId = try Validate.recipeId(c.recipeId)
             let asked = try Validate.ingredient(c.ingredient)
+            // New commands only: points logged before this rule stay, and evolve never checks it.
+            // First, so a point for a recipe nobody cooks never has the API look the recipe up.
+            guard let until = state.cooking[userId]?[recipeId], at < until else {
+                throw Rejection(.notCooking, "recipe \(recipeId) is not cooking: start cooking it (its cart timer) first")
+            }
             let (recipe, recorded) = try knownRecipe(recipeId, facts: c.recipe, userId: userId, state)
             // One key per ingredient of the recipe, whatever the case or plural the user typed.
             guard let ingredient = recipe.key(matching: asked) else {
@@ -132,6 +142,7 @@ package enum Decider {
             guard !state.hasEarned(userId, recipeId: recipeId, ingredient: ingredient) else {
                 throw Rejection(.alreadyUsed, "\(ingredient) already earned a point for recipe \(recipeId)")
             }
+            try keepsPace(state.paces.points, due: state.pointsDue[userId], at: at, "points")
             return recorded + [.pointEarned(PointEarned(userId: userId, recipeId: recipeId, ingredient: ingredient))]
 
         case .adjustCart(let c):
@@ -170,8 +181,17 @@ package enum Decider {
             guard (state.experiences[userId]?[recipeId] ?? 0) < maxExperiencesPerRecipe else {
                 throw Rejection(.limitReached, "at most \(maxExperiencesPerRecipe) experiences per recipe from one person")
             }
+            try keepsPace(state.paces.tips, due: state.tipsDue[userId], at: at, "tips")
             return [.experienceWritten(ExperienceWritten(experienceId: experienceId(envelope.commandId), userId: userId,
                                                          recipeId: recipeId, text: text))]
+        }
+    }
+
+    private static func keepsPace(_ pace: Pace, due: Int64?, at: Int64, _ what: String) throws(Rejection) {
+        let wait = pace.wait(due: due, at: at)
+        guard wait == 0 else {
+            throw Rejection(.paceExceeded, "\(what) come at most \(pace.burst) at once, then one every \(pace.interval / 1000) s; "
+                            + "the next in \((wait + 999) / 1000) s")
         }
     }
 

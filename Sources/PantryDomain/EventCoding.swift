@@ -1,8 +1,8 @@
 import Foundation
 import PantryJSON
 
-/// Seals and opens the personal fields of events (username, email, password hash) with a key per
-/// user that is kept outside the log. Destroying a user's key leaves those fields unreadable in the
+/// Seals and opens the personal fields of events (username, email, password hash, grocery items,
+/// tips) with a key per user that is kept outside the log. Destroying a user's key leaves those fields unreadable in the
 /// log itself: the log is never rewritten, yet a closed account's details are gone.
 package protocol PersonalDataVault {
     func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String
@@ -20,7 +20,11 @@ extension PersonalDataVault where Self: Sendable {
 /// The JSON form of event payloads (`schemas/events/*.json`) and the upcasting of old versions.
 package enum EventCoding {
     /// The highest version of any type. Readers accept every version of a type up to its own.
-    package static let currentSchemaVersion = 2
+    package static let currentSchemaVersion = 3
+
+    /// What a sealed text reads as once its user's key is destroyed. Only a deleted user's key is
+    /// destroyed, so the user's `UserDeleted` follows in the log and takes it out of every read model.
+    package static let erased = ""
 
     /// The sealed types as the log spells them, for readers that match the log's strings.
     package static let sealedTypes: Set<String> = Set(EventType.allCases.filter(\.isSealed)).names
@@ -42,20 +46,23 @@ package enum EventCoding {
     /// The payload at the type's current version; personal fields go through `vault`.
     package static func encode(_ event: Event, vault: some PersonalDataVault) throws -> Data {
         var w = JSONObjectWriter()
+        writeClearFields(of: event, to: &w)
+        if event.type.isSealed {
+            guard let personal = personalFields(of: event) else {
+                throw Failure.invalidPayload(type: event.type.rawValue, reason: "erased personal fields cannot be written")
+            }
+            w.field("sealed", try vault.seal(personal, for: event.userId))
+        }
+        return Data(w.finish())
+    }
+
+    /// The fields every reader may see, in the payload itself.
+    private static func writeClearFields(of event: Event, to w: inout JSONObjectWriter) {
         switch event {
         case .userRegistered(let e):
             w.field("userId", e.userId)
-            guard let account = e.account else { throw Failure.invalidPayload(type: EventType.userRegistered.rawValue, reason: "an erased account cannot be written") }
-            var personal = JSONObjectWriter()
-            personal.field("username", account.username); personal.field("email", account.email)
-            personal.field("passwordHash", account.passwordHash)
-            w.field("sealed", try vault.seal(personal.finish(), for: e.userId))
         case .passwordChanged(let e):
             w.field("userId", e.userId)
-            guard let hash = e.passwordHash else { throw Failure.invalidPayload(type: EventType.passwordChanged.rawValue, reason: "an erased password cannot be written") }
-            var personal = JSONObjectWriter()
-            personal.field("passwordHash", hash)
-            w.field("sealed", try vault.seal(personal.finish(), for: e.userId))
         case .userDeleted(let e):
             w.field("userId", e.userId)
         case .sessionRevoked(let e):
@@ -68,12 +75,12 @@ package enum EventCoding {
         case .savedRecipeRemoved(let e):
             w.field("userId", e.userId); w.field("recipeId", e.recipeId)
         case .groceryAdded(let e):
-            w.field("userId", e.userId); w.field("item", e.item); w.field("ingredient", e.ingredient)
-            w.field("amount", e.amount); w.field("unit", e.unit); w.field("recipeId", e.recipeId); w.field("merged", e.merged)
+            w.field("userId", e.userId); w.field("amount", e.amount); w.field("unit", e.unit)
+            w.field("recipeId", e.recipeId); w.field("merged", e.merged)
         case .groceryChecked(let e):
-            w.field("userId", e.userId); w.field("item", e.item); w.field("checked", e.checked)
+            w.field("userId", e.userId); w.field("checked", e.checked)
         case .groceryRemoved(let e):
-            w.field("userId", e.userId); w.field("item", e.item)
+            w.field("userId", e.userId)
         case .pointEarned(let e):
             w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("ingredient", e.ingredient)
         case .cartAdjusted(let e):
@@ -82,10 +89,34 @@ package enum EventCoding {
         case .cookingStarted(let e):
             w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("minutes", e.minutes)
         case .experienceWritten(let e):
-            w.field("experienceId", e.experienceId); w.field("userId", e.userId)
-            w.field("recipeId", e.recipeId); w.field("text", e.text)
+            w.field("experienceId", e.experienceId); w.field("userId", e.userId); w.field("recipeId", e.recipeId)
         }
-        return Data(w.finish())
+    }
+
+    /// The JSON object sealed under the user's key, for the sealed types.
+    private static func personalFields(of event: Event) -> [UInt8]? {
+        var personal = JSONObjectWriter()
+        switch event {
+        case .userRegistered(let e):
+            guard let account = e.account else { return nil }
+            personal.field("username", account.username); personal.field("email", account.email)
+            personal.field("passwordHash", account.passwordHash)
+        case .passwordChanged(let e):
+            guard let hash = e.passwordHash else { return nil }
+            personal.field("passwordHash", hash)
+        case .groceryAdded(let e):
+            personal.field("item", e.item); personal.field("ingredient", e.ingredient)
+        case .groceryChecked(let e):
+            personal.field("item", e.item)
+        case .groceryRemoved(let e):
+            personal.field("item", e.item)
+        case .experienceWritten(let e):
+            personal.field("text", e.text)
+        case .userDeleted, .sessionRevoked, .recipeRecorded, .recipeSaved, .savedRecipeRemoved, .pointEarned,
+             .cartAdjusted, .cookingStarted:
+            return nil
+        }
+        return personal.finish()
     }
 
     package static func decode(type: String, schemaVersion: Int, data: Data,
@@ -104,16 +135,19 @@ package enum EventCoding {
 
     /// The payload with its sealed personal fields opened by `vault`, for readers that hold no
     /// keys (the log service's answers): `sealed` becomes `opened`, the plaintext object, or
-    /// `null` when the user's key is destroyed. Other payloads come back as they are.
+    /// `null` when the user's key is destroyed; the clear fields stay as they are. Payloads
+    /// without a seal (other types, versions before the seal) come back as they are.
     package static func opened(type: String, data: Data, vault: any PersonalDataVault) throws -> Data {
-        guard EventType(rawValue: type)?.isSealed == true else { return data }
+        guard let known = EventType(rawValue: type), known.isSealed else { return data }
         return try data.withUnsafeBytes { bytes in
             try JSONObjectReader.read(bytes) { json in
-                guard let sealed = try json.optionalString("sealed") else { return data } // v1: in the clear
-                let userId = try json.string("userId")
+                guard let sealed = try json.optionalString("sealed") else { return data }
+                let personal = try vault.open(sealed, for: try json.string("userId"))
                 var w = JSONObjectWriter()
-                w.field("userId", userId)
-                w.field("opened", json: try vault.open(sealed, for: userId) ?? Array("null".utf8))
+                // The clear fields as this version writes them: every sealed version so far keeps
+                // the same clear fields as the current one.
+                writeClearFields(of: try decode(type: known, schemaVersion: known.schemaVersion, json, vault: vault), to: &w)
+                w.field("opened", json: personal ?? Array("null".utf8))
                 return Data(w.finish())
             }
         }
@@ -132,8 +166,9 @@ package enum EventCoding {
     /// the feed). The mirror of `encode`: fields the type does not know are ignored, so a reader
     /// keeps working when a later version adds one. Old versions are read as they were written
     /// (upcasting on read): `ExperienceWritten` v1 carried the author's name, which is now
-    /// ignored; `UserRegistered` v1 holds its personal fields in the clear, v2 under a seal that
-    /// only `vault` opens (a sealed type without a vault is refused, never guessed).
+    /// ignored; `UserRegistered` v1, the grocery events' v1 and `ExperienceWritten` v1 and v2 hold
+    /// their personal fields in the clear, later versions under a seal that only `vault` opens (a
+    /// sealed payload without a vault is refused, never guessed).
     package static func decode(type: EventType, schemaVersion: Int, _ json: borrowing JSONObjectReader,
                               vault: (any PersonalDataVault)?) throws -> Event {
         switch type {
@@ -170,14 +205,22 @@ package enum EventCoding {
         case .savedRecipeRemoved:
             return .savedRecipeRemoved(SavedRecipeRemoved(userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId"))))
         case .groceryAdded:
+            let userId = try json.string("userId")
+            let (item, ingredient) = try personal(json, type: type, schemaVersion: schemaVersion, userId: userId, vault: vault) {
+                (try $0.string("item"), try $0.string("ingredient"))
+            } ?? (erased, erased)
             return .groceryAdded(GroceryAdded(
-                userId: try json.string("userId"), item: try json.string("item"), ingredient: try json.string("ingredient"),
+                userId: userId, item: item, ingredient: ingredient,
                 amount: try json.optionalDouble("amount"), unit: try json.optionalString("unit"),
                 recipeId: try json.optionalString("recipeId").map(RecipeID.init(_:)), merged: try json.bool("merged")))
         case .groceryChecked:
-            return .groceryChecked(GroceryChecked(userId: try json.string("userId"), item: try json.string("item"), checked: try json.bool("checked")))
+            let userId = try json.string("userId")
+            let item = try personal(json, type: type, schemaVersion: schemaVersion, userId: userId, vault: vault) { try $0.string("item") }
+            return .groceryChecked(GroceryChecked(userId: userId, item: item ?? erased, checked: try json.bool("checked")))
         case .groceryRemoved:
-            return .groceryRemoved(GroceryRemoved(userId: try json.string("userId"), item: try json.string("item")))
+            let userId = try json.string("userId")
+            let item = try personal(json, type: type, schemaVersion: schemaVersion, userId: userId, vault: vault) { try $0.string("item") }
+            return .groceryRemoved(GroceryRemoved(userId: userId, item: item ?? erased))
         case .pointEarned:
             return .pointEarned(PointEarned(
                 userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), ingredient: try json.string("ingredient")))
@@ -189,10 +232,20 @@ package enum EventCoding {
             return .cookingStarted(CookingStarted(
                 userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), minutes: try json.int("minutes")))
         case .experienceWritten:
+            let userId = try json.string("userId")
+            let text = try personal(json, type: type, schemaVersion: schemaVersion, userId: userId, vault: vault) { try $0.string("text") }
             return .experienceWritten(ExperienceWritten(
-                experienceId: try json.string("experienceId"), userId: try json.string("userId"),
-                recipeId: RecipeID(try json.string("recipeId")), text: try json.string("text")))
+                experienceId: try json.string("experienceId"), userId: userId,
+                recipeId: RecipeID(try json.string("recipeId")), text: text ?? erased))
         }
+    }
+
+    /// The personal fields of a type that seals them since some version: read from the payload
+    /// itself when it is older (in the clear), else from the seal (nil when the key is destroyed).
+    private static func personal<T>(_ json: borrowing JSONObjectReader, type: EventType, schemaVersion: Int, userId: UserID,
+                                    vault: (any PersonalDataVault)?, _ body: (borrowing JSONObjectReader) throws -> T) throws -> T? {
+        if let since = type.sealedSince, schemaVersion < since { return try body(json) }
+        return try open(json, type: type, userId: userId, vault: vault, body)
     }
 
     /// The sealed personal fields of a payload, read by `body`; nil when the key is destroyed.

@@ -17,24 +17,32 @@ package enum EventType: String, CaseIterable, Sendable {
     case userDeleted = "UserDeleted"
     case sessionRevoked = "SessionRevoked"
 
-    /// The version written today: 2 for the two whose personal fields moved under a seal
-    /// (`UserRegistered`) or out of the event (`ExperienceWritten`), 1 for the rest.
+    /// The version written today: 2 for those whose personal fields moved under a seal
+    /// (`UserRegistered`, the grocery events) or out of the event (`ExperienceWritten`), 3 for the
+    /// tip whose text then moved under the seal too, 1 for the rest.
     package var schemaVersion: Int {
         switch self {
-        case .userRegistered, .experienceWritten: 2
-        case .recipeSaved, .savedRecipeRemoved, .groceryAdded, .groceryChecked, .groceryRemoved, .pointEarned,
-             .cartAdjusted, .cookingStarted, .recipeRecorded, .passwordChanged, .userDeleted, .sessionRevoked: 1
+        case .experienceWritten: 3
+        case .userRegistered, .groceryAdded, .groceryChecked, .groceryRemoved: 2
+        case .recipeSaved, .savedRecipeRemoved, .pointEarned, .cartAdjusted, .cookingStarted, .recipeRecorded,
+             .passwordChanged, .userDeleted, .sessionRevoked: 1
         }
     }
 
-    /// The payload holds sealed personal fields: only a reader with the vault decodes it.
-    package var isSealed: Bool {
+    /// The first version that seals the personal fields; earlier ones hold them in the clear.
+    package var sealedSince: Int? {
         switch self {
-        case .userRegistered, .passwordChanged: true
-        case .recipeSaved, .savedRecipeRemoved, .groceryAdded, .groceryChecked, .groceryRemoved, .pointEarned,
-             .cartAdjusted, .cookingStarted, .experienceWritten, .recipeRecorded, .userDeleted, .sessionRevoked: false
+        case .userRegistered, .groceryAdded, .groceryChecked, .groceryRemoved: 2
+        case .passwordChanged: 1
+        case .experienceWritten: 3
+        case .recipeSaved, .savedRecipeRemoved, .pointEarned, .cartAdjusted, .cookingStarted, .recipeRecorded,
+             .userDeleted, .sessionRevoked: nil
         }
     }
+
+    /// The payload holds sealed personal fields: only a reader with the vault decodes it. Points,
+    /// carts and favourites carry no text of the person's own, and stay in the clear (and fast).
+    package var isSealed: Bool { sealedSince != nil }
 }
 
 extension Event {

@@ -38,8 +38,17 @@ package struct PantryState: Sendable, Equatable {
     package private(set) var recipes: [RecipeID: KnownRecipe] = [:]
     /// Recipe ids in the order they were recorded: a recipe's number is its index here.
     package private(set) var recipeOrder: [RecipeID] = []
+    /// Per user, the cart lines whose recipe is cooking, with when its points stop counting (ms
+    /// since 1970): a point needs its recipe cooking. A line's timer goes with the line, so this
+    /// holds at most `Decider.maxCartLines` per user.
+    package private(set) var cooking: [UserID: [RecipeID: Int64]] = [:]
+    /// Per user, `due` of their points' and their tips' `Pace` (ms since 1970).
+    package private(set) var pointsDue: [UserID: Int64] = [:]
+    package private(set) var tipsDue: [UserID: Int64] = [:]
+    /// The paces `decide` enforces and `evolve` keeps `pointsDue` and `tipsDue` by.
+    package let paces: Paces
 
-    package init() {}
+    package init(paces: Paces = .human) { self.paces = paces }
 
     /// Whether `userId` already earned the point for `ingredient` (a point key) of `recipeId`.
     package func hasEarned(_ userId: UserID, recipeId: RecipeID, ingredient: String) -> Bool {
@@ -55,6 +64,12 @@ package struct PantryState: Sendable, Equatable {
         guard let recipeId = try? Validate.recipeId(command.recipeId), let recipe = recipes[recipeId],
               let asked = try? Validate.ingredient(command.ingredient), let ingredient = recipe.key(matching: asked) else { return nil }
         return PointEarned(userId: command.userId, recipeId: recipeId, ingredient: ingredient)
+    }
+
+    /// A point already in the log, loaded for the one-point rule: unlike `evolve`, it does not
+    /// count towards the pace, which the log's folding already did.
+    package mutating func recall(_ point: PointEarned) {
+        insertPoint(point)
     }
 
     /// Drops the earned points: the writer reads them from the log when a batch needs them.
@@ -91,39 +106,46 @@ package struct PantryState: Sendable, Equatable {
         package var groceries: [UserID: [String: Bool]]
         package var carts: [UserID: [RecipeID: Int]]
         package var experiences: [UserID: [RecipeID: Int]]
+        package var cooking: [UserID: [RecipeID: Int64]]
+        package var pointsDue: [UserID: Int64]
+        package var tipsDue: [UserID: Int64]
         /// In the order they were recorded (their numbers).
         package var recipes: [(id: RecipeID, facts: RecipeFacts)]
 
         package init(deletedUsers: Set<UserID>, earnedPoints: [UserID: Set<UInt64>],
                     unrecordedPoints: [UserID: Set<UsedIngredient>], savedRecipes: [UserID: Set<RecipeID>],
                     groceries: [UserID: [String: Bool]], carts: [UserID: [RecipeID: Int]],
-                    experiences: [UserID: [RecipeID: Int]], recipes: [(id: RecipeID, facts: RecipeFacts)]) {
+                    experiences: [UserID: [RecipeID: Int]], cooking: [UserID: [RecipeID: Int64]],
+                    pointsDue: [UserID: Int64], tipsDue: [UserID: Int64], recipes: [(id: RecipeID, facts: RecipeFacts)]) {
             self.deletedUsers = deletedUsers; self.earnedPoints = earnedPoints; self.unrecordedPoints = unrecordedPoints
             self.savedRecipes = savedRecipes; self.groceries = groceries; self.carts = carts
-            self.experiences = experiences; self.recipes = recipes
+            self.experiences = experiences; self.cooking = cooking; self.pointsDue = pointsDue; self.tipsDue = tipsDue
+            self.recipes = recipes
         }
 
         package static func == (a: Holdings, b: Holdings) -> Bool {
             a.deletedUsers == b.deletedUsers && a.earnedPoints == b.earnedPoints
                 && a.unrecordedPoints == b.unrecordedPoints && a.savedRecipes == b.savedRecipes
                 && a.groceries == b.groceries && a.carts == b.carts && a.experiences == b.experiences
+                && a.cooking == b.cooking && a.pointsDue == b.pointsDue && a.tipsDue == b.tipsDue
                 && a.recipes.map(\.id) == b.recipes.map(\.id) && a.recipes.map(\.facts) == b.recipes.map(\.facts)
         }
     }
 
     /// Raised whenever `evolve` would build a different state from the same events: a snapshot
     /// of another version is not trusted, and the state is folded from the log instead.
-    package static let holdingsVersion = 3
+    package static let holdingsVersion = 4
 
     package var holdings: Holdings {
         Holdings(deletedUsers: deletedUsers, earnedPoints: earnedPoints, unrecordedPoints: unrecordedPoints,
                  savedRecipes: savedRecipes, groceries: groceries, carts: carts, experiences: experiences,
-                 recipes: recipeOrder.map { ($0, recipes[$0]!.facts) })
+                 cooking: cooking, pointsDue: pointsDue, tipsDue: tipsDue, recipes: recipeOrder.map { ($0, recipes[$0]!.facts) })
     }
 
     /// A state with `holdings` and no accounts yet: the accounts' events (`UserRegistered`,
     /// `PasswordChanged`) are evolved into it afterwards.
-    package init(restoring holdings: Holdings) {
+    package init(restoring holdings: Holdings, paces: Paces = .human) {
+        self.paces = paces
         deletedUsers = holdings.deletedUsers
         earnedPoints = holdings.earnedPoints
         unrecordedPoints = holdings.unrecordedPoints
@@ -131,11 +153,15 @@ package struct PantryState: Sendable, Equatable {
         groceries = holdings.groceries
         carts = holdings.carts
         experiences = holdings.experiences
+        cooking = holdings.cooking
+        pointsDue = holdings.pointsDue
+        tipsDue = holdings.tipsDue
         recipeOrder = holdings.recipes.map(\.id)
         for (number, recipe) in holdings.recipes.enumerated() { recipes[recipe.id] = KnownRecipe(recipe.facts, number: number) }
     }
 
-    mutating func apply(_ event: Event) {
+    /// Folds `event`, logged at `at` (ms since 1970: its `recordedAt`).
+    mutating func apply(_ event: Event, at: Int64) {
         switch event {
         case .userRegistered(let e):
             users[e.userId] = User(account: e.account)
@@ -157,6 +183,9 @@ package struct PantryState: Sendable, Equatable {
             groceries[e.userId] = nil
             carts[e.userId] = nil
             experiences[e.userId] = nil
+            cooking[e.userId] = nil
+            pointsDue[e.userId] = nil
+            tipsDue[e.userId] = nil
         case .recipeRecorded(let e):
             if let known = recipes[e.recipeId] {
                 recipes[e.recipeId] = KnownRecipe(e.facts, number: known.number)
@@ -176,17 +205,26 @@ package struct PantryState: Sendable, Equatable {
         case .groceryRemoved(let e):
             groceries[e.userId]?[e.item] = nil
         case .pointEarned(let e):
-            if let point = packedPoint(e.recipeId, e.ingredient) {
-                earnedPoints[e.userId, default: []].insert(point)
-            } else {
-                unrecordedPoints[e.userId, default: []].insert(UsedIngredient(recipeId: e.recipeId, ingredient: e.ingredient))
-            }
+            insertPoint(e)
+            pointsDue[e.userId] = paces.points.due(after: pointsDue[e.userId], at: at)
         case .cartAdjusted(let e):
             carts[e.userId, default: [:]][e.recipeId] = e.count == 0 ? nil : e.count
+            if e.count == 0 { cooking[e.userId]?[e.recipeId] = nil }
         case .experienceWritten(let e):
             experiences[e.userId, default: [:]][e.recipeId, default: 0] += 1
-        case .cookingStarted, .sessionRevoked:
-            break // no rule depends on earlier timers or logouts
+            tipsDue[e.userId] = paces.tips.due(after: tipsDue[e.userId], at: at)
+        case .cookingStarted(let e):
+            cooking[e.userId, default: [:]][e.recipeId] = at + Int64(e.minutes) * 60_000 + Decider.cookingGrace
+        case .sessionRevoked:
+            break // no rule depends on earlier logouts
+        }
+    }
+
+    private mutating func insertPoint(_ e: PointEarned) {
+        if let point = packedPoint(e.recipeId, e.ingredient) {
+            earnedPoints[e.userId, default: []].insert(point)
+        } else {
+            unrecordedPoints[e.userId, default: []].insert(UsedIngredient(recipeId: e.recipeId, ingredient: e.ingredient))
         }
     }
 }

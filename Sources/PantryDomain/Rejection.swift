@@ -45,6 +45,10 @@ package struct Rejection: Error, Sendable, Equatable {
         case commandIdReused = "command_id_reused"
         case notInCart = "not_in_cart"
         case invalidMinutes = "invalid_minutes"
+        /// A point for a recipe that is not cooking (`StartCooking` first).
+        case notCooking = "not_cooking"
+        /// Faster than a person: the user's `Pace` for points or tips.
+        case paceExceeded = "pace_exceeded"
         /// A per-user bound (`Decider.maxGroceryItems` and the others) would be passed.
         case limitReached = "limit_reached"
     }

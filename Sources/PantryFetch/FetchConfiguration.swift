@@ -38,6 +38,9 @@ package struct FetchConfiguration: Sendable {
     /// How long a caller whose cached answer has expired waits for the upstream before it gets the
     /// expired answer (stale-while-revalidate, RFC 5861); the call goes on and refreshes the cache.
     package var staleAfter: Double = 1.5
+    /// How long a caller with nothing cached waits for the upstream before it gets what the
+    /// catalog and the recipes already fetched hold (when they hold anything), marked `fallback`.
+    package var fallbackAfter: Double = 1
     package var cacheLifetimes: CacheLifetimes
     /// Upstream calls one client may cause: 5 at once, then one every 2 minutes (the executable's
     /// `fetch-client-burst` and `fetch-client-per-hour` keys).

@@ -21,7 +21,8 @@ package actor FetchService {
     private let images: UpstreamGate
     private let logger: Logger
     private let memo = AnswerMemo()
-    private var inFlight: [String: Task<FetchResult, Never>] = [:]
+    /// The upstream call under way for each key, and who waits for it.
+    private var inFlight: [String: (task: Task<FetchResult, Never>, waiters: CallWaiters)] = [:]
     /// Upstream calls each client may cause: the deployment's quota is everyone's, and ten junk
     /// searches from one user once spent it for the day. Cache hits are never counted.
     private let clientBudgets: RateLimiter
@@ -141,22 +142,37 @@ package actor FetchService {
     }
 
     /// A request the cache does not answer fresh: one upstream call per key at a time, or the
-    /// expired answer if the call is slow.
+    /// expired answer if the call is slow, or what the catalog and the recipes already fetched
+    /// hold if the call is late and nothing is cached.
     private func answerFromUpstream(_ request: FetchRequest, key: String, source: Source, cached: FetchStore.CachedEntry?,
                                     client: String?, deadline: Double?) async -> FetchResult {
-        let task = inFlight[key] ?? {
-            let until = deadline.map { ContinuousClock.now + .seconds($0) }
-            let task = Task {
-                let result = await UpstreamGate.$deadline.withValue(until) {
+        let task: Task<FetchResult, Never>, waiters: CallWaiters
+        if let call = inFlight[key] {
+            (task, waiters) = call
+        } else {
+            waiters = CallWaiters()
+            task = Task { [waiters] in
+                let result = await UpstreamGate.$waiters.withValue(waiters) {
                     await self.load(request, key: key, source: source, client: client)
                 }
                 self.inFlight[key] = nil
                 return result
             }
-            inFlight[key] = task
-            return task
-        }()
-        guard let cached else { return await task.value }
+            inFlight[key] = (task, waiters)
+        }
+        waiters.join(waiting: deadline)
+        guard let cached else {
+            // An uncached search once got its catalog answer only after 10-19.9 s: when the call is
+            // late, the fallback answers within `fallbackAfter` (marked so), if it has anything to
+            // show; the call goes on for whoever else waits and fills the cache if it has left.
+            if let answer = await Self.result(of: task, within: configuration.fallbackAfter) { return answer }
+            if let answer = await answerWithoutUpstream(request, key: key, source: source, retryAfter: nil,
+                                                        reason: "the upstream is late", onlyIfFound: true) {
+                waiters.leave(limited: deadline != nil)
+                return .success(answer)
+            }
+            return await task.value
+        }
         // An expired answer is there: the caller waits for the upstream only `staleAfter`, then
         // gets that answer while the call goes on and refreshes the cache for the next one.
         if let fresh = await Self.result(of: task, within: configuration.staleAfter) { return fresh }
@@ -288,8 +304,9 @@ package actor FetchService {
 
     /// When the upstream cannot be asked: the cached answer at any age, else the same request over
     /// the catalog and every recipe already fetched; nil for images and for a recipe neither holds.
+    /// With `onlyIfFound`, an answer that finds nothing is not given (nil).
     private func answerWithoutUpstream(_ request: FetchRequest, key: String, source: Source, retryAfter: Int?,
-                                       reason: String) async -> FetchResponse? {
+                                       reason: String, onlyIfFound: Bool = false) async -> FetchResponse? {
         if let entry = await cachedEntry(key) {
             logger.notice("serving stale cache", metadata: ["key": "\(key)", "reason": "\(reason)"])
             return FetchResponse(payload: entry.payload, origin: .staleCache, ageSeconds: age(entry),
@@ -297,7 +314,14 @@ package actor FetchService {
         }
         guard case .provider = source else { return nil }
         let recipes = await fallbackSearch()
-        guard let payload = try? recipes.answer(request, using: &fallbackGenerator) else { return nil }
+        // Off the actor, which answers cache hits meanwhile: in a burst after a restart 291
+        // fallback answers were computed on it one after the other (41 s in a debug build).
+        let seed = fallbackGenerator.next()
+        let answer = await Task.detached { () -> FetchPayload? in
+            var generator = SeededGenerator(seed: seed)
+            return try? recipes.answer(request, using: &generator)
+        }.value
+        guard let payload = answer, !onlyIfFound || payload.findsSomething else { return nil }
         logger.notice("serving fallback", metadata: ["key": "\(key)", "reason": "\(reason)", "recipes": "\(recipes.recipes.count)"])
         return FetchResponse(payload: payload, origin: .fallback, ageSeconds: 0, provider: source.name,
                              upstreamRetryAfterSeconds: retryAfter)
@@ -387,6 +411,19 @@ package actor FetchService {
         case .quotaExhausted(let retryAfter): .quotaExhausted(retryAfterSeconds: max(1, Int(retryAfter.rounded(.up))))
         case .rateLimited(let retryAfter): .rateLimited(retryAfterSeconds: max(1, Int(retryAfter.rounded(.up))))
         case .unavailable(let reason): .upstreamUnavailable(reason: reason)
+        }
+    }
+}
+
+private extension FetchPayload {
+    /// Whether the answer holds anything to show.
+    var findsSomething: Bool {
+        switch self {
+        case .summaries(let summaries): !summaries.isEmpty
+        case .searchPage(let page): !page.results.isEmpty
+        case .recipes(let recipes): !recipes.isEmpty
+        case .suggestions(let names): !names.isEmpty
+        case .recipe, .image: true
         }
     }
 }

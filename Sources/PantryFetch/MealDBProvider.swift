@@ -16,18 +16,16 @@ struct MealDBProvider: RecipeProvider {
             // (TheMealDB's summaries carry no ingredients, so nothing is counted as missing).
             var meals: [String: (meal: MealDBFormat.FilteredMeal, used: Int)] = [:]
             for ingredient in ingredients {
-                let envelope: MealDBFormat.Envelope<MealDBFormat.FilteredMeal> = try await get(
-                    "filter.php", [("i", ingredient.replacingOccurrences(of: " ", with: "_"))])
-                for meal in envelope.meals ?? [] { meals[meal.idMeal, default: (meal, 0)].used += 1 }
+                for meal in try await filtered(by: ingredient) { meals[meal.idMeal, default: (meal, 0)].used += 1 }
             }
             let ranked = meals.values.map { MealDBFormat.summary($0.meal, used: $0.used) }.sorted(by: CatalogSearch.bestForCooking)
             return .summaries(Array(ranked.prefix(number)))
-        case .search(let query, let diet, let maxReadyTime, let offset, let number):
+        case .search(let query, let diet, _, let offset, let number):
             let envelope: MealDBFormat.Envelope<MealDBFormat.Meal> = try await get("search.php", [("s", query)])
-            // TheMealDB has no ready times, so a time limit matches nothing.
+            // TheMealDB has no ready times: a time limit cannot be checked, and leaves every meal
+            // (it left none, so any search with one found nothing).
             let recipes = (envelope.meals ?? []).map(MealDBFormat.recipe)
                 .filter { recipe in diet.map(recipe.diets.contains) ?? true }
-                .filter { _ in maxReadyTime == nil }
             let page = recipes.dropFirst(offset).prefix(number)
             return .searchPage(SearchPage(
                 offset: offset, totalResults: recipes.count,
@@ -38,15 +36,7 @@ struct MealDBProvider: RecipeProvider {
             guard let meal = envelope.meals?.first else { throw .notFound }
             return .recipe(MealDBFormat.recipe(meal))
         case .random(let count):
-            // One meal per call: more than 10 would take seconds under the rate limit.
-            var recipes: [Recipe] = []
-            for _ in 0..<min(count, 10) {
-                let envelope: MealDBFormat.Envelope<MealDBFormat.Meal> = try await get("random.php", [])
-                if let meal = envelope.meals?.first, !recipes.contains(where: { $0.id == MealDBFormat.recipeID(meal.idMeal) }) {
-                    recipes.append(MealDBFormat.recipe(meal))
-                }
-            }
-            return .recipes(recipes)
+            return .recipes(try await random(min(count, Self.randomLimit)))
         case .autocomplete(let prefix, let number):
             let envelope: MealDBFormat.Envelope<MealDBFormat.ListedIngredient> = try await get("list.php", [("i", "list")])
             let names = (envelope.meals ?? []).compactMap { nonEmpty($0.strIngredient)?.lowercased() }
@@ -56,6 +46,66 @@ struct MealDBProvider: RecipeProvider {
         case .featured, .feed:
             throw .rejected("the featured recipe and the browsing feed come from the catalog")
         }
+    }
+
+    /// One meal per call: more than 10 would take seconds under the rate limit.
+    static let randomLimit = 10
+
+    /// `count` distinct meals, drawn at once rather than one after the other (ten draws one by
+    /// one took 19.7 s); a meal drawn twice is drawn again, up to three rounds (the answers
+    /// were short by the repeats).
+    private func random(_ count: Int) async throws(ProviderError) -> [Recipe] {
+        var recipes: [Recipe] = []
+        for _ in 0..<3 where recipes.count < count {
+            let drawn = await withTaskGroup(of: Result<Recipe?, ProviderError>.self) { group in
+                for _ in 0..<(count - recipes.count) {
+                    group.addTask {
+                        do throws(ProviderError) {
+                            let envelope: MealDBFormat.Envelope<MealDBFormat.Meal> = try await get("random.php", [])
+                            return .success(envelope.meals?.first.map(MealDBFormat.recipe))
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            for result in drawn {
+                if let recipe = try result.get(), recipes.count < count, !recipes.contains(where: { $0.id == recipe.id }) {
+                    recipes.append(recipe)
+                }
+            }
+        }
+        return recipes
+    }
+
+    /// Meals with `ingredient`, under the name TheMealDB lists it by: "egg" found nothing where
+    /// "eggs" found 5, so the other number is asked when the first finds nothing.
+    private func filtered(by ingredient: String) async throws(ProviderError) -> [MealDBFormat.FilteredMeal] {
+        for name in Self.spellings(of: ingredient) {
+            let envelope: MealDBFormat.Envelope<MealDBFormat.FilteredMeal> = try await get(
+                "filter.php", [("i", name.replacingOccurrences(of: " ", with: "_"))])
+            if let meals = envelope.meals, !meals.isEmpty { return meals }
+        }
+        return []
+    }
+
+    /// The name as typed, then with its last word in the other number ("egg" and "eggs").
+    static func spellings(of ingredient: String) -> [String] {
+        let words = ingredient.lowercased().split(separator: " ").map(String.init)
+        guard let last = words.last else { return [ingredient] }
+        let singular = FoodVocabulary.singular(last)
+        let other: String
+        if singular != last {
+            other = singular
+        } else if last.hasSuffix("y"), let before = last.dropLast().last, !"aeiou".contains(before) {
+            other = String(last.dropLast()) + "ies"
+        } else if ["o", "ch", "sh", "s", "x"].contains(where: last.hasSuffix) {
+            other = last + "es"
+        } else {
+            other = last + "s"
+        }
+        return [ingredient, (words.dropLast() + [other]).joined(separator: " ")]
     }
 
     private func get<T: Decodable>(_ file: String, _ query: [(String, String)]) async throws(ProviderError) -> T {

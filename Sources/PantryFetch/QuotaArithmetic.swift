@@ -107,18 +107,25 @@ struct LimiterState: Equatable {
 
     /// The upstream answered a call charged `charged`, which cost `request` (its
     /// `X-API-Quota-Request`): the worst case is settled to that. The upstream's own account
-    /// (`X-API-Quota-Used`, or the quota less `X-API-Quota-Left`) is the truth: it raises `used`
-    /// (another client of the same key, a count this process lost), and it lowers it only when
-    /// no other call may still be counted (`quiet`: none in the air, none lost to a timeout),
-    /// since answers may be read out of order and the upstream may not have counted a call yet.
-    /// That is how worst cases a crash left charged are given back. Never above the quota.
+    /// (`X-API-Quota-Used`, or the quota less `X-API-Quota-Left`), when it is of today
+    /// (`UpstreamAccount`), is the truth plus what it may not have counted yet (`uncounted`: the
+    /// other calls in the air at worst case): it raises `used` (another client of the same key, a
+    /// count this process lost) and lowers it (worst cases a crash left charged, a day's count
+    /// the upstream reset). While a call lost to a timeout may still be counted (`uncounted`
+    /// nil) it only raises. Never above the quota.
     mutating func settle(charged: Double, request: Double?, upstreamUsed: Double?, upstreamLeft: Double?,
-                         quiet: Bool, now: Date, policy: LimiterPolicy) {
+                         uncounted: Double?, now: Date, policy: LimiterPolicy) {
         rollDay(now: now)
+        guard let quota = policy.dailyQuota.map(Double.init) else {
+            used = Self.points(max(0, used + (request ?? charged) - charged))
+            return
+        }
+        // After a 402 an answer read late (counted before the quota ran out, or another 402)
+        // does not undo it: lowered, the block in force read as a rate limit ("retry in 37,762 s").
+        if blockedUntil > now.timeIntervalSince1970, used >= quota { return }
         used = Self.points(max(0, used + (request ?? charged) - charged))
-        guard let quota = policy.dailyQuota.map(Double.init) else { return }
         if let reported = upstreamUsed ?? upstreamLeft.map({ max(0, quota - $0) }) {
-            used = quiet ? reported : max(used, reported)
+            used = uncounted.map { reported + $0 } ?? max(used, reported)
         }
         used = Self.points(min(used, quota))
     }

@@ -37,7 +37,9 @@ struct SpoonacularProvider: RecipeProvider {
             let names: [SpoonacularFormat.Suggestion] = try await get("/food/ingredients/autocomplete", [
                 ("query", prefix), ("number", "\(number)"),
             ])
-            return .suggestions(names.map(\.name))
+            // One food once: Spoonacular lists "egg" and "eggs" both.
+            var offered = Set<[String]>()
+            return .suggestions(names.map(\.name).filter { offered.insert(FoodVocabulary.words($0)).inserted })
         case .image:
             throw .rejected("images are not fetched through a recipe provider")
         case .featured, .feed:

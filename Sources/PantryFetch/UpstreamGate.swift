@@ -10,9 +10,12 @@ import Synchronization
 /// The quota is never inflated by calls still waiting (500 distinct requests once left `used` at
 /// 481 of 150 and blocked the rest of the day), nor spent by a crash before a call left.
 final class UpstreamGate: Sendable {
-    /// When the caller stops waiting (the API's own deadline, passed down with the request): a
-    /// call still waiting for its turn then is not made, and a transfer gets only what is left.
-    @TaskLocal static var deadline: ContinuousClock.Instant?
+    /// Who waits for this call and until when (the API's own deadline, passed down with the
+    /// request): a call still waiting for its turn then, or whose deadline leaves less than the
+    /// upstream usually takes, is not made, and a transfer gets only what is left.
+    @TaskLocal static var waiters: CallWaiters?
+
+    private static var deadline: ContinuousClock.Instant? { waiters?.deadline }
 
     let provider: String
     let policy: LimiterPolicy
@@ -25,11 +28,9 @@ final class UpstreamGate: Sendable {
     /// (the service's). A token's wait and the transfer run on real time.
     private let now: @Sendable () -> Date
     /// Worst-case points of calls granted and not yet sent, and of calls sent and not yet
-    /// answered; `lost` once a sent call went unanswered (a timeout): the upstream may count it
-    /// any time later, so its account no longer lowers ours in this process.
-    /// `reported` is the highest account the upstream gave today: answers are read out of
-    /// order, and an older one must not lower the count below a newer one.
-    private let points = Mutex((waiting: 0.0, sent: 0.0, lost: false, reported: (day: "", used: 0.0)))
+    /// answered; what the upstream's own count says of today (`UpstreamAccount`); how long it
+    /// takes to answer (`UpstreamLatency`).
+    private let points = Mutex((waiting: 0.0, sent: 0.0, account: UpstreamAccount(), latency: UpstreamLatency()))
     private let slots: AsyncSlots
 
     init(
@@ -50,11 +51,13 @@ final class UpstreamGate: Sendable {
     /// GETs `url` and returns a 2xx response; `logPath` is what may be logged (no key); `cost` is
     /// the call's worst case in quota points.
     func get(_ url: String, logPath: String, cost: Double = 1) async throws(ProviderError) -> HTTPResponse {
+        if let late = tooLate() { throw late }
         try await reserve(cost: cost)
         await slots.acquire()
         defer { slots.release() }
-        // Waited past the caller's deadline for its turn: not made, and said so (our own pacing,
-        // not the upstream, was slow), so nothing is spent on an answer nobody waits for.
+        // Waited past the caller's deadline for its turn (or nobody waits any more): not made, and
+        // said so (our own pacing, not the upstream, was slow), so nothing is spent on an answer
+        // nobody waits for; nor when what is left is less than the upstream usually takes.
         let left = Self.deadline.map { Self.seconds(from: .now, to: $0) }
         if let left, left < 0.1 {
             points.withLock { $0.waiting -= cost }
@@ -62,12 +65,19 @@ final class UpstreamGate: Sendable {
             logger.notice("call not made: it waited for its turn past the caller's deadline", metadata: ["provider": "\(provider)"])
             throw .rateLimited(retryAfter: 1)
         }
+        if let late = tooLate() {
+            points.withLock { $0.waiting -= cost }
+            await update { [policy] in $0.refundToken(policy: policy) }
+            throw late
+        }
         try await charge(cost: cost)
         let started = ContinuousClock.now
         let timeout = min(timeout, left ?? timeout)
         let response: HTTPResponse
         do {
             response = try await http.send(HTTPRequest(url: url, connectTimeout: min(connectTimeout, timeout), timeout: timeout))
+            let took = Self.seconds(from: started, to: .now)
+            points.withLock { $0.latency.record(took, at: .now) }
         } catch {
             logger.warning("upstream call failed", metadata: ["provider": "\(provider)", "path": "\(logPath)", "error": "\(error)"])
             switch error.kind {
@@ -77,10 +87,12 @@ final class UpstreamGate: Sendable {
                 await update { [policy] in $0.refund(charged: cost, policy: policy) }
                 throw .unavailable("cannot connect to \(provider)")
             case .timeout:
-                points.withLock { $0.sent -= cost; $0.lost = true }
+                let now = self.now()
+                points.withLock { $0.sent -= cost; $0.account.lost(now: now); $0.latency.record(timeout, at: .now) }
                 throw .unavailable("\(provider) did not answer within \(String(format: "%.1f", timeout)) s")
             case .other:
-                points.withLock { $0.sent -= cost; $0.lost = true }
+                let now = self.now()
+                points.withLock { $0.sent -= cost; $0.account.lost(now: now) }
                 throw .unavailable("the transfer from \(provider) failed")
             }
         }
@@ -93,6 +105,17 @@ final class UpstreamGate: Sendable {
         ])
         try await observe(response, charged: cost)
         return response
+    }
+
+    /// Why no call should be made for the waiting caller: its deadline leaves less than the
+    /// upstream usually takes (measured); nil when it leaves enough, or there is no deadline.
+    private func tooLate() -> ProviderError? {
+        guard let deadline = Self.deadline, let expected = points.withLock({ $0.latency.expected(at: .now) }) else { return nil }
+        let left = Self.seconds(from: .now, to: deadline)
+        guard left < expected else { return nil }
+        logger.notice("call not made: the caller's deadline is nearer than the upstream's usual answer", metadata: [
+            "provider": "\(provider)", "left": "\(String(format: "%.1f", left))", "usual": "\(String(format: "%.1f", expected))"])
+        return .unavailable("\(provider) usually answers in \(String(format: "%.1f", expected)) s, later than the caller waits")
     }
 
     private static func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Double {
@@ -133,7 +156,12 @@ final class UpstreamGate: Sendable {
                 let result = state.charge(now: now, policy: policy, cost: cost)
                 self.points.withLock { points in
                     points.waiting -= cost
-                    if case .granted = result { points.sent += cost } else { state.refundToken(policy: policy) }
+                    if case .granted = result {
+                        points.sent += cost
+                        points.account.sent(cost, now: now)
+                    } else {
+                        state.refundToken(policy: policy)
+                    }
                 }
                 return result
             }
@@ -149,23 +177,23 @@ final class UpstreamGate: Sendable {
 
     private func observe(_ response: HTTPResponse, charged: Double) async throws(ProviderError) {
         let now = self.now()
-        let request = response.headers["X-API-Quota-Request"].flatMap(Double.init)
+        // A refused call (402, 429) is not charged upstream.
+        let request = [402, 429].contains(response.status) ? 0 : response.headers["X-API-Quota-Request"].flatMap(Double.init)
         let upstreamUsed = response.headers["X-API-Quota-Used"].flatMap(Double.init)
         let upstreamLeft = response.headers["X-API-Quota-Left"].flatMap(Double.init)
-        let day = LimiterState.utcDay(now)
         var upstreamAccount = upstreamUsed
         if upstreamAccount == nil, let quota = policy.dailyQuota, let upstreamLeft {
             upstreamAccount = max(0, Double(quota) - upstreamLeft)
         }
         await update { [policy, self, upstreamAccount] state in
-            let (quiet, latest) = self.points.withLock { points in
+            let (uncounted, latest) = self.points.withLock { points in
+                var latest: Double?
+                if let upstreamAccount { latest = points.account.read(upstreamAccount, inAir: points.sent, now: now, policy: policy) }
                 points.sent -= charged
-                if points.reported.day != day { points.reported = (day, 0) }
-                if let upstreamAccount { points.reported.used = max(points.reported.used, upstreamAccount) }
-                return (points.sent < 0.001 && !points.lost, upstreamAccount.map { _ in points.reported.used })
+                return (points.account.uncounted(inAir: points.sent, now: now), latest)
             }
             state.settle(charged: charged, request: request, upstreamUsed: latest, upstreamLeft: nil,
-                         quiet: quiet, now: now, policy: policy)
+                         uncounted: uncounted, now: now, policy: policy)
         }
         switch response.status {
         case 200..<300:

@@ -22,7 +22,7 @@ package struct JSONObjectReader: ~Copyable {
         var kind: Kind
     }
 
-    private enum Kind {
+    enum Kind {
         /// A string of ASCII without escapes: its bytes are its value and cannot be invalid UTF-8.
         case asciiString
         case string
@@ -316,7 +316,7 @@ package struct JSONObjectReader: ~Copyable {
     // MARK: Scanning
 
     /// Validates JSON values and reports where they end.
-    private struct Scanner {
+    struct Scanner {
         let bytes: UnsafeRawBufferPointer
         var index = 0
         /// Deeper documents are refused rather than risking the stack.

@@ -30,6 +30,11 @@ package final class UserKeyStore: PersonalDataVault, Sendable {
     private let database = Mutex<DatabasePool?>(nil)
     /// Keys made for this batch's registrations, not yet durable.
     private let pending = Mutex<[UserID: SymmetricKey]>([:])
+    /// The writer's durable keys read so far: every command now seals or keys something (its
+    /// Idempotency-Key, a grocery item, a tip), and a query per command cost more than the seal.
+    /// Only the writer caches: it is the one that destroys keys, so its cache never outlives one.
+    /// (The bytes: a `SymmetricKey` cannot be sent into the mutex.)
+    private let durable = Mutex<[UserID: Data]>([:])
 
     /// The writer (the core) creates the file; a reader opens it when it first needs a key.
     package init(path: String, readOnly: Bool) throws {
@@ -39,9 +44,62 @@ package final class UserKeyStore: PersonalDataVault, Sendable {
     }
 
     package func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String {
-        let key = try pending.withLock { $0[userId] } ?? storedKey(userId) ?? newKey(for: userId)
-        let box = try AES.GCM.seal(plaintext, using: key, authenticating: Data(userId.utf8))
-        return box.combined!.base64EncodedString()
+        try Self.seal(plaintext, for: userId, with: try existingKey(userId) ?? newKey(for: userId))
+    }
+
+    /// `seal`, but only with a key the user already has: nil for a user with none (deleted), for
+    /// whom no key may be made again.
+    package func sealWithExistingKey(_ plaintext: [UInt8], for userId: UserID) throws -> String? {
+        // Not cached: the snapshot writer seals on its own thread, and a key it read just before a
+        // deletion must not stay in memory after it.
+        try existingKey(userId, caching: false).map { try Self.seal(plaintext, for: userId, with: $0) }
+    }
+
+    static func seal(_ plaintext: [UInt8], for userId: UserID, with key: SymmetricKey) throws -> String {
+        try AES.GCM.seal(plaintext, using: key, authenticating: Data(userId.utf8)).combined!.base64EncodedString()
+    }
+
+    /// A command id as the log stores it: an HMAC of the id under the user's key (32 hex digits,
+    /// "k-" first), so the client's Idempotency-Key is not in the log, and once the key is destroyed
+    /// nothing links the stored id to it. The same id gives the same stored id while the key lives,
+    /// which is all the idempotency record needs. Nil for a user without a key, unless `making`
+    /// (for a command being appended: a user registered in the clear by an old version gets one).
+    package func commandIdAsStored(_ commandId: String, for userId: UserID, making: Bool = false) throws -> String? {
+        guard let key = try existingKey(userId) ?? (making ? newKey(for: userId) : nil) else { return nil }
+        return "k-" + Self.hex(Self.keyed(Array("pantry command id\u{0}\(commandId)".utf8), with: key).prefix(16))
+    }
+
+    /// A command's fingerprint as the log stores it, keyed: an unkeyed hash of a command holding a
+    /// short grocery item can be reversed by trying names; this one cannot without the key.
+    package func fingerprintAsStored(_ fingerprint: UInt64, for userId: UserID, making: Bool = false) throws -> UInt64? {
+        guard let key = try existingKey(userId) ?? (making ? newKey(for: userId) : nil) else { return nil }
+        var message = Array("pantry fingerprint\u{0}".utf8)
+        withUnsafeBytes(of: fingerprint.littleEndian) { message.append(contentsOf: $0) }
+        return Self.keyed(message, with: key).prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// HMAC-SHA256 with the user's AES key; the messages start with a purpose, so a value made for
+    /// one use never stands for another.
+    private static func keyed(_ message: [UInt8], with key: SymmetricKey) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+    }
+
+    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in bytes { out.append(digits[Int(byte >> 4)]); out.append(digits[Int(byte & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func existingKey(_ userId: UserID, caching: Bool = true) throws -> SymmetricKey? {
+        if let key = pending.withLock({ $0[userId] }) { return key }
+        if let bytes = durable.withLock({ $0[userId] }) { return SymmetricKey(data: bytes) }
+        guard let key = try storedKey(userId) else { return nil }
+        if caching, !readOnly {
+            let bytes = key.withUnsafeBytes { Data($0) }
+            durable.withLock { $0[userId] = bytes }
+        }
+        return key
     }
 
     /// A new key, unless another thread made one for the user since the caller looked: both must
@@ -57,7 +115,7 @@ package final class UserKeyStore: PersonalDataVault, Sendable {
     }
 
     package func open(_ sealed: String, for userId: UserID) throws -> [UInt8]? {
-        guard let key = try pending.withLock({ $0[userId] }) ?? storedKey(userId) else { return nil }
+        guard let key = try existingKey(userId) else { return nil }
         return try Self.open(sealed, for: userId, with: key)
     }
 
@@ -82,6 +140,8 @@ package final class UserKeyStore: PersonalDataVault, Sendable {
             }
         }
         // Only those written: a key made meanwhile (by another thread) stays pending.
+        let written = keys.mapValues { key in key.withUnsafeBytes { Data($0) } }
+        durable.withLock { durable in durable.merge(written) { _, made in made } }
         pending.withLock { pending in for userId in keys.keys { pending[userId] = nil } }
     }
 
@@ -94,6 +154,7 @@ package final class UserKeyStore: PersonalDataVault, Sendable {
     /// every deleted user, in case it stopped between appending a deletion and destroying the key.
     package func destroy(_ userIds: some Collection<UserID>) throws {
         guard !userIds.isEmpty else { return }
+        durable.withLock { durable in for userId in userIds { durable[userId] = nil } }
         let pool = try pool()
         try pool.write { db in
             let delete = try db.cachedStatement(sql: "DELETE FROM user_keys WHERE user_id = ?")

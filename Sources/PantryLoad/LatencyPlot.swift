@@ -7,7 +7,7 @@ import Histogram
 package enum LatencyPlot {
     static let width = 960.0
     static let colours: [OperationKind: String] = [
-        .increment: "#1f77b4", .repeat: "#9467bd", .top10: "#2ca02c", .myRank: "#d62728",
+        .increment: "#1f77b4", .repeat: "#9467bd", .cook: "#ff7f0e", .top10: "#2ca02c", .myRank: "#d62728",
     ]
 
     package static func svg(latency: [OperationKind: Histogram<UInt64>], perSecond: [Int], overTime: [LoadResult.SecondLatency],

@@ -1,3 +1,4 @@
+import PantryDomain
 import PantryTokens
 import PantryRandom
 
@@ -22,6 +23,12 @@ package struct LoadConfiguration: Sendable {
     /// Seconds of load at the start of the drive whose latencies and rates are not counted
     /// (connections, caches and the JIT-less runtime warm up); its points are checked like the rest.
     package var warmUp: Double = 0
+    /// The most points one user earns in the run: the burst of the core's pace of points, so the
+    /// run stays within it (`points-pace`; `Paces.human` unless the deployment sets another).
+    package var pointsPerUser = Paces.human.points.burst
+    /// Minutes of the timers the users start before their points: a whole day, so that a long
+    /// run's points all fall within their recipe's cooking.
+    package static let cookingMinutes = 1440
     /// Delete every test user after the check.
     package var cleanup = false
     /// A ramp: fixed rates (requests/s) one after the other, `stepSeconds` each, to find where the

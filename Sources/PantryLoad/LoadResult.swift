@@ -17,6 +17,8 @@ package struct LoadResult: Codable, Sendable {
         /// A ramp's rates and how long each lasted; nil for a run at one rate.
         package var ramp: [Double]?
         package var stepSeconds: Double?
+        /// The pace the run assumed: at most this many points per user (`LoadConfiguration.pointsPerUser`).
+        package var pointsPerUser: Int?
 
         package init(url: String, users: Int, clients: Int, durationSeconds: Double?, requests: Int?, rate: Double?,
                     mix: WorkloadMix, seed: UInt64, runPrefix: String) {
@@ -228,7 +230,8 @@ package struct LoadResult: Codable, Sendable {
             ?? settings.rate.map { "fixed rate \(f($0)) requests/s" } ?? "as fast as answered"
         var lines = [
             "registration  \(registration.users) users in \(f(registration.seconds, 1)) s (\(f(registration.usersPerSecond)) users/s, \(registration.retries) retries)",
-            "drive         \(f(drive.seconds, 1)) s, \(settings.clients) clients, \(mode), seed \(settings.seed)",
+            "drive         \(f(drive.seconds, 1)) s, \(settings.clients) clients, \(mode), seed \(settings.seed)"
+                + (settings.pointsPerUser.map { ", at most \($0) points per user" } ?? ""),
             "              \(drive.requests) requests, \(f(drive.perSecond)) requests/s; \(f(drive.acceptedIncrementsPerSecond)) accepted increments/s",
             "  kind         requests   requests/s   p50 ms   p90 ms   p99 ms p99.9 ms   max ms",
         ]

@@ -62,6 +62,7 @@ package struct LoadRunner: Sendable {
             result.settings.stepSeconds = configuration.stepSeconds
             result.steps = LoadResult.Step.figures(ramp: ramp, stepSeconds: configuration.stepSeconds, overTime: drive.stats.overTime)
         }
+        result.settings.pointsPerUser = configuration.pointsPerUser
         result.cleanedUp = cleanedUp
         return LoadRun(result: result, stats: drive.stats)
     }
@@ -288,7 +289,7 @@ package struct LoadRunner: Sendable {
         let client = PantryClient(configuration)
         var workload = ClientWorkload(seed: configuration.seed, client: index, clients: configuration.clients,
                                       users: configuration.users, items: items, mix: configuration.mix,
-                                      keyPrefix: configuration.runPrefix)
+                                      keyPrefix: configuration.runPrefix, pointsPerUser: configuration.pointsPerUser)
         var stats = RunStats()
         var ledger = PointsLedger(users: configuration.users)
         let quota = configuration.quota(client: index)
@@ -311,6 +312,8 @@ package struct LoadRunner: Sendable {
             case .increment, .repeat:
                 expected = command(operation, token: tokens[operation.user], client: client, shared: shared,
                                    stats: &stats, ledger: &ledger, workload: &workload)
+            case .cook:
+                expected = cook(operation, token: tokens[operation.user], client: client, shared: shared, stats: &stats)
             case .top10, .myRank:
                 expected = read(operation, token: tokens[operation.user], client: client, shared: shared, stats: &stats)
             }
@@ -369,6 +372,51 @@ package struct LoadRunner: Sendable {
                 return false
             }
         }
+    }
+
+    /// Puts the recipe in the cart and starts its timer, each request retried with its own key
+    /// until its outcome is known; true when both were accepted.
+    private func cook(_ operation: LoadOperation, token: String, client: PantryClient, shared: Shared,
+                      stats: inout RunStats) -> Bool {
+        let recipeId = operation.item!.recipeId, key = operation.key!
+        let steps: [(expected: Int, send: () throws(CurlError) -> HTTPResponse)] = [
+            (200, { () throws(CurlError) in try client.addToCart(recipeId, token: token, key: key + "-cart") }),
+            (201, { () throws(CurlError) in
+                try client.startCooking(recipeId, minutes: LoadConfiguration.cookingMinutes, token: token, key: key + "-cook") }),
+        ]
+        for step in steps {
+            let first = now()
+            var attempt = 0
+            answered: while true {
+                if attempt > 0 {
+                    guard now() - first < Self.retryWindow else {
+                        stats.indefinite += 1
+                        return false
+                    }
+                    stats.retries += 1
+                    Thread.sleep(forTimeInterval: min(0.05 * Double(attempt), 1))
+                }
+                attempt += 1
+                let response: HTTPResponse
+                do {
+                    response = try step.send()
+                } catch {
+                    stats.error(ErrorKind.transport(error))
+                    continue
+                }
+                switch response.status {
+                case step.expected:
+                    if let position = PantryClient.position(in: response.body) { shared.accepted(position) }
+                    break answered
+                case let status where Self.worthRetrying(status):
+                    stats.error(ErrorKind.http(status, code: client.problemCode(response)))
+                default:
+                    stats.error(ErrorKind.http(response.status, code: client.problemCode(response)))
+                    return false
+                }
+            }
+        }
+        return true
     }
 
     private func read(_ operation: LoadOperation, token: String, client: PantryClient, shared: Shared,

@@ -40,6 +40,17 @@ package final class PantryClient {
                  token: token, key: key)
     }
 
+    /// The cart stepper, +1: the line a recipe's timer runs on.
+    package func addToCart(_ recipeId: String, token: String, key: String) throws(CurlError) -> HTTPResponse {
+        try send(.post, "/v1/me/cart", json: Data(#"{"recipeId":\#(Self.quoted(recipeId)),"delta":1}"#.utf8), token: token, key: key)
+    }
+
+    /// Starts the timer of a recipe in the cart: "start cooking".
+    package func startCooking(_ recipeId: String, minutes: Int, token: String, key: String) throws(CurlError) -> HTTPResponse {
+        let segment = recipeId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? recipeId
+        return try send(.post, "/v1/me/cart/\(segment)/timer", json: Data(#"{"minutes":\#(minutes)}"#.utf8), token: token, key: key)
+    }
+
     package func top(_ limit: Int, token: String, after: Int64? = nil) throws(CurlError) -> HTTPResponse {
         try send(.get, "/v1/leaderboard?limit=\(limit)" + (after.map { "&after=\($0)" } ?? ""), token: token)
     }
@@ -97,15 +108,16 @@ package final class PantryClient {
 
     private func send(_ method: HTTPRequest.Method, _ path: String, body: KeyValuePairs<String, String>? = nil,
                       token: String? = nil, key: String? = nil, asOperator: Bool = false) throws(CurlError) -> HTTPResponse {
+        try send(method, path, json: body.map(Self.jsonObject), token: token, key: key, asOperator: asOperator)
+    }
+
+    private func send(_ method: HTTPRequest.Method, _ path: String, json data: Data?,
+                      token: String? = nil, key: String? = nil, asOperator: Bool = false) throws(CurlError) -> HTTPResponse {
         var headers: [(name: String, value: String)] = []
         if asOperator, let operatorSigner { headers.append((TokenSigner.operatorHeader, operatorSigner.operatorProof())) }
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         if let key { headers.append(("Idempotency-Key", key)) }
-        var data: Data?
-        if let body {
-            headers.append(("Content-Type", "application/json"))
-            data = Self.jsonObject(body)
-        }
+        if data != nil { headers.append(("Content-Type", "application/json")) }
         return try easy.perform(HTTPRequest(method: method, url: baseURL + path, headers: headers, body: data,
                                             connectTimeout: min(timeout, 5), timeout: timeout, maxBodyBytes: 1 << 20,
                                             trustedCertificates: trustedCertificates))

@@ -7,6 +7,10 @@ package enum OperationKind: String, CaseIterable, Codable, Sendable {
     /// A (recipe, ingredient) the user already earned a point for, under a new Idempotency-Key:
     /// must be refused with 409 `already_used`, proving that points are not doubled.
     case `repeat`
+    /// The recipe of a user's next increments put in their cart (`AdjustCart` +1) and its timer
+    /// started (`StartCooking`), as the web app does before "I have this": a point needs its
+    /// recipe cooking. Two requests; its latency is both.
+    case cook
     /// `GET /v1/leaderboard?limit=10`.
     case top10
     /// `GET /v1/leaderboard/me`.
@@ -29,9 +33,10 @@ package struct Item: Hashable, Sendable, Comparable {
 package struct LoadOperation: Equatable, Sendable {
     package var kind: OperationKind
     package var user: Int
-    /// For `increment` and `repeat`.
+    /// For `increment` and `repeat`; for `cook`, the first item of the recipe it cooks.
     package var item: Item?
-    /// The Idempotency-Key of a command: unique in the run, kept for its retries.
+    /// The Idempotency-Key of a command (for `cook`, the prefix of its two): unique in the run,
+    /// kept for its retries.
     package var key: String?
 }
 
@@ -54,6 +59,11 @@ package struct WorkloadMix: Sendable, Codable, Equatable {
 /// The requests of one client, drawn from its own seeded stream: with the same seed, client and
 /// mix, the same sequence, whatever the other clients or the server do (as long as every
 /// increment is accepted, since repeats are drawn from the accepted ones).
+///
+/// Its users earn points as people do, within the core's pace: each client earns the points of
+/// its own users only (every `clients`th), each user at most `pointsPerUser` (the pace's burst, so
+/// none is refused however fast the run goes), recipe by recipe, each cooked before its first.
+/// More load needs more users, not faster ones.
 package struct ClientWorkload: Sendable {
     /// Repeats are drawn from this many of the client's latest accepted items.
     static let remembered = 256
@@ -64,32 +74,40 @@ package struct ClientWorkload: Sendable {
     let users: Int
     let mix: WorkloadMix
     let keyPrefix: String
-    /// This client's share of the real (recipe, ingredient) pairs: every `clients`th, from its own
-    /// index, so that no two clients ever send the same item for the same user.
+    /// The real (recipe, ingredient) pairs, a recipe's together: a user earns them in this order.
     private let items: [Item]
+    /// The users whose points this client earns: no other client sends a command for them.
+    private let ownUsers: [Int]
+    /// Items a user may earn: `pointsPerUser`, or all of them when fewer.
+    private let itemsPerUser: Int
     private var generator: SeededGenerator
     private var issued = 0
     /// Per user, how many of `items` this client has sent.
     private var sentItems: [Int: Int] = [:]
+    /// Per user, the recipe this client last cooked for them.
+    private var cooking: [Int: String] = [:]
     private var accepted: [(user: Int, item: Item)] = []
     private var nextSlot = 0
 
     /// `items` are the same, in the same order, for every client; `keyPrefix` makes the
     /// Idempotency-Keys of this run unique.
-    package init(seed: UInt64, client: Int, clients: Int, users: Int, items: [Item], mix: WorkloadMix, keyPrefix: String) {
-        precondition(users > 0 && clients > 0)
+    package init(seed: UInt64, client: Int, clients: Int, users: Int, items: [Item], mix: WorkloadMix, keyPrefix: String,
+                 pointsPerUser: Int) {
+        precondition(users > 0 && clients > 0 && pointsPerUser > 0)
         self.client = client
         self.users = users
         self.mix = mix
         self.keyPrefix = keyPrefix
-        self.items = stride(from: client, to: items.count, by: clients).map { items[$0] }
+        self.items = items
+        ownUsers = Array(stride(from: client, to: users, by: clients))
+        itemsPerUser = min(items.count, pointsPerUser)
         generator = SeededGenerator(seed: seed, stream: client)
     }
 
     package mutating func next() -> LoadOperation {
-        var user = Int.random(in: 0..<users, using: &generator)
-        if Double.random(in: 0..<1, using: &generator) < mix.readRatio {
-            return read(user)
+        let reader = Int.random(in: 0..<users, using: &generator)
+        if Double.random(in: 0..<1, using: &generator) < mix.readRatio || ownUsers.isEmpty {
+            return read(reader)
         }
         issued += 1
         let key = "\(keyPrefix)-\(client)-\(issued)"
@@ -97,14 +115,20 @@ package struct ClientWorkload: Sendable {
             let earlier = accepted[Int.random(in: 0..<accepted.count, using: &generator)]
             return LoadOperation(kind: .repeat, user: earlier.user, item: earlier.item, key: key)
         }
-        // The next of this client's items the user has not been sent yet: new for the user.
+        // The next item one of this client's users has not been sent yet: new for the user.
+        var user = ownUsers[Int.random(in: 0..<ownUsers.count, using: &generator)]
         var draws = 1
-        while sentItems[user, default: 0] >= items.count {
-            guard draws < Self.userDraws else { return read(user) }
-            user = Int.random(in: 0..<users, using: &generator)
+        while sentItems[user, default: 0] >= itemsPerUser {
+            guard draws < Self.userDraws else { return read(reader) }
+            user = ownUsers[Int.random(in: 0..<ownUsers.count, using: &generator)]
             draws += 1
         }
         let item = items[sentItems[user, default: 0]]
+        // Its recipe cooks first; the item comes next time the user is drawn.
+        guard cooking[user] == item.recipeId else {
+            cooking[user] = item.recipeId
+            return LoadOperation(kind: .cook, user: user, item: item, key: key)
+        }
         sentItems[user, default: 0] += 1
         return LoadOperation(kind: .increment, user: user, item: item, key: key)
     }

@@ -8,8 +8,12 @@ import Foundation
 /// happens once all sockets are closed, and waits at most for their linger.
 package final class ZMQContext: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
+    /// What its sockets do on `tcp://` endpoints; with CURVE, the context runs its ZAP handler.
+    package let security: ZMQNetworkSecurity
 
-    package init(ioThreads: Int = 1) throws {
+    /// `onRefusal` hears of every peer the ZAP handler turns away (on the handler's thread).
+    package init(ioThreads: Int = 1, security: ZMQNetworkSecurity = .plain,
+                 onRefusal: (@Sendable (ZMQRefusal) -> Void)? = nil) throws {
         guard let threadCount = Int32(exactly: ioThreads) else {
             throw ZMQError.failed(operation: "zmq_ctx_set(ZMQ_IO_THREADS, \(ioThreads))", code: EINVAL)
         }
@@ -19,7 +23,16 @@ package final class ZMQContext: @unchecked Sendable {
             zmq_ctx_term(handle)
             throw error
         }
+        if case .curve(let policy) = security {
+            do {
+                try ZAPHandler.start(context: handle, policy: policy, onRefusal: onRefusal)
+            } catch {
+                zmq_ctx_term(handle)
+                throw error
+            }
+        }
         self.handle = handle
+        self.security = security
     }
 
     /// Makes every blocking call on this context's sockets, in any thread, fail with

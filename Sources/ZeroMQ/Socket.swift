@@ -41,11 +41,13 @@ package final class ZMQSocket {
 
     package func bind(_ endpoint: String) throws {
         let handle = try openHandle("zmq_bind(\(endpoint))")
+        try secure(binding: endpoint)
         guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("zmq_bind(\(endpoint))") }
     }
 
     package func connect(_ endpoint: String) throws {
         let handle = try openHandle("zmq_connect(\(endpoint))")
+        try secure(connecting: endpoint)
         guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError.last("zmq_connect(\(endpoint))") }
     }
 

@@ -123,11 +123,17 @@ extension ZMQSocket {
         return value
     }
 
-    private func setInt32Option(_ option: Int32, _ name: String, _ value: Int) throws {
+    func setInt32Option(_ option: Int32, _ name: String, _ value: Int) throws {
         guard var value = Int32(exactly: value) else {
             throw ZMQError.failed(operation: "zmq_setsockopt(\(name), \(value))", code: EINVAL)
         }
         try setOption(option, name, &value, MemoryLayout<Int32>.size)
+    }
+
+    /// An empty text clears the option: libzmq takes that only as a null pointer.
+    func setTextOption(_ option: Int32, _ name: String, _ text: String) throws {
+        if text.isEmpty { return try setOption(option, name, nil, 0) }
+        try setBytesOption(option, name, Data(text.utf8))
     }
 
     private func setBytesOption(_ option: Int32, _ name: String, _ bytes: Data) throws {

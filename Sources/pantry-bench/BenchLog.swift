@@ -10,7 +10,7 @@ import PantryKeys
 enum BenchLog {
     static func generate(at path: String, keys: UserKeyStore, events: Int, users: Int) throws -> SQLiteEventStore {
         let store = try SQLiteEventStore(path: path)
-        try fill(CommandProcessor(store: store, keys: keys), to: events, users: users)
+        try fill(CommandProcessor(store: store, keys: keys, paces: BenchRecipes.paces), to: events, users: users)
         return store
     }
 
@@ -26,6 +26,18 @@ enum BenchLog {
         }
         // Command ids carry on from the head, so a log filled in several runs has no repeats.
         var n = Int(processor.head)
+        // Every user cooks the recipes of the points to come (again, on a log filled before); the
+        // refused commands make `n` pass `events` a little.
+        let recipes = BenchRecipes.recipes(points: n..<max(n, events + events / 2), users: users)
+        let cooking = (0..<users).flatMap { user in
+            recipes.flatMap {
+                BenchRecipes.cooking($0, userId: "u\(user)", commandId: "cook-\(n)-\(user)-\($0)")
+            }
+        }
+        for start in stride(from: 0, to: cooking.count, by: 20_000) {
+            _ = processor.process(Array(cooking[start..<min(start + 20_000, cooking.count)]))
+        }
+        n = Int(processor.head)
         while processor.head < Int64(events) {
             let batch = (0..<min(20_000, events - Int(processor.head))).map { _ -> CommandEnvelope in
                 defer { n += 1 }
@@ -58,7 +70,7 @@ struct LogBench: ParsableCommand {
     func run() throws {
         let directory = try DataDirectory(data)
         let processor = try CommandProcessor(store: SQLiteEventStore(path: directory.eventLog),
-                                             keys: UserKeyStore(path: directory.userKeys, readOnly: false))
+                                             keys: UserKeyStore(path: directory.userKeys, readOnly: false), paces: BenchRecipes.paces)
         let started = ContinuousClock.now
         let from = processor.head
         BenchLog.fill(processor, to: events, users: users)

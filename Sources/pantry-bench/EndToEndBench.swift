@@ -46,10 +46,26 @@ struct EndToEndBench: ParsableCommand {
         // Points are earned only for a recipe's own ingredients: record the recipes once, so the
         // measured commands need not carry their facts.
         let recordings = (0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: recorder, commandId: "bench-\(run)-record-\($0)") }
-            + (0..<2).map { phase in CommandEnvelope(commandId: "bench-\(run)-record-latency-\(phase)", command: .useOwnedIngredient(
-                UseOwnedIngredient(userId: recorder, recipeId: Self.latencyRecipe(phase), ingredient: "ingredient 0",
-                                   recipe: BenchRecipes.facts(0)))) }
+            + (0..<2).map { phase in CommandEnvelope(commandId: "bench-\(run)-record-latency-\(phase)", command: .adjustCart(
+                AdjustCart(userId: recorder, recipeId: Self.latencyRecipe(phase), delta: 1, recipe: BenchRecipes.facts(0)))) }
         guard try setup.submit(recordings).allSatisfy({ $0.status == .accepted }) else { throw ValidationError("recording the recipes failed") }
+        // And a point needs its recipe cooking: every user cooks those of the throughput phase's
+        // points, of each latency phase's load (its own range of 2,000,000) and its own recipe.
+        let recipes = Set(BenchRecipes.recipes(points: users..<(users + commands), users: users)
+            + (0..<2).flatMap { phase in
+                BenchRecipes.recipes(points: (users + commands + (phase + 1) * 2_000_000)..<(users + commands + (phase + 2) * 2_000_000),
+                                     users: users) }).sorted()
+        let cooking = (0..<users).flatMap { n in
+            recipes.flatMap { BenchRecipes.cooking($0, userId: "b\(run)u\(n)", commandId: "bench-\(run)-cook-\(n)-\($0)") }
+                + (0..<2).flatMap { phase in
+                    BenchRecipes.cooking(Self.latencyRecipe(phase), facts: BenchRecipes.facts(0), userId: "b\(run)u\(n)",
+                                         commandId: "bench-\(run)-cook-\(n)-latency-\(phase)")
+                }
+        }
+        for chunk in stride(from: 0, to: cooking.count, by: 2_000) {
+            let outcomes = try setup.submit(Array(cooking[chunk..<min(chunk + 2_000, cooking.count)]))
+            guard outcomes.allSatisfy({ $0.status == .accepted }) else { throw ValidationError("cooking failed: \(outcomes.first { $0.status != .accepted }!)") }
+        }
 
         // Throughput: every client pipelines `window` commands, then tops up as answers arrive.
         let perClient = commands / clients

@@ -30,7 +30,7 @@ struct GroupCommitBench: ParsableCommand {
 
         let logPath = root.appendingPathComponent("events.sqlite").path
         let processor = try CommandProcessor(store: SQLiteEventStore(path: logPath, checkpointsInBackground: true),
-                                             keys: UserKeyStore(path: logPath + ".keys", readOnly: false))
+                                             keys: UserKeyStore(path: logPath + ".keys", readOnly: false), paces: BenchRecipes.paces)
         let checkpointer = try BackgroundCheckpointer(path: logPath, logger: Logger(label: "bench"))
         let store = processor.store
         let context = try ZMQContext()
@@ -62,8 +62,18 @@ struct GroupCommitBench: ParsableCommand {
                 passwordHash: "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo")))
         }
         let recordings = (0..<BenchRecipes.count).map { BenchRecipes.recording($0, userId: "u\(users)", commandId: "record-\($0)") }
-        guard try setup.submit(registrations + recordings).allSatisfy({ $0.status == .accepted }) else {
-            throw ValidationError("the setup commands were not all accepted")
+        let recipes = BenchRecipes.recipes(points: 0..<commands, users: users)
+        let cooking = (0..<users).flatMap { user in
+            recipes.flatMap {
+                BenchRecipes.cooking($0, userId: "u\(user)", commandId: "cook-\(user)-\($0)")
+            }
+        }
+        let setupCommands = registrations + recordings + cooking
+        for start in stride(from: 0, to: setupCommands.count, by: 20_000) {
+            guard try setup.submit(Array(setupCommands[start..<min(start + 20_000, setupCommands.count)]))
+                .allSatisfy({ $0.status == .accepted }) else {
+                throw ValidationError("the setup commands were not all accepted")
+            }
         }
         let start = try store.headPosition()
         let batchesBefore = counts.batches.load(ordering: .relaxed)

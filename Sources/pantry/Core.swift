@@ -50,12 +50,12 @@ struct Core: AsyncParsableCommand {
         logger.info("event log", metadata: ["log": "\(location)"])
         let processor = try CommandProcessor(
             store: store, keys: UserKeyStore(path: directory.userKeys, readOnly: false),
-            snapshotPath: directory.coreSnapshot, snapshotEvery: settings.snapshotEvery, commandIdFilterBytes: settings.commandIdFilterMiB << 20,
-            logger: logger)
+            erasures: ErasureLedger(path: directory.erasures), snapshotPath: directory.coreSnapshot, snapshotEvery: settings.snapshotEvery,
+            commandIdFilterBytes: settings.commandIdFilterMiB << 20, paces: settings.paces, logger: logger)
         // WAL checkpoints are the SQLite file's; PostgreSQL checkpoints by itself. The snapshot
         // is a file in the data directory whatever the log.
         let checkpointer = try location.sqlitePath.map { try BackgroundCheckpointer(path: $0, logger: logger) }
-        let context = try ZMQContext()
+        let context = try endpoints.makeContext(logger: logger)
         defer { context.shutdown() }
         // The log service reads with its own connections, beside the writer, on a thread of its own.
         let logServer = try LogServer(log: options.openExistingLog(directory, logger: logger),

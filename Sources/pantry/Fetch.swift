@@ -41,7 +41,7 @@ struct Fetch: AsyncParsableCommand {
         }
         let service = try FetchService(configuration: configuration, logger: logger)
         logger.info("fetch configured", metadata: ["provider": "\(configuration.primary)"])
-        let context = try ZMQContext()
+        let context = try endpoints.makeContext(logger: logger)
         let server = try FetchServer(service: service, context: context,
                                      endpoint: endpoints.fetch, logger: logger)
         defer { context.shutdown() }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PantryDomain
 import PantryLoad
 import PantryTokens
 
@@ -11,7 +12,10 @@ struct LoadTest: ParsableCommand {
             Registers and logs in --users users, then --clients threads (one kept-alive connection
             each) send UseOwnedIngredient commands (each with an Idempotency-Key, retried with the
             same key after a transport failure or a 503; a few deliberately repeat an earned item
-            and must get 409 already_used) and leaderboard reads (top 10, my rank). At the end every
+            and must get 409 already_used) and leaderboard reads (top 10, my rank). Its users earn
+            points as people do: each recipe put in the cart and its timer started first, and at
+            most --points-per-user each, within the core's pace of points (its burst), so more load
+            takes more users. At the end every
             user's points are read back and compared with the ledger of accepted commands: any lost
             or doubled point exits 1. The same --seed drives the same choices; usernames start with
             a run prefix from the seed and the clock, so reruns against one deployment never collide.
@@ -50,6 +54,8 @@ struct LoadTest: ParsableCommand {
     @Option(help: "A ramp of fixed rates, e.g. \"500,1000,2000,4000\" requests/s, --step-seconds each, with one summary per step: where does p99 break? (Not with --rate or --duration.)")
     var ramp: String?
     @Option(help: "Seconds of each ramp step.") var stepSeconds = 20.0
+    @Option(help: "The most points one user earns in the run: the burst of the deployment's points pace (its points-pace key; the default is the core's), so that none is refused as too fast.")
+    var pointsPerUser = Paces.human.points.burst
 
     /// The ramp's rates, once checked.
     private var rampRates: [Double]? {
@@ -83,6 +89,7 @@ struct LoadTest: ParsableCommand {
             }
             guard stepSeconds >= 1, stepSeconds <= 3600 else { throw ValidationError("--step-seconds must be 1-3600") }
         }
+        guard pointsPerUser > 0 else { throw ValidationError("--points-per-user must be positive") }
         if let failOn {
             do { _ = try Thresholds(parsing: failOn) } catch { throw ValidationError("--fail-on: \(error)") }
         }
@@ -105,6 +112,7 @@ struct LoadTest: ParsableCommand {
         configured.ramp = rampRates
         configured.stepSeconds = stepSeconds
         configured.trustedCertificates = cacert
+        configured.pointsPerUser = pointsPerUser
         do {
             configured.operatorSigner = try TokenSigner.existingKey(dataDirectory: dataDirectory, configured: tokenKey)
                 .map { TokenSigner(key: $0) }

@@ -8,7 +8,7 @@ struct Pantry: AsyncParsableCommand {
         abstract: "Pantry: the event-sourced backend for recipe apps.",
         version: Pantry.version,
         subcommands: [Core.self, Worker.self, Fetch.self, API.self, Submit.self, Events.self, Stats.self, Status.self, Replay.self, Backup.self, Restore.self, MigrateLog.self,
-                      Catalog.self, LoadTest.self, ShowConfiguration.self]
+                      Catalog.self, LoadTest.self, Keys.self, ShowConfiguration.self]
     )
 }
 
@@ -73,10 +73,17 @@ struct DataOptions: ParsableArguments {
     @Option(name: .long, help: "A JSON file of configuration keys (pantry config lists them); or PANTRY_CONFIG.")
     var config: String?
 
+    @Option(name: .long, help: "The keys directory `pantry keys` wrote (this host's .secret, every host's .public); default PANTRY_KEYS or DATA/keys.")
+    var keys: String?
+
+    @Flag(name: .long, help: "Let tcp:// endpoints run without CURVE keys, readable and writable by anyone on the network; or PANTRY_INSECURE_NETWORK=true.")
+    var insecureNetwork = false
+
     /// The configuration of this run: these options and `flags` (the command's own keys), then
     /// the environment, then the file.
     func configuration(_ flags: [String: (any ConfigurationFlagValue)?] = [:]) throws -> ConfigurationSources {
-        try ConfigurationSources(flags: flags.merging(["data": data, "log": log, "config": config]) { own, _ in own })
+        try ConfigurationSources(flags: flags.merging(["data": data, "log": log, "config": config, "keys": keys,
+                                                       "insecure-network": insecureNetwork ? true : nil]) { own, _ in own })
     }
 }
 

@@ -7,6 +7,7 @@ import PantryKeys
 import PantryProjections
 import ZeroMQ
 import PantryLog
+import Logging
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,7 +45,7 @@ struct Replay: ParsableCommand {
         let directory = try DataDirectory(options.data)
         let (endpoints, remote) = try config.endpoints(directory.url)
         // On a worker host the log is the core's, over the network, with sealed fields opened there.
-        let context = try ZMQContext()
+        let context = try endpoints.makeContext(logger: Logger(label: "pantry.replay"))
         defer { context.shutdown() }
         let (log, keys): (any EventLogReader, UserKeyStore?)
         if remote {

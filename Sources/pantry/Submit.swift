@@ -41,21 +41,22 @@ struct Submit: ParsableCommand {
             lock = try WriterLock(path: directory.writerLock)
         } catch is WriterLock.Held {
             // Someone holds the log: a running core, which takes commands over ZeroMQ.
-            guard try submitToCore(endpoint: endpoints.commands) else { throw ExitCode(1) }
+            guard try submitToCore(endpoints) else { throw ExitCode(1) }
             return
         }
         defer { withExtendedLifetime(lock) {} }
         let processor = try CommandProcessor(store: options.openLogForWriting(directory, logger: Logger(label: "pantry.submit")).0,
                                              keys: UserKeyStore(path: directory.userKeys, readOnly: false),
-                                             snapshotPath: directory.coreSnapshot)
+                                             erasures: ErasureLedger(path: directory.erasures),
+                                             snapshotPath: directory.coreSnapshot, paces: try config.core().paces)
         let allAccepted = try forEachBatch { envelopes in processor.process(envelopes) }
         processor.waitForSnapshot()
         if !allAccepted { throw ExitCode(1) }
     }
 
-    private func submitToCore(endpoint: String) throws -> Bool {
-        let context = try ZMQContext()
-        let client = try CommandClient(context: context, endpoint: endpoint, timeout: .seconds(timeout))
+    private func submitToCore(_ endpoints: BusEndpoints) throws -> Bool {
+        let context = try endpoints.makeContext(logger: Logger(label: "pantry.submit"))
+        let client = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(timeout))
         return try forEachBatch { envelopes in try client.submit(envelopes) }
     }
 

@@ -36,7 +36,7 @@ struct Worker: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: directory.projections, withIntermediateDirectories: true)
         let lock = try WriterLock(path: directory.workerLock(name.rawValue))
         defer { withExtendedLifetime(lock) {} }
-        let context = try ZMQContext()
+        let context = try endpoints.makeContext(logger: logger)
         // With the log service named (another host) it answers, with sealed fields opened: the
         // worker needs only its own directory. Without it the log is read directly (the file on
         // this host, or PostgreSQL), so gaps are repaired even while the core restarts.

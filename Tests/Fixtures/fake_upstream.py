@@ -6,7 +6,8 @@ first line of stdout. Spoonacular lives at /, TheMealDB at /mealdb/api/json/v1/1
 certificate and its key after the port (PEM files), it serves HTTPS (TLS 1.2 and later) instead.
 
 Control endpoints (not counted):
-  /_count                 -> {"total": n, "paths": {path: n}}
+  /_count                 -> {"total": n, "paths": {path: n}, "used": points, "tooManyAtOnce": n,
+                              "abandoned": calls answered "slow" after their client hung up}
   /_reset                 -> clears counts and the mode
   /_mode?set=MODE         -> normal | malformed | error500 | slow | quota402 | rate429
          &delay=SECONDS   -> how long "slow" waits (default 3)
@@ -23,6 +24,8 @@ import gzip
 import hashlib
 import json
 import os
+import select
+import socket
 import ssl
 import sys
 import threading
@@ -33,7 +36,7 @@ from urllib.parse import parse_qs, urlparse
 MEALDB = "/mealdb/api/json/v1/1/"
 LOCK = threading.Lock()
 STATE = {"counts": {}, "mode": "normal", "delay": 3.0, "quota": 10000.0, "used": 0.0, "retry_after": 7,
-         "in_flight": 0, "too_many_at_once": 0}
+         "in_flight": 0, "too_many_at_once": 0, "abandoned": 0}
 # Spoonacular's free plan allows 2 calls at once; a third is answered 429.
 MAX_AT_ONCE = 2
 
@@ -93,7 +96,7 @@ for _i in range(1, 21):
         TERIYAKI["strMeasure%d" % _i] = [" ", None, ""][_i % 3]
 
 INGREDIENT_NAMES = ["apple", "apricot", "avocado", "bacon", "banana", "basil", "butter", "carrot",
-                    "cauliflower", "cheddar", "chicken breast", "egg", "egg yolk", "garlic", "tomato"]
+                    "cauliflower", "cheddar", "chicken breast", "egg", "eggs", "egg yolk", "garlic", "tomato"]
 
 
 def number(value, default):
@@ -182,7 +185,9 @@ def mealdb(name, q):
         return 200, {"meals": [TERIYAKI] if s and s in TERIYAKI["strMeal"].lower() else None}
     if name == "filter.php":
         i = q.get("i", [""])[0].lower().replace("_", " ")
-        hits = {"chicken breasts": ["52772", "52795"], "soy sauce": ["52772", "52806"], "garlic": ["52772"]}
+        # TheMealDB lists eggs as "Eggs": "egg" finds nothing there.
+        hits = {"chicken breasts": ["52772", "52795"], "soy sauce": ["52772", "52806"], "garlic": ["52772"],
+                "eggs": ["52772", "52795", "52806", "52807", "52808"]}
         ids = hits.get(i)
         return 200, {"meals": [{"idMeal": x, "strMeal": "Meal " + x,
                                 "strMealThumb": "https://www.themealdb.com/images/media/meals/%s.jpg" % x}
@@ -239,6 +244,10 @@ class Handler(BaseHTTPRequestHandler):
     def serve(self, url, q, mode, delay, retry_after):
         if mode == "slow":
             time.sleep(delay)
+            # Answered after the client hung up (its timeout): charged all the same, bought nothing.
+            if self.client_gone():
+                with LOCK:
+                    STATE["abandoned"] += 1
         if mode == "error500":
             return self.send(500, b"Internal Server Error", "text/plain")
         if mode == "quota402":
@@ -264,6 +273,15 @@ class Handler(BaseHTTPRequestHandler):
             return self.spent()
         return self.send(status, json.dumps(payload).encode(), headers=headers)
 
+    def client_gone(self):
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+        except ValueError:  # a TLS socket cannot peek; such tests do not count abandoned calls
+            return False
+
     @staticmethod
     def charge(cost):
         """Spends `cost` points if they fit today; the quota headers after it, or None."""
@@ -275,14 +293,18 @@ class Handler(BaseHTTPRequestHandler):
         return [("X-API-Quota-Request", "%g" % cost), ("X-API-Quota-Used", "%g" % used), ("X-API-Quota-Left", "%g" % left)]
 
     def spent(self):
+        # As the stand-in the issue was measured with: the 402 says what the upstream's day has used.
+        with LOCK:
+            used, left = STATE["used"], round(max(0.0, STATE["quota"] - STATE["used"]), 2)
         return self.send(402, json.dumps({"status": "failure", "code": 402,
-                                          "message": "Your daily points limit has been reached."}).encode())
+                                          "message": "Your daily points limit has been reached."}).encode(),
+                         headers=[("X-API-Quota-Used", "%g" % used), ("X-API-Quota-Left", "%g" % left)])
 
     def control(self, path, q):
         with LOCK:
             if path == "/_reset":
                 STATE.update({"counts": {}, "mode": "normal", "delay": 3.0, "quota": 10000.0, "used": 0.0, "retry_after": 7,
-                              "too_many_at_once": 0})
+                              "too_many_at_once": 0, "abandoned": 0})
             elif path == "/_mode":
                 STATE["mode"] = q.get("set", [STATE["mode"]])[0]
                 STATE["delay"] = float(q.get("delay", [STATE["delay"]])[0])
@@ -294,7 +316,7 @@ class Handler(BaseHTTPRequestHandler):
             elif path != "/_count":
                 return self.send(404, b"{}")
             body = {"total": sum(STATE["counts"].values()), "paths": STATE["counts"], "mode": STATE["mode"],
-                    "used": STATE["used"], "tooManyAtOnce": STATE["too_many_at_once"]}
+                    "used": STATE["used"], "tooManyAtOnce": STATE["too_many_at_once"], "abandoned": STATE["abandoned"]}
         self.send(200, json.dumps(body).encode())
 
     def test_helpers(self, path, q):

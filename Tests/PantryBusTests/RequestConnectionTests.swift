@@ -116,6 +116,37 @@ import ZeroMQ
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Issue 33: the fetch worker stopped held every recipe screen for the API's whole 20 s timeout.
+    @Test("With immediate, a single worker that went down fails a request at once, and serves again once it is back",
+          .timeLimit(.minutes(1)))
+    func aSingleWorkerGoneFailsAtOnceWithImmediate() async throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        let connection = try RequestConnection(context: context, endpoint: endpoint("fetch"), timeout: .seconds(20),
+                                               immediate: true, logger: quiet)
+        let running = Task.immediate { try await connection.run() }
+        defer { running.cancel() }
+        let worker = try NamedWorker(context: context, endpoint: endpoint("fetch"), name: "fetch")
+        #expect(try await waitUntil { await ask(connection) == .name("fetch") }, "connected")
+        worker.stop()
+        #expect(try await waitUntil { await ask(connection) == .noWorker }, "the link is gone")
+        let clock = ContinuousClock()
+        let asked = clock.now
+        do {
+            _ = try await connection.send(Data("{}".utf8))
+            Issue.record("answered with no worker")
+        } catch let error as RequestConnection.Unavailable {
+            #expect(error.notConnected)
+        }
+        #expect(clock.now - asked < .seconds(1), "at once, not after the 20 s timeout")
+        let back = try NamedWorker(context: context, endpoint: endpoint("fetch"), name: "fetch again")
+        defer { back.stop() }
+        #expect(try await waitUntil { await ask(connection) == .name("fetch again") }, "served again")
+        try? FileManager.default.removeItem(at: directory)
+    }
+
     /// Callers on many tasks at once each get their own answer: requests queued in memory, with
     /// one wake-up of the socket thread per burst, are neither lost nor mixed up.
     @Test(.timeLimit(.minutes(1)))
@@ -158,6 +189,74 @@ import ZeroMQ
         let waited = clock.now - asked
         #expect(waited >= .milliseconds(300) && waited < .seconds(10), "\(waited)")
         #expect(try await connection.send(Data("answered".utf8)) == Data("answered".utf8))
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Lines joined by newlines: a batch frame for the tests, which need no JSON.
+    static let lines = RequestConnection.Batching(
+        maxRequests: 100, join: { Data($0.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n").utf8) },
+        split: { frame in String(decoding: frame, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map { Data($0.utf8) } })
+
+    /// With batching (the API's line to the core), the requests waiting when the socket thread
+    /// wakes cross as one frame, at most `maxRequests` each, and each caller still gets its own answer.
+    @Test("Requests waiting together cross in one frame each way and each caller gets its own answer")
+    func requestsWaitingTogetherCrossInOneFrame() async throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        final class Counts: Sendable {
+            let frames = Atomic<Int>(0)
+            let largest = Atomic<Int>(0)
+        }
+        let counts = Counts()
+        let echo = try NamedWorker(context: context, endpoint: endpoint("batches")) { frame in
+            counts.frames.add(1, ordering: .relaxed)
+            counts.largest.max(frame.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).count, ordering: .relaxed)
+            return frame
+        }
+        defer { echo.stop() }
+        let connection = try RequestConnection(context: context, endpoint: endpoint("batches"), timeout: .seconds(20),
+                                               batching: Self.lines, logger: Logger(label: "test"))
+        let running = Task.immediate { try await connection.run() }
+        defer { running.cancel() }
+        let requests = 3_000
+        let mismatched = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for n in 0..<requests {
+                group.addTask { String(decoding: try await connection.send(Data("\(n)".utf8)), as: UTF8.self) != "\(n)" }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(mismatched == 0)
+        #expect(counts.frames.load(ordering: .relaxed) < requests, "some requests shared a frame")
+        #expect(counts.largest.load(ordering: .relaxed) <= 100, "no frame holds more than maxRequests")
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A batch answered with the wrong number of answers (a peer that refused the frame whole)
+    /// fails each of its callers rather than handing anyone another's answer.
+    @Test("A batch answered with the wrong number of answers fails each of its callers")
+    func aBatchAnsweredWronglyFailsEachCaller() async throws {
+        let context = try ZMQContext()
+        defer { context.shutdown() }
+        let refuser = try NamedWorker(context: context, endpoint: endpoint("refuser")) { frame in
+            frame.contains(UInt8(ascii: "\n")) ? Data("refused".utf8) : frame
+        }
+        defer { refuser.stop() }
+        let connection = try RequestConnection(context: context, endpoint: endpoint("refuser"), timeout: .seconds(20),
+                                               batching: Self.lines, logger: Logger(label: "test"))
+        let running = Task.immediate { try await connection.run() }
+        defer { running.cancel() }
+        let answers = await withTaskGroup(of: String.self) { group in
+            for n in 0..<500 {
+                group.addTask {
+                    do { return String(decoding: try await connection.send(Data("\(n)".utf8)), as: UTF8.self) }
+                    catch { return "failed" }
+                }
+            }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(!answers.contains("refused"), "nobody got the refusal as their answer")
+        #expect(answers.contains("failed"), "some requests went in a batch")
+        #expect(answers.allSatisfy { $0 == "failed" || Int($0) != nil })
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -61,6 +61,23 @@ import Testing
         }
     }
 
+    @Test("pantry catalog import lists what it left out, with the reason, and how many recipes have a time and servings")
+    func catalogImportReportsItsRejects() throws {
+        let data = try PantryBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let source = data.appendingPathComponent("pages.json")
+        try Data(#"""
+            {"Cookbook:Pie": {"title": "Pie", "ingredients": ["1 crust", "Optional:", "Cream"], "steps": ["Bake 30 minutes.", "Serve."], "servings": "6"},
+             "Cookbook:Empty": {"title": "Empty", "ingredients": [], "steps": ["Nothing."]}}
+            """#.utf8).write(to: source)
+        let run = try PantryBinary.run(["catalog", "import", "--data", data.path, "--source", source.path], environment: [:])
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = run.stdout.jsonObject
+        #expect(summary?["recipes"] as? Int == 1 && summary?["withTime"] as? Int == 1 && summary?["withServings"] as? Int == 1)
+        let rejected = (summary?["rejected"] as? [[String: Any]] ?? []).map { "\($0["page"] ?? "") \($0["line"] ?? "-") \($0["reason"] ?? "")" }
+        #expect(rejected.sorted() == ["Cookbook:Empty - no ingredient", "Cookbook:Pie Optional: a heading, not an ingredient"], "\(run.stdout)")
+    }
+
     /// The fetch worker says so when it serves only the bundled recipes.
     @Test func theFetchWorkerWarnsWhenTheImportedCatalogIsMissing() throws {
         let data = try PantryBinary.temporaryDirectory()

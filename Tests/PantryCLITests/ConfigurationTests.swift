@@ -21,10 +21,12 @@ import Testing
         let directory = try PantryBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let found = try settings(["--data", directory.path],
-                                 environment: ["PANTRY_PORT": "9090", "PANTRY_DATA": "/nowhere", "PANTRY_CORE_LOG": "tcp://core:7003"])
+                                 environment: ["PANTRY_PORT": "9090", "PANTRY_DATA": "/nowhere", "PANTRY_CORE_LOG": "tcp://core:7003",
+                                               "PANTRY_INSECURE_NETWORK": "true"])
         #expect(found["port"]?.value == "9090" && found["port"]?.origin == "environment" && found["port"]?.source == "PANTRY_PORT")
         #expect(found["data"]?.value == directory.path && found["data"]?.origin == "flag" && found["data"]?.source == "--data")
         #expect(found["core-log"]?.value == "tcp://core:7003" && found["core-log"]?.origin == "environment")
+        #expect(found["insecure-network"]?.value == "true" && found["keys"]?.value == "\(directory.path)/keys")
         #expect(found["host"]?.value == "127.0.0.1" && found["host"]?.origin == "default" && found["host"]?.source == nil)
         // Defaults that live in the data directory follow it.
         #expect(found["core-commands"]?.value == "ipc://\(directory.path)/core-commands.sock")
@@ -109,5 +111,18 @@ import Testing
         #expect(fetch.status == 64 && fetch.stderr.contains("pantry fetch: fetch-timeout: PANTRY_FETCH_TIMEOUT=forever"), "\(fetch.stderr)")
         let core = try PantryBinary.run(["core", "--data", directory.path, "--command-id-filter-mib", "2000000"], environment: [:])
         #expect(core.status == 64 && core.stderr.contains("command-id-filter-mib: --command-id-filter-mib 2000000 (flag)"), "\(core.stderr)")
+    }
+
+    @Test("a pace that is not BURST/SECONDS stops the core before it starts anything, naming the key")
+    func aBadPaceIsRefused() throws {
+        let directory = try PantryBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (key, value) in [("POINTS", "60"), ("POINTS", "0/360"), ("POINTS", "60/0"), ("POINTS", "60/soon"), ("TIPS", "-1/5"),
+                             ("TIPS", "10/360/1"), ("TIPS", "10/nan")] {
+            let run = try PantryBinary.run(["core", "--data", directory.path], environment: ["PANTRY_\(key)_PACE": value])
+            #expect(run.status == 64 && run.stderr.contains("\(key.lowercased())-pace: PANTRY_\(key)_PACE=\(value)")
+                    && run.stderr.contains("BURST/SECONDS"), "\(value): \(run.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("events.sqlite").path))
     }
 }

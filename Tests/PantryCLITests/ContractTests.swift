@@ -18,9 +18,10 @@ import PantryLog
         .init(commandId: "c6", command: .addGrocery(.init(userId: "u1", ingredient: "salt"))),
         .init(commandId: "c7", command: .checkGrocery(.init(userId: "u1", ingredient: "salt", checked: true))),
         .init(commandId: "c8", command: .removeGrocery(.init(userId: "u1", ingredient: "salt"))),
-        .init(commandId: "c9", command: .useOwnedIngredient(.init(userId: "u1", recipeId: "r1", ingredient: "Olive Oil", recipe: .init(
+        .init(commandId: "c9", command: .adjustCart(.init(userId: "u1", recipeId: "r1", delta: 2, recipe: .init(
             title: "Pasta", image: nil, ingredients: ["spaghetti", "olive oil"])))),
-        .init(commandId: "c10", command: .adjustCart(.init(userId: "u1", recipeId: "r1", delta: 2))),
+        .init(commandId: "c10", command: .startCooking(.init(userId: "u1", recipeId: "r1", minutes: 25))),
+        .init(commandId: "c10b", command: .useOwnedIngredient(.init(userId: "u1", recipeId: "r1", ingredient: "Olive Oil"))),
         .init(commandId: "c11", causationId: "c10", command: .writeExperience(.init(userId: "u1", recipeId: "r1", text: "Line one\nline \"two\" \\ done"))),
         .init(commandId: "c12", command: .changePassword(.init(userId: "u1", passwordHash: testPasswordHash))),
         .init(commandId: "c13", command: .deleteUser(.init(userId: "u1"))),
@@ -33,7 +34,7 @@ import PantryLog
         let keys = try UserKeyStore(path: directory.appendingPathComponent("keys.sqlite").path, readOnly: false)
         for (n, envelope) in Self.commands.enumerated() {
             try CommandCoding.encode(envelope).write(to: directory.appendingPathComponent("command-\(n).json"))
-            let events = try Decider.decide(envelope, state: state).get()
+            let events = try Decider.decide(envelope, state: state, at: 1_795_000_000_000).get()
             for (k, event) in events.enumerated() {
                 let type = event.type.rawValue
                 let data = try EventCoding.encode(event, vault: keys)
@@ -44,7 +45,7 @@ import PantryLog
                     metadata: EventMetadata(commandId: envelope.commandId, correlationId: envelope.correlationId,
                                             causationId: envelope.causationId, userId: event.userId, recordedAt: 1_795_000_000_000))
                 try EventDocument.encode(recorded).write(to: directory.appendingPathComponent("recorded-\(n)-\(k).json"))
-                Decider.evolve(&state, event)
+                Decider.evolve(&state, event, at: 1_795_000_000_000)
             }
         }
 

@@ -22,6 +22,8 @@ import PantryLog
             let process = Process()
             process.executableURL = PantryBinary.url
             process.arguments = ["submit", "--data", directory.path] + (postgres.map { ["--log", $0.url] } ?? [])
+            // Thousands of points a second for one user: far past a person's pace, which is not what this tests.
+            process.environment = ProcessInfo.processInfo.environment.merging(["PANTRY_POINTS_PACE": "1000000000/0.001"]) { $1 }
             let stdin = Pipe(), stdout = Pipe()
             process.standardInput = stdin
             process.standardOutput = stdout
@@ -37,7 +39,11 @@ import PantryLog
                 while true {
                     var chunk = ""
                     for _ in 0..<200 {
-                        // Each recipe has 200 ingredients; every command earns a new point.
+                        // Each recipe has 200 ingredients, cooked before its first; every command earns a new point.
+                        if n % 200 == 0 {
+                            chunk += #"{"commandId":"cart-\#(n)","type":"AdjustCart","data":{"userId":"u1","recipeId":"r\#(n / 200)","delta":1,"recipe":\#(Self.recipeFacts)}}"# + "\n"
+                            chunk += #"{"commandId":"cook-\#(n)","type":"StartCooking","data":{"userId":"u1","recipeId":"r\#(n / 200)","minutes":1440}}"# + "\n"
+                        }
                         chunk += #"{"commandId":"use-\#(n)","type":"UseOwnedIngredient","data":{"userId":"u1","recipeId":"r\#(n / 200)","ingredient":"ingredient \#(n % 200)","recipe":\#(Self.recipeFacts)}}"# + "\n"
                         n += 1
                     }

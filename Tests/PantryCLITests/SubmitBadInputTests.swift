@@ -8,7 +8,7 @@ import Testing
         let directory = try PantryBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let register = #"{"commandId":"r1","type":"RegisterUser","data":{"userId":"u1","username":"anna","email":"a@example.org","passwordHash":"\#(testPasswordHash)"}}"#
-        let good = #"{"commandId":"g1","type":"UseOwnedIngredient","data":{"userId":"u1","recipeId":"r","ingredient":"salt","recipe":{"title":"Soup","ingredients":["salt"]}}}"#
+        let good = #"{"commandId":"g1","type":"AdjustCart","data":{"userId":"u1","recipeId":"r","delta":1,"recipe":{"title":"Soup","ingredients":["salt"]}}}"#
         let bad: [(bytes: [UInt8], code: String)] = [
             (Array("not json".utf8), "malformed_json"),
             (Array("[1,2,3]".utf8), "invalid_field"),
@@ -17,8 +17,8 @@ import Testing
             (Array(#"{"commandId":"b2","type":"Explode","data":{}}"#.utf8), "unknown_command"),
             (Array(#"{"commandId":"b3","type":"SaveRecipe","data":{"userId":"u1","recipeId":"r","recipe":{"title":"\#(String(repeating: "x", count: 5000))","ingredients":["salt"]}}}"#.utf8), "invalid_title"),
             (Array(#"{"commandId":"b4","type":"SaveRecipe","data":{"userId":"u1","recipeId":"r","recipe":{"title":"\#(String(repeating: "y", count: 70_000))","ingredients":["salt"]}}}"#.utf8), "too_large"),
-            (Array(#"{"commandId":"b7","type":"UseOwnedIngredient","data":{"userId":"u1","recipeId":"made-up","ingredient":"salt"}}"#.utf8), "unknown_recipe"),
-            (Array(#"{"commandId":"b8","type":"UseOwnedIngredient","data":{"userId":"u1","recipeId":"r","ingredient":"gold","recipe":{"title":"Soup","ingredients":["salt"]}}}"#.utf8), "not_in_recipe"),
+            (Array(#"{"commandId":"b7","type":"AdjustCart","data":{"userId":"u1","recipeId":"made-up","delta":1}}"#.utf8), "unknown_recipe"),
+            (Array(#"{"commandId":"b8","type":"UseOwnedIngredient","data":{"userId":"u1","recipeId":"r","ingredient":"gold","recipe":{"title":"Soup","ingredients":["salt"]}}}"#.utf8), "not_cooking"),
             ([0x7B, 0xFF, 0xFE, 0x7D], "invalid_utf8"),
             (Array(#"{"commandId":"b5","type":"UseOwnedIngredient","data":{"userId":"nobody","recipeId":"r","ingredient":"salt"}}"#.utf8), "unknown_user"),
             (Array(#"{"commandId":"b6","type":"UseOwnedIngredient","data":{"userId":"u1","recipeId":"r","ingredient":""}}"#.utf8), "invalid_ingredient"),
@@ -40,7 +40,7 @@ import Testing
         }
         #expect(lines.last?.jsonObject?["status"] as? String == "accepted", "the process kept going after bad input")
         let store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path, readOnly: true)
-        #expect(try store.headPosition() == 3, "the registration, then the good line: its recipe's facts and its point")
+        #expect(try store.headPosition() == 3, "the registration, then the good line: its recipe's facts and its cart line")
 
         let again = try PantryBinary.run(["submit", "--data", directory.path], input: Data((good + "\n" + register + "\n").utf8))
         #expect(again.status == 0 && again.lines.count == 2, "the same commands again: duplicates, accepted")

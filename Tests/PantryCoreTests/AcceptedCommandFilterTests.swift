@@ -100,10 +100,12 @@ final class CountingStore: EventStore, @unchecked Sendable {
                                     snapshotEvery: 100, commandIdFilterBytes: filterBytes, logger: logger)
     }
 
-    /// 50 users, each registered and then using an ingredient 20 times: 1,050 commands, of which
-    /// the 4 first uses per user earn a point and the others are refused (already earned).
+    /// 50 users, each registered, cooking 4 recipes and then using an ingredient 20 times: 1,450
+    /// commands, of which the 4 first uses per user earn a point and the others are refused
+    /// (already earned).
     private func commands() -> [CommandEnvelope] {
         (0..<50).map { envelope("register-\($0)", register("u\($0)")) }
+            + (0..<50).flatMap { user in (0..<4).flatMap { cooking("cook-\(user)-\($0)", "u\(user)", "r\($0)") } }
             + (0..<50).flatMap { user in
                 (0..<20).map { n in envelope("use-\(user)-\(n)", use("u\(user)", "r\(n % 4)", n % 2 == 0 ? "salt" : "flour")) }
             }

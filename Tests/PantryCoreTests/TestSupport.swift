@@ -55,6 +55,17 @@ func use(_ userId: UserID, _ recipeId: RecipeID, _ ingredient: String) -> Comman
     .useOwnedIngredient(UseOwnedIngredient(userId: userId, recipeId: recipeId, ingredient: ingredient, recipe: recipeFacts))
 }
 
+/// Starts the timer of a recipe in the cart: what a point for it needs.
+func cook(_ userId: UserID, _ recipeId: RecipeID) -> Command {
+    .startCooking(StartCooking(userId: userId, recipeId: recipeId, minutes: 60))
+}
+
+/// Puts the recipe in the user's cart and starts its timer, as commands `<id>-cart` and `<id>-cook`:
+/// two events, three when they record the recipe.
+func cooking(_ id: String, _ userId: UserID, _ recipeId: RecipeID) -> [CommandEnvelope] {
+    [envelope("\(id)-cart", cart(userId, recipeId, 1)), envelope("\(id)-cook", cook(userId, recipeId))]
+}
+
 func addGrocery(_ userId: UserID, _ ingredient: String) -> Command {
     .addGrocery(AddGrocery(userId: userId, ingredient: ingredient))
 }
@@ -64,7 +75,7 @@ func addGrocery(_ userId: UserID, _ ingredient: String) -> Command {
 func foldedState(_ store: any EventStore, keys: UserKeyStore) throws -> PantryState {
     var state = try store.read(after: 0, limit: 1_000_000).reduce(into: PantryState()) { state, recorded in
         Decider.evolve(&state, try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
-                                                      data: recorded.data, vault: keys))
+                                                      data: recorded.data, vault: keys), at: recorded.metadata.recordedAt)
     }
     state.forgetEarnedPoints()
     return state

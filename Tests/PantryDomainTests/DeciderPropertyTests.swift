@@ -42,7 +42,8 @@ struct CommandGenerator {
         case 25..<37: command = addGrocery(user, pick(Self.ingredients), amount: pick([nil, 1, 2.5, -1]), unit: pick([nil, "g", ""]))
         case 37..<47: command = check(user, pick(Self.ingredients), Bool.random(using: &rng))
         case 47..<52: command = removeGrocery(user, pick(Self.ingredients))
-        case 52..<72: command = use(user, pick(Self.recipes), pick(Self.ingredients), recipe: facts("Soup", nil))
+        case 52..<66: command = use(user, pick(Self.recipes), pick(Self.ingredients), recipe: facts("Soup", nil))
+        case 66..<72: command = cook(user, pick(Self.recipes), pick([30, 30, 0]))
         case 72..<92: command = .adjustCart(AdjustCart(userId: user, recipeId: pick(Self.recipes), delta: pick(Self.deltas),
                                                         recipe: facts(pick(Self.titles), pick(Self.images))))
         default: command = experience(user, pick(Self.recipes), pick(Self.texts))
@@ -55,10 +56,13 @@ struct CommandGenerator {
     static let seeds: [UInt64] = [1, 42, 2024, 0xDEAD_BEEF, 7_777_777]
     static let commandsPerSeed = 2000
 
-    /// Runs a session, checking properties (2) and (4) at every step; returns what it saw.
+    /// Runs a session, checking properties (2) and (4) at every step; returns what it saw. The
+    /// commands come 10 s apart, so timers run out and start again.
     struct Session {
         var state = PantryState()
+        var now: Int64 = 1_800_000_000_000
         var accepted: [Event] = []
+        var times: [Int64] = []
         var rejectedCount = 0
         var offeredTriples: Set<[String]> = []
         var registered: Set<UserID> = []
@@ -71,25 +75,30 @@ struct CommandGenerator {
         for _ in 0..<commandsPerSeed {
             let envelope = generator.next()
             let before = session.state
-            let result = Decider.decide(envelope, state: session.state)
+            session.now += 10_000
+            let result = Decider.decide(envelope, state: session.state, at: session.now)
             switch result {
             case .failure:
                 session.rejectedCount += 1
                 // (2) `decide` is the only step taken, and a rejection must leave the state as it was.
                 #expect(session.state == before)
             case .success(let events):
-                for event in events { Decider.evolve(&session.state, event) }
+                for event in events { Decider.evolve(&session.state, event, at: session.now) }
                 session.accepted += events
+                session.times += events.map { _ in session.now }
                 // One event, after the recipe's facts when the command was the first about the recipe.
                 #expect(events.filter { if case .recipeRecorded = $0 { false } else { true } }.count == 1)
                 #expect(events.allSatisfy { $0.userId == envelope.command.userId })
                 if case .userRegistered(let e) = events.first { session.registered.insert(e.userId) }
             }
 
-            // Model for (3): a well-formed UseOwnedIngredient by an existing user offers a triple.
+            // Model for (3): a well-formed UseOwnedIngredient by an existing user, while the recipe
+            // is cooking, offers a triple.
             if case .useOwnedIngredient(let c) = envelope.command, !envelope.commandId.isEmpty, envelope.commandId != "bad id",
                before.users[c.userId] != nil,
-               !CommandGenerator.invalidRecipes.contains(c.recipeId), !CommandGenerator.invalidIngredients.contains(c.ingredient) {
+               !CommandGenerator.invalidRecipes.contains(c.recipeId), !CommandGenerator.invalidIngredients.contains(c.ingredient),
+               let until = before.cooking[c.userId]?[RecipeID(c.recipeId.rawValue.trimmingCharacters(in: .whitespaces))],
+               session.now < until {
                 let recipe = c.recipeId.rawValue.trimmingCharacters(in: .whitespaces)
                 let ingredient = IngredientName.words(c.ingredient).joined(separator: " ")
                 session.offeredTriples.insert([c.userId, recipe, ingredient])
@@ -116,14 +125,14 @@ struct CommandGenerator {
         // The session must exercise both outcomes, or the properties say little.
         #expect(session.accepted.count > 150)
         #expect(session.rejectedCount > 300)
-        #expect(Decider.evolve(PantryState(), session.accepted) == session.state)
+        #expect(Decider.evolve(PantryState(), zip(session.accepted, session.times).map { ($0, $1) }) == session.state)
         // And through the log's encoding, as the processor rebuilds it on start.
         let stored = try session.accepted.map { event in
             try EventCoding.decode(type: event.type.rawValue, schemaVersion: event.type.schemaVersion,
                                    data: EventCoding.encode(event, vault: testVault), vault: testVault)
         }
         #expect(stored == session.accepted)
-        #expect(Decider.evolve(PantryState(), stored) == session.state)
+        #expect(Decider.evolve(PantryState(), zip(stored, session.times).map { ($0, $1) }) == session.state)
     }
 
     @Test(arguments: seeds)

@@ -1,5 +1,6 @@
 import Foundation
 import PantryDomain
+import PantryKeys
 import Testing
 
 @Suite struct EventCodingTests {
@@ -70,11 +71,13 @@ import Testing
             let details = try #require(e.account)
             #expect(account as? [String: String] == ["username": details.username, "email": details.email,
                                                      "passwordHash": details.passwordHash])
-        case .passwordChanged(let e):
-            let sealed = try #require(parsed["sealed"] as? String)
-            let opened = try #require(try testVault.open(sealed, for: e.userId))
-            parsed = try #require(try JSONSerialization.jsonObject(with: Data(opened)) as? [String: Any])
-            parsed["userId"] = e.userId
+        case .passwordChanged, .groceryAdded, .groceryChecked, .groceryRemoved, .experienceWritten:
+            // The sealed fields, opened, and the clear ones are together the event's properties.
+            let sealed = try #require(parsed.removeValue(forKey: "sealed") as? String)
+            let opened = try #require(try testVault.open(sealed, for: event.userId))
+            let personal = try #require(try JSONSerialization.jsonObject(with: Data(opened)) as? [String: Any])
+            #expect(Set(personal.keys).isDisjoint(with: parsed.keys))
+            parsed.merge(personal) { clear, _ in clear }
             try expectJSONHoldsExactlyThePayloadsProperties(parsed, of: event)
         default:
             try expectJSONHoldsExactlyThePayloadsProperties(parsed, of: event)
@@ -118,10 +121,10 @@ import Testing
     }
 
     @Test func controlCharactersAreEscaped() throws {
-        let data = try EventCoding.encode(.groceryRemoved(GroceryRemoved(userId: "u1", item: "a\u{0}b\u{1F}c\nd\"e\\f")), vault: testVault)
+        let data = try EventCoding.encode(.pointEarned(PointEarned(userId: "u1", recipeId: "r1", ingredient: "a\u{0}b\u{1F}c\nd\"e\\f")), vault: testVault)
         let text = try #require(String(data: data, encoding: .utf8))
         #expect(!text.unicodeScalars.contains { $0.value < 0x20 })
-        #expect(text == #"{"userId":"u1","item":"a\u0000b\u001fc\nd\"e\\f"}"#)
+        #expect(text == #"{"userId":"u1","recipeId":"r1","ingredient":"a\u0000b\u001fc\nd\"e\\f"}"#)
     }
 
     @Test func unknownTypeIsRefused() {
@@ -146,6 +149,74 @@ import Testing
         let experience = #"{"experienceId":"c-1","userId":"u1","username":"alice","recipeId":"r1","text":"Nice"}"#
         #expect(try EventCoding.decode(type: "ExperienceWritten", schemaVersion: 1, data: Data(experience.utf8), vault: nil)
                 == .experienceWritten(ExperienceWritten(experienceId: "c-1", userId: "u1", recipeId: "r1", text: "Nice")))
+    }
+
+    /// Logs written before grocery items and tips were sealed hold them in the clear, at the
+    /// versions before: they replay as they were written, with no key needed.
+    @Test func groceryAndTipPayloadsWrittenBeforeTheSealStillDecode() throws {
+        let added = #"{"userId":"u1","item":"insulin pen","ingredient":"Insulin pens","amount":2,"recipeId":"r1","merged":false}"#
+        #expect(try EventCoding.decode(type: "GroceryAdded", schemaVersion: 1, data: Data(added.utf8), vault: nil)
+                == .groceryAdded(GroceryAdded(userId: "u1", item: "insulin pen", ingredient: "Insulin pens", amount: 2, unit: nil,
+                                              recipeId: "r1", merged: false)))
+        let checked = #"{"userId":"u1","item":"insulin pen","checked":true}"#
+        #expect(try EventCoding.decode(type: "GroceryChecked", schemaVersion: 1, data: Data(checked.utf8), vault: nil)
+                == .groceryChecked(GroceryChecked(userId: "u1", item: "insulin pen", checked: true)))
+        let removed = #"{"userId":"u1","item":"insulin pen"}"#
+        #expect(try EventCoding.decode(type: "GroceryRemoved", schemaVersion: 1, data: Data(removed.utf8), vault: nil)
+                == .groceryRemoved(GroceryRemoved(userId: "u1", item: "insulin pen")))
+        let experience = #"{"experienceId":"e-1","userId":"u1","recipeId":"r1","text":"Nice"}"#
+        #expect(try EventCoding.decode(type: "ExperienceWritten", schemaVersion: 2, data: Data(experience.utf8), vault: nil)
+                == .experienceWritten(ExperienceWritten(experienceId: "e-1", userId: "u1", recipeId: "r1", text: "Nice")))
+    }
+
+    /// What a person writes (a grocery item, a tip) is in the payload only sealed: not as typed,
+    /// not JSON-escaped, not in base64; once the key is destroyed it reads as erased.
+    @Test func groceryItemsAndTipsAreSealedAndUnreadableOnceTheKeyIsDestroyed() throws {
+        // A key store of its own: another test's `persistPending` could write this user's key back.
+        let vault = try UserKeyStore(path: FileManager.default.temporaryDirectory
+            .appendingPathComponent("pantry-domain-erasure-\(UUID().uuidString).sqlite").path, readOnly: false)
+        let userId = "erased-\(UUID().uuidString)"
+        let item = "insulin pen", tip = "Less \"salt\", my doctor says"
+        let events: [Event] = [
+            .groceryAdded(GroceryAdded(userId: userId, item: item, ingredient: item, amount: 2, unit: nil, recipeId: nil, merged: false)),
+            .groceryChecked(GroceryChecked(userId: userId, item: item, checked: true)),
+            .groceryRemoved(GroceryRemoved(userId: userId, item: item)),
+            .experienceWritten(ExperienceWritten(experienceId: "e-1", userId: userId, recipeId: "r1", text: tip)),
+        ]
+        let payloads = try events.map { try EventCoding.encode($0, vault: vault) }
+        for (payload, text) in zip(payloads, [item, item, item, tip]) {
+            let escaped = try #require(String(data: try JSONSerialization.data(withJSONObject: [text]), encoding: .utf8)).dropFirst(2).dropLast(2)
+            for form in [text, String(escaped), Data(text.utf8).base64EncodedString()] {
+                #expect(payload.range(of: Data(form.utf8)) == nil, "\(form) is readable in the payload")
+            }
+        }
+        try vault.persistPending()
+        for (event, payload) in zip(events, payloads) {
+            #expect(try EventCoding.decode(type: event.type.rawValue, schemaVersion: event.type.schemaVersion, data: payload, vault: vault) == event)
+        }
+        try vault.destroy([userId])
+        let erased = try zip(events, payloads).map {
+            try EventCoding.decode(type: $0.type.rawValue, schemaVersion: $0.type.schemaVersion, data: $1, vault: vault)
+        }
+        #expect(erased == [
+            .groceryAdded(GroceryAdded(userId: userId, item: EventCoding.erased, ingredient: EventCoding.erased, amount: 2, unit: nil,
+                                       recipeId: nil, merged: false)),
+            .groceryChecked(GroceryChecked(userId: userId, item: EventCoding.erased, checked: true)),
+            .groceryRemoved(GroceryRemoved(userId: userId, item: EventCoding.erased)),
+            .experienceWritten(ExperienceWritten(experienceId: "e-1", userId: userId, recipeId: "r1", text: EventCoding.erased)),
+        ])
+    }
+
+    /// The log service sends a sealed payload opened: the clear fields as they are, the sealed
+    /// ones under `opened` (null once the key is gone), which a reader without keys decodes.
+    @Test func anOpenedPayloadKeepsItsClearFieldsAndDecodesWithoutAVault() throws {
+        let event = Event.groceryAdded(GroceryAdded(userId: "u-opened", item: "flour", ingredient: "Flour", amount: 0.5, unit: "kg",
+                                                    recipeId: "r1", merged: true))
+        let sealed = try EventCoding.encode(event, vault: testVault)
+        let opened = try EventCoding.opened(type: "GroceryAdded", data: sealed, vault: testVault)
+        let json = try #require(try JSONSerialization.jsonObject(with: opened) as? [String: Any])
+        #expect(Set(json.keys) == ["userId", "amount", "unit", "recipeId", "merged", "opened"])
+        #expect(try EventCoding.decode(type: "GroceryAdded", schemaVersion: 2, data: opened, vault: nil) == event)
     }
 
     /// Once the user's key is destroyed, the registration reads as an anonymous tombstone.

@@ -60,13 +60,17 @@ func experience(_ userId: UserID, _ recipeId: RecipeID, _ text: String) -> Comma
     .writeExperience(WriteExperience(userId: userId, recipeId: recipeId, text: text))
 }
 
-/// A state built only through `decide` and `evolve`, as the processor builds it.
+/// A state built only through `decide` and `evolve`, as the processor builds it, at `now`
+/// (ms since 1970), which only the test moves.
 struct World {
-    var state = PantryState()
+    var state: PantryState
     var events: [Event] = []
+    /// When each of `events` was logged.
+    var times: [Int64] = []
+    var now: Int64 = 1_800_000_000_000
     private var counter = 0
 
-    init() {}
+    init(paces: Paces = .human) { state = PantryState(paces: paces) }
 
     /// A world with the user `u1` ("alice") registered.
     static func withAlice() throws -> World {
@@ -84,13 +88,38 @@ struct World {
     @discardableResult
     mutating func run(_ command: Command, commandId: CommandID? = nil) -> Result<[Event], Rejection> {
         let id = commandId ?? nextId()
-        let result = Decider.decide(CommandEnvelope(commandId: id, command: command), state: state)
+        let result = Decider.decide(CommandEnvelope(commandId: id, command: command), state: state, at: now)
         if case .success(let new) = result {
-            for event in new { Decider.evolve(&state, event) }
+            for event in new { Decider.evolve(&state, event, at: now) }
             events += new
+            times += new.map { _ in now }
         }
         return result
     }
+
+    /// Puts the recipe in the user's cart (recording `recipe`, or one whose only ingredient is
+    /// `ingredient`) and starts its timer: what a point for it needs.
+    mutating func startCooking(_ userId: UserID, _ recipeId: RecipeID, recipe: RecipeFacts? = nil, ingredient: String = "salt",
+                               minutes: Int = 30, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        if (state.carts[userId]?[recipeId] ?? 0) == 0 {
+            try accept(.adjustCart(AdjustCart(userId: userId, recipeId: recipeId, delta: 1, recipe: recipe ?? facts(ingredients: [ingredient]))),
+                       sourceLocation: sourceLocation)
+        }
+        try accept(cook(userId, recipeId, minutes), sourceLocation: sourceLocation)
+    }
+
+    /// Starts cooking the recipe, then runs `use`: a point that must be accepted.
+    @discardableResult
+    mutating func earn(_ userId: UserID, _ recipeId: RecipeID, _ ingredient: String, recipe: RecipeFacts? = nil,
+                       sourceLocation: SourceLocation = #_sourceLocation) throws -> Event {
+        if state.cooking[userId]?[recipeId] == nil {
+            try startCooking(userId, recipeId, recipe: recipe, ingredient: ingredient, sourceLocation: sourceLocation)
+        }
+        return try accept(use(userId, recipeId, ingredient, recipe: recipe), sourceLocation: sourceLocation)
+    }
+
+    /// The events with their times, as a log holds them.
+    var logged: [(event: Event, at: Int64)] { Array(zip(events, times)) }
 
     /// Runs a command that must be accepted and returns its single event (after the recipe's
     /// facts, when the command was the first about its recipe and recorded them).

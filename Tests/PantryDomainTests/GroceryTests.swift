@@ -61,7 +61,7 @@ import Testing
         // Before keys were singular, "Eggs" was kept as "eggs".
         let old = Event.groceryAdded(GroceryAdded(userId: "u1", item: "eggs", ingredient: "Eggs", amount: 6, unit: nil,
                                                   recipeId: nil, merged: false))
-        Decider.evolve(&world.state, old)
+        Decider.evolve(&world.state, old, at: world.now)
         #expect(try world.accept(addGrocery("u1", "eggs", amount: 6)).groceryAdded?.item == "eggs")
         #expect(try world.accept(check("u1", "Eggs")).groceryChecked?.item == "eggs")
         #expect(try world.accept(removeGrocery("u1", "eggs")).groceryRemoved?.item == "eggs")

@@ -58,7 +58,7 @@ import Testing
 
     @Test func aDeletedUsersCommandsAreRefusedAsFromAnUnknownUser() throws {
         var world = try World.withAlice()
-        try world.accept(use("u1", "r1", "salt"))
+        try world.earn("u1", "r1", "salt")
         try world.accept(addGrocery("u1", "salt"))
         try world.accept(.deleteUser(DeleteUser(userId: "u1")))
         for command in [save("u1", "r2"), unsave("u1", "r1"), addGrocery("u1", "pepper"), check("u1", "salt"),

@@ -27,6 +27,14 @@ struct RuleCase: Sendable, CustomTestStringConvertible {
 let alice = register("u1", "alice")
 let longText = String(repeating: "a", count: 2001)
 
+/// Alice with `recipe` (salt only, unless given) in her cart and its timer started.
+func aliceCooking(_ recipeId: RecipeID = "r1", _ recipe: RecipeFacts = facts()) -> [Command] {
+    [alice, .adjustCart(AdjustCart(userId: "u1", recipeId: recipeId, delta: 1, recipe: recipe)), cook("u1", recipeId, 30)]
+}
+
+/// A recipe with more ingredients than a burst of points.
+let bigRecipe = facts(ingredients: (0...Paces.human.points.burst).map { "ingredient \($0)" })
+
 let ruleCases: [RuleCase] = [
     RuleCase(.invalidCommandId, "empty commandId", save("u1", "r1"), commandId: ""),
     RuleCase(.invalidCommandId, "commandId with a space", save("u1", "r1"), commandId: "cmd 1"),
@@ -70,16 +78,27 @@ let ruleCases: [RuleCase] = [
     RuleCase(.noSuchItem, "checking a removed item", setup: [alice, addGrocery("u1", "salt"), removeGrocery("u1", "SALT")], check("u1", "salt")),
     RuleCase(.unchanged, "checking a checked item", setup: [alice, addGrocery("u1", "salt"), check("u1", "salt")], check("u1", " Salt ")),
     RuleCase(.unchanged, "unchecking an unchecked item", setup: [alice, addGrocery("u1", "salt")], check("u1", "salt", false)),
-    RuleCase(.alreadyUsed, "same ingredient, other spelling", setup: [alice, use("u1", "r1", " Olive  OIL")], use("u1", "r1", "olive oil")),
-    RuleCase(.alreadyUsed, "singular of a plural", setup: [alice, use("u1", "r1", "Eggs")], use("u1", "r1", "egg")),
-    RuleCase(.unknownRecipe, "a point for a recipe nobody looked up",
+    RuleCase(.alreadyUsed, "same ingredient, other spelling", setup: aliceCooking("r1", facts(ingredients: ["olive oil"])) + [use("u1", "r1", " Olive  OIL")],
+             use("u1", "r1", "olive oil")),
+    RuleCase(.alreadyUsed, "singular of a plural", setup: aliceCooking("r1", facts(ingredients: ["eggs"])) + [use("u1", "r1", "Eggs")], use("u1", "r1", "egg")),
+    RuleCase(.notCooking, "a point for a recipe never cooked", use("u1", "r1", "salt")),
+    RuleCase(.notCooking, "a point for a recipe in the cart but not cooking", setup: [alice, cart("u1", "r1", 1)], use("u1", "r1", "salt")),
+    RuleCase(.notCooking, "a point once the cart line is gone", setup: aliceCooking() + [cart("u1", "r1", -1)], use("u1", "r1", "salt")),
+    RuleCase(.paceExceeded, "one point past the burst at once",
+             setup: aliceCooking("big", bigRecipe) + (0..<Paces.human.points.burst).map { use("u1", "big", "ingredient \($0)") },
+             use("u1", "big", "ingredient \(Paces.human.points.burst)")),
+    RuleCase(.paceExceeded, "one tip past the burst at once",
+             setup: [alice] + (0..<Paces.human.tips.burst).map { experience("u1", RecipeID("r\($0)"), "tip \($0)") },
+             experience("u1", "r-last", "one more")),
+    RuleCase(.notCooking, "a point for a recipe nobody looked up, refused before the API would look it up",
              .useOwnedIngredient(UseOwnedIngredient(userId: "u1", recipeId: "made-up-1", ingredient: "salt"))),
     RuleCase(.unknownRecipe, "a favourite of a recipe nobody looked up", .saveRecipe(SaveRecipe(userId: "u1", recipeId: "made-up-2"))),
     RuleCase(.unknownRecipe, "a cart line of a recipe nobody looked up",
              .adjustCart(AdjustCart(userId: "u1", recipeId: "made-up-3", delta: 1))),
-    RuleCase(.notInRecipe, "chocolate in a pasta", use("u1", "pasta", "chocolate", recipe: facts(ingredients: ["spaghetti", "garlic"]))),
-    RuleCase(.notInRecipe, "egg is not eggplant", use("u1", "r1", "egg", recipe: facts(ingredients: ["eggplant"]))),
-    RuleCase(.invalidField, "recipe facts without ingredients", use("u1", "r1", "salt", recipe: facts(ingredients: []))),
+    RuleCase(.notInRecipe, "chocolate in a pasta", setup: aliceCooking("pasta", facts(ingredients: ["spaghetti", "garlic"])),
+             use("u1", "pasta", "chocolate")),
+    RuleCase(.notInRecipe, "egg is not eggplant", setup: aliceCooking("r1", facts(ingredients: ["eggplant"])), use("u1", "r1", "egg")),
+    RuleCase(.invalidField, "recipe facts without ingredients", .adjustCart(AdjustCart(userId: "u1", recipeId: "r1", delta: 1, recipe: facts(ingredients: [])))),
     RuleCase(.unknownUser, "a deleted user's command", setup: [alice, .deleteUser(DeleteUser(userId: "u1"))], save("u1", "r1")),
     RuleCase(.userExists, "a deleted user's id again", setup: [alice, .deleteUser(DeleteUser(userId: "u1"))],
              register("u1", "alice2", email: "alice2@example.org")),
@@ -124,7 +143,7 @@ let adapterOnlyCodes: Set<Rejection.Code> = [.malformedJSON, .invalidUTF8, .tooL
     }
 
     @Test func codesAreStableStrings() {
-        #expect(Rejection.Code.allCases.count == 34)
+        #expect(Rejection.Code.allCases.count == 36)
         #expect(Set(Rejection.Code.allCases.map(\.rawValue)).count == Rejection.Code.allCases.count)
         for code in Rejection.Code.allCases {
             #expect(code.rawValue.allSatisfy { $0.isLowercase || $0 == "_" || $0 == "8" }, "\(code.rawValue)")

@@ -12,7 +12,7 @@ import Testing
         #expect(try world.accept(save("u1", RecipeID(text), title: text)).recipeSaved
                 == RecipeSaved(userId: "u1", recipeId: RecipeID(text), title: text, image: nil))
         #expect(try world.accept(addGrocery("u1", text, unit: text)).groceryAdded?.ingredient == text)
-        #expect(try world.accept(use("u1", "r1", text)).pointEarned?.ingredient == IngredientName.words(text).joined(separator: " "))
+        #expect(try world.earn("u1", "r1", text).pointEarned?.ingredient == IngredientName.words(text).joined(separator: " "))
         #expect(try world.accept(cart("u1", RecipeID(text), 1, title: text)).cartAdjusted?.title == text)
         #expect(try world.accept(experience("u1", RecipeID(text), text)).experienceWritten?.text == text)
     }

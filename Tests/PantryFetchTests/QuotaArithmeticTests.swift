@@ -59,23 +59,37 @@ import Testing
         #expect(state.tokens == 2)
     }
 
-    /// The upstream's account is the truth: it raises `used` at any time, lowers it only when no
-    /// other call is in the air, and never takes it above the quota.
+    /// The upstream's account is the truth, plus the calls it may not have counted yet: it raises
+    /// `used` at any time, lowers it unless a lost call may still be counted, never above the quota.
     @Test func theUpstreamsAccountIsTheTruth() {
         let big = LimiterPolicy(dailyQuota: 150, ratePerSecond: 1, burst: 2, maxWait: 1)
         var state = LimiterState.initial(now: noon, policy: big)
         state.used = 40   // a crash left worst cases charged for calls it never settled
-        state.settle(charged: 2, request: 1.1, upstreamUsed: 7.7, upstreamLeft: 142.3, quiet: false, now: noon, policy: big)
-        #expect(abs(state.used - 39.1) < 1e-9, "another call may still be counted: not lowered yet")
-        state.settle(charged: 2, request: 1.1, upstreamUsed: 8.8, upstreamLeft: nil, quiet: true, now: noon, policy: big)
+        state.settle(charged: 2, request: 1.1, upstreamUsed: 7.7, upstreamLeft: 142.3, uncounted: nil, now: noon, policy: big)
+        #expect(abs(state.used - 39.1) < 1e-9, "a lost call may still be counted: not lowered yet")
+        state.settle(charged: 2, request: 1.1, upstreamUsed: 8.8, upstreamLeft: nil, uncounted: 0, now: noon, policy: big)
         #expect(abs(state.used - 8.8) < 1e-9, "quiet: the upstream's count, not the crash's")
-        state.settle(charged: 2, request: 1.1, upstreamUsed: nil, upstreamLeft: 20.7, quiet: false, now: noon, policy: big)
+        state.used = 40
+        state.settle(charged: 2, request: 1.1, upstreamUsed: 8.8, upstreamLeft: nil, uncounted: 3, now: noon, policy: big)
+        #expect(abs(state.used - 11.8) < 1e-9, "calls in the air: lowered to the count and their worst cases")
+        state.settle(charged: 2, request: 1.1, upstreamUsed: nil, upstreamLeft: 20.7, uncounted: nil, now: noon, policy: big)
         #expect(abs(state.used - 129.3) < 1e-9, "another client of the key spent the rest")
-        state.settle(charged: 2, request: nil, upstreamUsed: 151, upstreamLeft: nil, quiet: false, now: noon, policy: big)
+        state.settle(charged: 2, request: nil, upstreamUsed: 151, upstreamLeft: nil, uncounted: nil, now: noon, policy: big)
         #expect(state.used == 150, "never above the quota")
         state.used = 10
-        state.settle(charged: 2, request: 1.5, upstreamUsed: nil, upstreamLeft: nil, quiet: true, now: noon, policy: big)
+        state.settle(charged: 2, request: 1.5, upstreamUsed: nil, upstreamLeft: nil, uncounted: 0, now: noon, policy: big)
         #expect(state.used == 9.5, "without the upstream's account, settled to what the call cost")
+    }
+
+    @Test("An answer read after a 402 does not lower the spent day's count, so the block stays the quota's")
+    func anAnswerReadAfterA402DoesNotUndoIt() {
+        let big = LimiterPolicy(dailyQuota: 150, ratePerSecond: 1, burst: 2, maxWait: 1)
+        var state = LimiterState.initial(now: noon, policy: big)
+        state.observeQuotaSpent(now: noon, policy: big)
+        state.settle(charged: 1, request: 1, upstreamUsed: 5, upstreamLeft: nil, uncounted: 0, now: noon, policy: big)
+        #expect(state.used == 150)
+        #expect(state.reserve(now: noon.addingTimeInterval(1), policy: big, cost: 1, waiting: 0)
+                == .denied(retryAfter: 43_199, reason: .quota))
     }
 
     @Test func aBlockArrivingWhileACallWaitedStopsItBeforeItLeaves() {

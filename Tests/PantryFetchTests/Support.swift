@@ -23,6 +23,8 @@ func upstreamConfiguration(_ upstream: FakeUpstream, databasePath: String, daily
     config.mealdbLimits = LimiterPolicy(dailyQuota: nil, ratePerSecond: 10_000, burst: 10_000, maxWait: 5)
     config.requestTimeout = 2
     config.connectTimeout = 1
+    // The upstream's own answers, however loaded the machine; SlowUpstreamTests sets it back.
+    config.fallbackAfter = 30
     return config
 }
 

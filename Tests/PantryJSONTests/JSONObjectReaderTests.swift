@@ -194,4 +194,22 @@ import Testing
         for _ in 0..<Int.random(in: 0...12, using: &rng) { text.append(alphabet.randomElement(using: &rng)!) }
         return String(text)
     }
+
+    /// `JSONArrayReader` finds each element of an array where `JSONSerialization` sees it, and
+    /// refuses what the object reader would refuse inside them.
+    @Test("An array's elements are found where they lie, nested arrays and strings with brackets included")
+    func arrayElementsAreFoundWhereTheyLie() throws {
+        let json = #" [ {"a": "]," }, [1, [2]] ,"x\"]" , 3.5,null ] "#
+        let bytes = Array(json.utf8)
+        let ranges = try bytes.withUnsafeBytes { try JSONArrayReader.elements($0) }
+        #expect(ranges.map { String(decoding: bytes[$0], as: UTF8.self) } == [#"{"a": "]," }"#, "[1, [2]]", #""x\"]""#, "3.5", "null"])
+        #expect(try Array("[]".utf8).withUnsafeBytes { try JSONArrayReader.elements($0) }.isEmpty)
+    }
+
+    @Test("A broken array, or an array with a broken element, is refused", arguments: [
+        "", "{}", "[", "[1", "[1,]", "[,1]", "[1 2]", "[1]]", "[1] x", #"[{"a":01}]"#, "[\"\u{1}\"]",
+    ])
+    func brokenArraysAreRefused(_ json: String) {
+        #expect(throws: JSONReadError.self) { try Array(json.utf8).withUnsafeBytes { try JSONArrayReader.elements($0) } }
+    }
 }

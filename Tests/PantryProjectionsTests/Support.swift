@@ -36,15 +36,33 @@ final class History {
         #expect(outcome.status == .accepted, "\(command) → \(outcome)", sourceLocation: sourceLocation)
     }
 
-    /// Runs commands as one group-committed batch; rejections are allowed.
+    /// Runs commands as one group-committed batch; rejections are allowed. A point is earned as a
+    /// client earns it, while its recipe cooks: each `UseOwnedIngredient` goes between a cart
+    /// line added with a started timer and its removal, so the carts end as the commands say.
     @discardableResult
     func runAll(_ commands: [Command]) -> [CommandOutcome] {
-        let envelopes = commands.map { command in
-            counter += 1
-            return CommandEnvelope(commandId: "cmd-\(counter)", command: command)
+        var envelopes: [CommandEnvelope] = []
+        var asked: [Int] = []
+        for command in commands {
+            if case .useOwnedIngredient(let c) = command {
+                envelopes += [.adjustCart(AdjustCart(userId: c.userId, recipeId: c.recipeId, delta: 1, recipe: c.recipe)),
+                              .startCooking(StartCooking(userId: c.userId, recipeId: c.recipeId, minutes: 30))].map(envelope)
+                asked.append(envelopes.count)
+                envelopes.append(envelope(command))
+                envelopes.append(envelope(.adjustCart(AdjustCart(userId: c.userId, recipeId: c.recipeId, delta: -1))))
+            } else {
+                asked.append(envelopes.count)
+                envelopes.append(envelope(command))
+            }
         }
         clock += 1
-        return processor.process(envelopes, now: clock)
+        let outcomes = processor.process(envelopes, now: clock)
+        return asked.map { outcomes[$0] }
+    }
+
+    private func envelope(_ command: Command) -> CommandEnvelope {
+        counter += 1
+        return CommandEnvelope(commandId: "cmd-\(counter)", command: command)
     }
 
     var lastCommandId: String { "cmd-\(counter)" }

@@ -3,8 +3,12 @@ chromium and chromium-driver, driven by Selenium) against the real deployment, w
 check (axe-core) on every screen. With PANTRY_SCREENSHOTS=DIR (ops/screens) each screen is also
 saved at 360 px and 1280 px wide."""
 import os
+import time
 import pathlib
 import shutil
+import subprocess
+import sys
+import urllib.request
 
 import pytest
 from axe_selenium_python import Axe
@@ -15,7 +19,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
-from pantry_processes import start_core_and_api, wait_for
+from pantry_processes import ok, start_core_and_api, wait_for
 
 SCREENSHOTS = os.environ.get("PANTRY_SCREENSHOTS")
 
@@ -68,6 +72,9 @@ class App:
         field.clear()
         field.send_keys(text)
         return field
+
+    def focused_is(self, element):
+        return self.driver.execute_script("return document.activeElement === arguments[0]", element)
 
     def heading_is(self, title):
         # Read in the page, and waited for: a click's old page (its own h1, not busy) may still be
@@ -134,7 +141,7 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     app.text_appears("#view h2", "minutes")
     app.check_screen("search-by-time")
 
-    # Open a recipe; "I have this" earns a point and the rank shows.
+    # Open a recipe; "I have this" starts cooking it (a cart line with its timer), earns a point and the rank shows.
     first = app.find("ul[aria-label='Recipes using what you have'] li.card a")
     title = first.find_element(By.TAG_NAME, "h3").text
     first.click()
@@ -142,16 +149,28 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     app.heading_is(title)
     recipe_route = browser.execute_script("return location.hash").lstrip("#")
     app.find("article img.hero")
-    app.button("I have this").click()
+    app.text_appears("#cart-count", "0")
+    have = app.button("I have this")
+    have.click()
     app.text_appears("#points", "rank 1")
-    assert "1 points" in app.find("#points").text
-    app.button("Save to favourites").click()
-    app.wait.until(lambda d: app.button("Saved").is_displayed())
+    app.text_appears("#cart-count", "1")
+    assert "You have 1 point:" in app.find("#points").text, "one point, not 1 points"
+    assert app.focused_is(have), "the focus stays on the button acted on"
+    save = app.button("Save to favourites")
+    save.click()
+    app.text_appears("#saved-state", "Saved")
+    app.button("Remove from favourites")
+    assert app.focused_is(save)
     app.button("Add all to groceries").click()
     app.text_appears("#status", "added to the grocery list")
     app.find("button[aria-label='One more in the cart']").click()
-    app.text_appears("#cart-count", "1")
-    app.find("button[aria-label='One more in the cart']").click()
+    app.text_appears("#cart-count", "2")
+    # Opened again, the screen says what is true: saved, two in the cart.
+    app.go("/browse")
+    app.go(recipe_route)
+    app.heading_is(title)
+    app.text_appears("#saved-state", "Saved")
+    app.button("Remove from favourites")
     app.text_appears("#cart-count", "2")
     tip = app.find("form[aria-label='Write a tip']")
     app.fill("Your tip", "Add a pinch of chilli.", tip)
@@ -161,35 +180,53 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
 
     # Leaderboard: there, with the point.
     app.go("/leaderboard")
-    app.text_appears("#my-rank", "Rank 1 with 1 points")
+    app.text_appears("#my-rank", "Rank 1 with 1 point.")
     assert "browser-cook" in app.find("tr.me").text
+    browser.set_window_size(360, 800)
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 360, "the leaderboard fits a phone"
+    browser.set_window_size(1280, 900)
     app.check_screen("leaderboard")
 
     # Favourites: saved, and found by a word of its title.
     app.go("/favourites")
     app.text_appears("ul[aria-label='Saved recipes']", title)
+    assert app.find("ul[aria-label='Saved recipes'] li.card img").get_attribute("src"), "favourites show the picture"
     app.check_screen("favourites")
 
     # Groceries: tick one, reload, still ticked.
     app.go("/groceries")
     box = app.find("#view li input[type=checkbox]")
+    assert box.size["width"] >= 24 and box.size["height"] >= 24, f"a 24 px target: {box.size}"
     name = box.find_element(By.XPATH, "..").find_element(By.CSS_SELECTOR, ".name").text
+    item = box.get_attribute("data-item")
     box.click()
     app.text_appears("#view h2", "In the basket")
+    app.wait.until(lambda d: d.execute_script("return document.activeElement.dataset.item") == item,
+                   "the ticked box keeps the focus in the redrawn list")
+    assert browser.execute_script("return getComputedStyle(document.getElementById('status')).pointerEvents") == "none", \
+        "the toast takes no taps"
     browser.refresh()
     app.settled()
     ticked = app.find("ul[aria-label='In the basket']")
     assert name in ticked.text and ticked.find_element(By.CSS_SELECTOR, "input").is_selected()
     app.check_screen("groceries")
 
-    # Cart: two, then one fewer; a cooking timer counts down.
+    # Cart: two, then one fewer; the cooking timer (started by "I have this") counts down, and restarts.
     app.go("/cart")
-    app.text_appears("#view", "2 items in 1 recipes")
+    app.text_appears("#view", "2 items in 1 recipe")
+    assert app.find("ul[aria-label='Recipes in the cart'] li img").get_attribute("src"), "cart lines show the picture"
     app.find(f"button[aria-label='One fewer {title}']").click()
-    app.text_appears("#view", "1 items in 1 recipes")
-    app.button("Start cooking").click()
+    app.text_appears("#view", "1 item in 1 recipe")
+    app.button("Restart timer").click()
     app.text_appears("#view [role=timer]", "left")
+    app.wait.until(lambda d: d.execute_script("return document.activeElement.dataset.timer") is not None,
+                   "the timer's button keeps the focus")
     app.check_screen("cart")
+
+    # Favourites: removed in the app.
+    app.go("/favourites")
+    app.find(f"button[aria-label='Remove {title} from favourites']").click()
+    app.text_appears("#view", "Nothing saved yet")
 
     app.go("/browse")
     app.find("ul[aria-label='Featured today'] li.card")
@@ -205,8 +242,33 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     app.open(recipe_route)
     app.heading_is(title)
     assert app.find("ul[aria-label='Ingredients'] li")
+    # ... saying so, with the cart as last seen and no buttons that would fail.
+    app.text_appears("#offline-notice", "Offline")
+    app.text_appears("#cart-count", "1")
+    assert not app.find("button[aria-label='One more in the cart']").is_enabled()
+    app.go("/favourites")
+    app.text_appears("#offline-notice", "Offline: your favourites")
+    app.go("/cart")
+    app.text_appears("ul[aria-label='Recipes in the cart']", title)
+    # In the shop: the grocery list as last seen, and a tick kept until the API is back.
+    app.go("/groceries")
+    app.text_appears("#offline-notice", "Offline: your list")
+    app.text_appears("ul[aria-label='In the basket']", name)
+    box = app.find("#view li input[type=checkbox]:not(:checked)")
+    offline_item = box.get_attribute("data-item")
+    box.click()
+    app.text_appears("#status", "sent when Pantry is back")
+    app.wait.until(lambda d: d.execute_script(
+        "return document.querySelector(`ul[aria-label='In the basket'] input[data-item='${arguments[0]}']`) !== null", offline_item))
+    app.check_screen("groceries-offline")
     processes.start("api", "--port", str(api.port), "--password-cost", "10")
     wait_for(api.ready, timeout=60, what="the API to be back")
+    app.go("/cart")
+    app.go("/groceries")
+    app.wait.until(lambda d: not d.find_element(By.ID, "offline-notice").text)
+    token = browser.execute_script("return JSON.parse(localStorage.getItem('pantry.session')).token")
+    items = {item["item"]: item for item in api.get("/v1/me/groceries", token=token).json["result"]}
+    assert items[offline_item]["checked"], "the tick made offline reached the server"
 
     # Log out, and back in by email.
     app.open("/account")
@@ -226,7 +288,7 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     app.find("form[aria-labelledby='register-title']")
     assert api.get("/v1/leaderboard?limit=10").json["result"] == []
     assert app.checked == ["account-logged-out", "account", "search", "search-by-time", "recipe", "leaderboard",
-                           "favourites", "groceries", "cart", "browse"]
+                           "favourites", "groceries", "cart", "browse", "groceries-offline"]
 
 
 def test_the_app_works_with_the_keyboard_alone(processes, browser):
@@ -266,3 +328,131 @@ def test_the_app_works_with_the_keyboard_alone(processes, browser):
     link.send_keys(Keys.ENTER)
     app.wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "Leaderboard")
     assert browser.switch_to.active_element.get_attribute("id") == "view", "the new screen takes the focus"
+
+
+def test_a_change_not_confirmed_is_sent_again_with_its_key_and_counts_once(processes, browser):
+    """Issue 33, point 4: with the core down a tap waited, failed with a raw "retry with the same
+    Idempotency-Key", and the core wrote it when it came back; the app's retry, with a new key,
+    wrote it again. Now the app retries with the action's one key, says plainly that it is not
+    confirmed, and the tap again after the core is back counts once."""
+    api = start_core_and_api(processes)
+    user_id, token = api.register_and_log_in("retrying-cook")
+    recipe = api.catalog_recipe()
+    app = App(browser, api.port)
+    app.open("/")
+    browser.execute_script("localStorage.setItem('pantry.session', JSON.stringify("
+                           "{token: arguments[0], userId: arguments[1], username: 'retrying-cook'}))", token, user_id)
+    app.open(f"/recipe/{recipe['id']}")
+    app.text_appears("#cart-count", "0")
+
+    core = processes.running[0]
+    core.terminate()
+    core.wait(timeout=10)
+    more = app.find("button[aria-label='One more in the cart']")
+    more.click()
+    WebDriverWait(browser, 60).until(lambda d: "Not confirmed" in d.find_element(By.ID, "status").text)
+    assert "Idempotency-Key" not in browser.find_element(By.ID, "status").text
+
+    processes.start("core")
+    wait_for(api.ready, timeout=60, what="the core to be back")
+    more.click()
+    app.text_appears("#cart-count", "1")
+    cart = api.get("/v1/me/cart", token=token).json["result"]
+    assert [line["count"] for line in cart["lines"]] == [1], cart
+
+
+def test_a_session_is_refreshed_before_it_expires_and_the_password_can_be_changed(processes, browser):
+    """Issue 33, point 7: an expired token showed "Logged in as X" beside "the token is invalid";
+    nothing renewed a token; the app had no change-password screen though the API has one."""
+    api = start_core_and_api(processes)
+    user_id, token = api.register_and_log_in("session-cook")
+    app = App(browser, api.port)
+    app.open("/")
+    # The app's own note of when the token expires, set to half an hour from now: due for a refresh.
+    browser.execute_script("localStorage.setItem('pantry.session', JSON.stringify({token: arguments[0], userId: arguments[1], "
+                           "username: 'session-cook', expiresAt: Math.floor(Date.now() / 1000) + 1800}))", token, user_id)
+    browser.refresh()  # the app starts again, as on the cook's next visit
+    app.settled()
+    app.wait.until(lambda d: d.execute_script("return JSON.parse(localStorage.getItem('pantry.session')).token") != token)
+    renewed = browser.execute_script("return JSON.parse(localStorage.getItem('pantry.session'))")
+    assert renewed["expiresAt"] > time.time() + 23 * 3600
+    assert api.get("/v1/me", token=renewed["token"]).status == 200
+    assert api.get("/v1/me", token=token).status == 401, "the old token ended with the refresh"
+
+    app.open("/account")
+    app.text_appears("#standing", "No points yet.")
+    change = app.find("form[aria-labelledby='password-title']")
+    app.fill("Current password", "correct horse battery", change)
+    app.fill("New password", "a new horse battery", change)
+    app.button("Change the password", change).click()
+    app.text_appears("#password-changed", "Password changed")
+    assert api.post("/v1/sessions", {"username": "session-cook", "password": "a new horse battery"}).status == 201
+    app.check_screen("account-password")
+
+    # A token that is no longer valid: the screen says the session ended, not "Logged in as".
+    browser.execute_script("localStorage.setItem('pantry.session', JSON.stringify({token: 'expired.token', "
+                           "userId: arguments[0], username: 'session-cook'}))", user_id)
+    app.go("/")
+    app.go("/account")
+    app.text_appears("#session-ended", "Your session has ended")
+    assert "Logged in as" not in app.find("#view").text
+    app.find("form[aria-labelledby='login-title']")
+
+
+def test_numbers_read_as_a_cook_says_them_and_ties_share_a_rank(processes, browser):
+    """Issue 33, point 8: "Milk 266.16 ml" from 1 cup + 2 tbsp, "garlic 3 clove", tied points with
+    different ranks, and 0-point users filling the top ten."""
+    api = start_core_and_api(processes)
+    recipe = api.catalog_recipe()
+    cooks = [api.register_and_log_in(name) for name in ("tied-one", "tied-two", "no-points")]
+    for _, token in cooks[:2]:
+        api.start_cooking(recipe["id"], token)
+        ok(api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]},
+                    token=token), 201)
+    user_id, token = cooks[0]
+    for body in ({"ingredient": "milk", "amount": 1, "unit": "cup"}, {"ingredient": "milk", "amount": 2, "unit": "tbsp"},
+                 {"ingredient": "garlic", "amount": 3, "unit": "clove"}):
+        ok(api.post("/v1/me/groceries", body, token=token), 201)
+    app = App(browser, api.port)
+    app.open("/")
+    browser.execute_script("localStorage.setItem('pantry.session', JSON.stringify({token: arguments[0], userId: arguments[1], "
+                           "username: 'tied-one'}))", token, user_id)
+    app.open("/groceries")
+    app.text_appears("#view li", "milk")
+    rows = {row.find_element(By.CSS_SELECTOR, ".name").text: row.find_element(By.CSS_SELECTOR, ".meta").text
+            for row in browser.find_elements(By.CSS_SELECTOR, "#view li")}
+    assert rows["milk"] == "1⅛ cups" and rows["garlic"] == "3 cloves", rows
+
+    app.go("/leaderboard")
+    app.text_appears("#my-rank", "Rank 1 with 1 point.")
+    top = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+           for row in browser.find_elements(By.CSS_SELECTOR, "table")[0].find_elements(By.CSS_SELECTOR, "tbody tr")]
+    assert sorted(top) == [["1", "tied-one", "1"], ["1", "tied-two", "1"]], top
+
+
+def test_a_fallback_answer_says_so_and_an_empty_one_is_not_nothing_found(processes, browser):
+    # The recipe service's quota spent: answers come from the offline catalog, marked "fallback".
+    fake = pathlib.Path(__file__).resolve().parents[1] / "Fixtures" / "fake_upstream.py"
+    upstream = subprocess.Popen([sys.executable, str(fake), "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        base = f"http://127.0.0.1:{upstream.stdout.readline().split()[1]}"
+        urllib.request.urlopen(f"{base}/_mode?set=quota402", timeout=5).read()
+        api = start_core_and_api(processes, fetch_env={
+            "PANTRY_PROVIDER": "spoonacular", "PANTRY_SPOONACULAR_URL": base, "PANTRY_SPOONACULAR_KEY": "k"})
+        app = App(browser, api.port)
+        app.open("/")
+        form = app.find("form[aria-label='Search by ingredients']")
+        app.fill("Ingredient 1", "egg", form)
+        app.button("Find recipes", form).click()
+        app.find("ul[aria-label='Recipes using what you have'] li.card")
+        app.text_appears("#view .notice", "these come from the offline catalog")
+        app.check_screen("search-fallback")
+
+        keyword = app.find("form[aria-label='Search by keyword']")
+        app.fill("Keyword", "zzzyxq", keyword)
+        app.button("Search", keyword).click()
+        app.text_appears("#view .notice", "the offline catalog has nothing for this")
+        assert "Nothing found" not in app.find("section[aria-label='Keyword results']").text
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=10)

@@ -50,6 +50,14 @@ def outcome_errors(doc):
     return [e.message for e in validator("outcome.schema.json").iter_errors(doc)]
 
 
+def command_batch_errors(doc):
+    return [e.message for e in validator("bus/command-batch.schema.json").iter_errors(doc)]
+
+
+def outcome_batch_errors(doc):
+    return [e.message for e in validator("bus/outcome-batch.schema.json").iter_errors(doc)]
+
+
 def main(directory):
     """Checks every `command-*.json`, `event-<Type>-*.json` and `recorded-*.json` file in a directory.
 

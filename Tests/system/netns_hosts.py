@@ -6,6 +6,7 @@ import os
 import pathlib
 import random
 import shlex
+import shutil
 import signal
 import subprocess
 import time
@@ -48,6 +49,16 @@ class Host:
         hidden = [str(other.data.parent) for other in self.lan.hosts if other is not self]
         cover = "".join(f"mount -t tmpfs -o size=1m tmpfs {shlex.quote(path)}; " for path in hidden)
         return ["ip", "netns", "exec", self.namespace, "sh", "-c", cover + 'exec "$@"', "host", *command]
+
+    def make_key(self, pantry_bin, role):
+        """`pantry keys` on this host, as its operator runs it: its key pair in DATA/keys, named after it."""
+        made = self.run(pantry_bin, "keys", "--data", str(self.data), "--role", role, "--host", self.address, "--name", self.name)
+        assert made.returncode == 0, made.stdout.decode() + made.stderr.decode()
+
+    def key(self, secret=False):
+        """This host's key file as a dict (`public-key`, `secret-key`, `role`, ...)."""
+        text = (self.data / "keys" / f"{self.name}.{'secret' if secret else 'public'}").read_text()
+        return dict(line.split(" = ", 1) for line in text.splitlines() if " = " in line and not line.startswith("#"))
 
     def pids(self):
         listed = subprocess.run(["ip", "netns", "pids", self.namespace], capture_output=True, text=True)
@@ -103,6 +114,14 @@ class Lan:
         ip("-n", host.namespace, "link", "set", "lo", "up")
         self.hosts.append(host)
         return host
+
+    def share_keys(self, *hosts):
+        """Copies each host's .public file into every other's keys directory, as an operator would
+        (the secret files stay where they are)."""
+        for source in hosts:
+            for target in hosts:
+                if target is not source:
+                    shutil.copy(source.data / "keys" / f"{source.name}.public", target.data / "keys")
 
     def on_close(self, cleanup):
         """Runs `cleanup` once the hosts are stopped (a server one of them started, say)."""

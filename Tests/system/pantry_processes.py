@@ -1,4 +1,5 @@
 """Real `pantry` processes for system tests."""
+import base64
 import http.client
 import json
 import os
@@ -6,6 +7,7 @@ import signal
 import socket
 import subprocess
 import time
+from urllib.parse import quote
 
 
 class Processes:
@@ -68,8 +70,17 @@ def mixed_command(n, users):
     recipe = f"r{n % 17}"
     kind = n % 6
     if kind == 0:
+        # A point as a client earns it, in three of these slots: a cart line, its timer, the point.
+        step = n // 6 % 3
+        base = n - 6 * step
+        user, recipe = f"u{base % users}", f"r{base % 17}"
+        if step == 0:
+            return {"commandId": f"m-{n}", "type": "AdjustCart",
+                    "data": {"userId": user, "recipeId": recipe, "delta": 1, "recipe": recipe_facts(recipe)}}
+        if step == 1:
+            return {"commandId": f"m-{n}", "type": "StartCooking", "data": {"userId": user, "recipeId": recipe, "minutes": 60}}
         return {"commandId": f"m-{n}", "type": "UseOwnedIngredient",
-                "data": {"userId": user, "recipeId": recipe, "ingredient": f"ingredient {n % 40}",
+                "data": {"userId": user, "recipeId": recipe, "ingredient": f"ingredient {base % 40}",
                          "recipe": recipe_facts(recipe)}}
     if kind == 1:
         return {"commandId": f"m-{n}", "type": "AdjustCart",
@@ -160,6 +171,18 @@ class APIClient:
         assert session.status == 201, session
         return registered.json["userId"], session.json["token"]
 
+    def start_cooking(self, recipe_id, token):
+        """What a point needs: the recipe's timer started, the recipe put in the cart first when
+        it is not there (the core says so: 404 `not_in_cart`)."""
+        path = f"/v1/me/cart/{quote(recipe_id, safe='')}/timer"
+        started = self.post(path, {"minutes": 30}, token=token)
+        if started.status == 404 and started.json["code"] == "not_in_cart":
+            added = self.post("/v1/me/cart", {"recipeId": recipe_id, "delta": 1}, token=token)
+            assert added.status == 200, added
+            started = self.post(path, {"minutes": 30}, token=token)
+        assert started.status == 201, started
+        return started.json
+
     def catalog_recipe(self, ingredient="egg"):
         """A real recipe of the deployment (the offline catalog) that has `ingredient`."""
         found = self.get(f"/v1/recipes/by-ingredients?ingredients={ingredient}&number=1")
@@ -190,3 +213,19 @@ def ok(answer, status=200):
     """The JSON of an answer that must have `status`."""
     assert answer.status == status, answer
     return answer.json
+
+
+def forms(text):
+    """A text as it could sit in a file: as typed, JSON-escaped (non-ASCII as \\u escapes too), base64."""
+    return {text.encode(), json.dumps(text)[1:-1].encode(), json.dumps(text, ensure_ascii=False)[1:-1].encode(),
+            base64.b64encode(text.encode())}
+
+
+def files_holding(directory, needles):
+    """(file, needle) for every file under `directory` (WAL and journals included) holding a needle."""
+    found = []
+    for path in directory.rglob("*"):
+        if path.is_file():
+            content = path.read_bytes()
+            found += [(str(path), needle) for needle in needles if needle in content]
+    return found

@@ -28,7 +28,9 @@ def test_a_short_run_from_a_made_log_measures_each_route_with_no_errors(pantry_b
     assert run.returncode == 0, output + run.stderr
     assert "check: every route at or above its threshold" in output
     written = json.loads(figures.read_text())["routes"]
-    assert set(written) == set(ROUTES) and all(r["ratio"] > 0 and r["non2xx"] == 0 for r in written.values()), written
+    assert set(written) == set(ROUTES) | {"usual-stack increments"}, written
+    assert all(r["ratio"] > 0 and r["non2xx"] == 0 for r in written.values()), written
+    assert written["durable increments"]["ratioToUsualStack"] > 0, written
 
     caught_up = re.search(r"every worker at the head \((\d+)\)", output)
     assert caught_up and int(caught_up.group(1)) >= 3000, output
@@ -44,6 +46,11 @@ def test_a_short_run_from_a_made_log_measures_each_route_with_no_errors(pantry_b
         assert half_rate and half_rate.group(1) == "0", output
     assert "fsync probe beside it" in output
 
+    # The peer, built the usual way, answered every increment with a 2xx, and Pantry's ratio to it is printed.
+    usual = re.search(r"^usual-stack increments\s+(\d+)\s+(\d+)\s+([\d.]+)\s+peer\s+\S+\s+(\d+)", output, re.MULTILINE)
+    assert usual and int(usual.group(2)) > 0 and usual.group(4) == "0", output
+    assert re.search(r"durable increments to the usual stack .*: [\d.]+x \(target >= 2\)", output), output
+
     # Beside the increments, the same route stopped earlier: every request refused where it should be.
     for stage in ["refused by the API", "refused by the core"]:
         budget = re.search(rf"^  {stage}\s+([\d.]+)\s+api \d+.*; (\d+) of (\d+) refused\)", output, re.MULTILINE)
@@ -58,5 +65,8 @@ def test_the_check_names_each_route_below_its_threshold():
     results = {"/health": {"ratio": 0.8}, "top 10": {"ratio": 0.5}}
     assert check_thresholds(results, {"/health": 0.77, "top 10": 0.63, "my rank": 0.62}) == [
         "top 10: ratio 0.50 below its threshold 0.63", "my rank: not measured"]
+    increments = {"durable increments": {"ratio": 0.3, "ratioToUsualStack": 1.4}}
+    assert check_thresholds(increments, {"durable increments": 1.8}, field="ratioToUsualStack") == [
+        "durable increments: ratioToUsualStack 1.40 below its threshold 1.80"]
     committed = json.loads((ROOT / "ops" / "thresholds" / "bench-http.json").read_text())["ratioToBare"]
     assert set(committed) == {"/health", "top 10", "my rank", "cached recipe search", "durable increments"}

@@ -47,11 +47,11 @@ def deployment(processes):
     user_id, token = api.register_and_log_in("contract-cook")
     recipe = api.catalog_recipe("egg")
     steps = [
-        api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]}, token=token),
         api.put(f"/v1/me/favourites/{recipe['id']}", token=token),
         api.post("/v1/me/groceries", {"ingredient": "Flour", "amount": 500, "unit": "g", "recipeId": recipe["id"]}, token=token),
         api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": 2}, token=token),
         api.post(f"/v1/me/cart/{recipe['id']}/timer", {"minutes": 30}, token=token),
+        api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]}, token=token),
         api.post(f"/v1/recipes/{recipe['id']}/experiences", {"text": "Lovely."}, token=token),
     ]
     assert all(step.status in (200, 201) for step in steps), steps
@@ -193,6 +193,11 @@ def test_the_log_service_answers_range_reads_as_the_schemas_say(deployment):
     # The account's personal fields come opened, so the reader needs no key file.
     registered = next(e for e in events if e["type"] == "UserRegistered" and e["data"]["userId"] == user_id)
     assert "sealed" not in registered["data"] and registered["data"]["opened"]["username"] == "contract-cook"
+    # So do a grocery item's names and a tip's text (sealed since issue 32), beside the clear fields.
+    grocery = next(e for e in events if e["type"] == "GroceryAdded" and e["data"]["userId"] == user_id)
+    assert grocery["data"]["opened"]["ingredient"] == "Flour" and grocery["data"]["amount"] == 500
+    tip = next(e for e in events if e["type"] == "ExperienceWritten" and e["data"]["userId"] == user_id)
+    assert tip["data"]["opened"] == {"text": "Lovely."} and "sealed" not in tip["data"]
     header, events = read({"read": "types", "after": 0, "through": head + 100, "types": ["CartAdjusted", "CookingStarted"]})
     assert {e["type"] for e in events} == {"CartAdjusted", "CookingStarted"} and header["through"] == head
     header, events = read({"read": "positions", "positions": [head, 1, head + 5]})

@@ -9,7 +9,7 @@ import zmq
 from pantry_processes import wait_for
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "contract"))
-from contract import outcome_errors, recorded_event_errors  # noqa: E402
+from contract import command_batch_errors, outcome_batch_errors, outcome_errors, recorded_event_errors  # noqa: E402
 
 HASH = "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo"
 
@@ -17,6 +17,18 @@ HASH = "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo"
 def register(n):
     return {"commandId": f"reg-{n}", "type": "RegisterUser",
             "data": {"userId": f"u{n}", "username": f"user{n}", "email": f"user{n}@example.org", "passwordHash": HASH}}
+
+
+# Thousands of points a second for one user: far past a person's pace, which is not what these test.
+FAST = {"PANTRY_POINTS_PACE": "1000000000/0.001"}
+
+
+def cooking(recipes=range(13), user=0):
+    """The cart lines of `use`'s recipes with their timers started: what its points need."""
+    return [command for r in recipes for command in (
+        {"commandId": f"cart-{r}", "type": "AdjustCart", "data": {"userId": f"u{user}", "recipeId": f"r{r}", "delta": 1,
+                                                                  "recipe": use(r, user)["data"]["recipe"]}},
+        {"commandId": f"cook-{r}", "type": "StartCooking", "data": {"userId": f"u{user}", "recipeId": f"r{r}", "minutes": 1440}})]
 
 
 def use(n, user=0):
@@ -35,7 +47,7 @@ def connect(processes, kind):
 
 
 def started_core(processes):
-    processes.start("core")
+    processes.start("core", env=FAST)
     wait_for(lambda: (processes.data / "core-events.sock").exists(), what="the core's sockets")
 
 
@@ -47,26 +59,33 @@ def test_a_pyzmq_subscriber_sees_every_event_in_order(processes):
     wait_for(lambda: feed.recv_multipart()[0] == b"heartbeat", what="a heartbeat")
 
     commands = connect(processes, zmq.DEALER)
-    documents = [register(0)] + [use(n) for n in range(2000)]
+    documents = [register(0)] + cooking() + [use(n) for n in range(2000)]
     for doc in documents:
         commands.send(json.dumps(doc).encode())
     outcomes = [json.loads(commands.recv()) for _ in documents]
     assert all(o["status"] == "accepted" for o in outcomes)
     assert all(outcome_errors(o) == [] for o in outcomes)
 
-    events = len(documents) + 13  # each of the 13 recipes is recorded once, with its first point
+    events = len(documents) + 13  # each of the 13 recipes is recorded once, with its cart line
     seen = []
+    largest = 0
     while len(seen) < events:
-        topic, position, body = feed.recv_multipart()
+        # An event message: the topic, the last event's position, then 1 to 32 documents of that
+        # type at consecutive positions (one send per run of a committed batch).
+        topic, position, *bodies = feed.recv_multipart()
         if topic == b"heartbeat":
-            assert json.loads(body)["head"] == int(position)
+            assert len(bodies) == 1 and json.loads(bodies[0])["head"] == int(position)
             continue
-        event = json.loads(body)
-        assert topic.decode() == event["type"]
-        assert int(position) == event["position"]
-        assert recorded_event_errors(event) == []
-        seen.append(event["position"])
+        assert 1 <= len(bodies) <= 32
+        largest = max(largest, len(bodies))
+        for offset, body in enumerate(bodies):
+            event = json.loads(body)
+            assert topic.decode() == event["type"]
+            assert event["position"] == int(position) - len(bodies) + 1 + offset
+            assert recorded_event_errors(event) == []
+            seen.append(event["position"])
     assert seen == list(range(1, events + 1))
+    assert largest > 1, "2,000 pipelined commands were committed in batches, each run of points one message"
 
 
 def test_bad_frames_get_an_error_reply_and_the_core_keeps_serving(processes):
@@ -76,7 +95,6 @@ def test_bad_frames_get_an_error_reply_and_the_core_keeps_serving(processes):
         b"": "malformed_json",
         b"not json": "malformed_json",
         b"\xff\xfe\x00": "invalid_utf8",
-        b"[1, 2]": "invalid_field",
         json.dumps({"commandId": "x", "type": "AdjustCart", "data": {"delta": "many"}}).encode(): "invalid_field",
         json.dumps({"commandId": "y", "type": "Nope", "data": {}}).encode(): "unknown_command",
         b'{"commandId":"z","pad":"' + b"x" * 200_000 + b'"}': "too_large",
@@ -97,12 +115,12 @@ def test_bad_frames_get_an_error_reply_and_the_core_keeps_serving(processes):
 
 def test_submit_goes_through_a_running_core(processes):
     started_core(processes)
-    lines = "\n".join(json.dumps(d) for d in [register(0), use(1), use(1)]).encode() + b"\n"
+    lines = "\n".join(json.dumps(d) for d in [register(0), *cooking([1]), use(1), use(1)]).encode() + b"\n"
     result = processes.run("submit", input=lines)
     assert result.returncode == 0, result.stderr
     outcomes = [json.loads(l) for l in result.stdout.decode().splitlines()]
-    assert [o["status"] for o in outcomes] == ["accepted", "accepted", "accepted"]
-    assert outcomes[2].get("duplicate") is True
+    assert [o["status"] for o in outcomes] == ["accepted"] * 5
+    assert outcomes[4].get("duplicate") is True
 
 
 def test_a_restarted_core_starts_from_its_snapshot_and_decides_as_before(processes):
@@ -117,16 +135,16 @@ def test_a_restarted_core_starts_from_its_snapshot_and_decides_as_before(process
         commands.close()
         return replies
 
-    core = processes.start("core", "--snapshot-every", "500")
+    core = processes.start("core", "--snapshot-every", "500", env=FAST)
     wait_for(lambda: (processes.data / "core-events.sock").exists(), what="the core's sockets")
-    first = submit([register(0)] + [use(n) for n in range(1200)])
+    first = submit([register(0)] + cooking() + [use(n) for n in range(1200)])
     assert all(o["status"] == "accepted" for o in first)
     wait_for(lambda: (processes.data / "core.snapshot").exists(), what="a snapshot")
     core.kill()
     core.wait()
     (processes.data / "core-events.sock").unlink()
 
-    processes.start("core", "--snapshot-every", "500")
+    processes.start("core", "--snapshot-every", "500", env=FAST)
     wait_for(lambda: (processes.data / "core-events.sock").exists(), what="the restarted core")
     head = max(p for o in first for p in o["positions"])
     log = (processes.data / "core-500-1.log").read_text()
@@ -138,3 +156,103 @@ def test_a_restarted_core_starts_from_its_snapshot_and_decides_as_before(process
     assert again[2]["code"] == "command_id_reused"
     assert again[3]["status"] == "accepted"
     assert again[4]["code"] == "already_used", again[4]
+
+
+def test_a_batch_frame_is_answered_by_one_frame_of_its_outcomes_in_order(processes):
+    """The batch frame (schemas/bus/command-batch.schema.json): commands in one JSON array, answered
+    by one frame, the array of their outcomes in the same order, each what the command would get
+    alone (a bad element is refused in its place, the others decided); single frames keep working
+    on the same socket, and a frame that is not such an array gets one refusal."""
+    started_core(processes)
+    commands = connect(processes, zmq.DEALER)
+    good = [register(0), use(1), use(1), {**use(2), "commandId": "use-1"}]
+    assert command_batch_errors(good) == []
+    documents = good + [{"commandId": "bad", "type": "AdjustCart", "data": {"delta": "many"}}, 7, use(3)]
+    assert command_batch_errors(documents) != []
+    commands.send(json.dumps(documents).encode())
+    commands.send(json.dumps(use(4)).encode())
+    answers = json.loads(commands.recv())
+    assert isinstance(answers, list) and outcome_batch_errors(answers) == [], answers
+    assert [(a.get("commandId"), a["status"], a.get("code")) for a in answers] == [
+        ("reg-0", "accepted", None), ("use-1", "accepted", None), ("use-1", "accepted", None),
+        ("use-1", "rejected", "command_id_reused"), ("bad", "rejected", "invalid_field"),
+        (None, "rejected", "invalid_field"), ("use-3", "accepted", None)]
+    assert answers[2]["duplicate"] is True and answers[2]["positions"] == answers[1]["positions"]
+    single = json.loads(commands.recv())
+    assert single["commandId"] == "use-4" and single["status"] == "accepted", single
+    assert single["positions"][0] > answers[6]["positions"][-1]
+
+    refused = {b"[]": "invalid_field", b"[1, ": "malformed_json", b" [1] x": "malformed_json",
+               b"[" + b",".join([b"1"] * 4097) + b"]": "invalid_field"}
+    for frame, code in refused.items():
+        commands.send(frame)
+        reply = json.loads(commands.recv())
+        assert isinstance(reply, dict) and reply["status"] == "rejected" and reply["code"] == code, (frame[:20], reply)
+        assert outcome_errors(reply) == []
+    commands.send(b"[1, 2]")
+    assert [(a["status"], a["code"]) for a in json.loads(commands.recv())] == [("rejected", "invalid_field")] * 2
+
+
+def events_by_command(processes):
+    """Every event in the log, as `pantry events` prints it: positions by command id, and all positions."""
+    printed = processes.run("events")
+    assert printed.returncode == 0, printed.stderr
+    by_command, positions = {}, []
+    for line in printed.stdout.decode().splitlines():
+        event = json.loads(line)
+        by_command.setdefault(event["metadata"]["commandId"], []).append(event["position"])
+        positions.append(event["position"])
+    return by_command, positions
+
+
+def test_batches_cut_by_a_killed_core_resolve_each_command_exactly_once(processes):
+    """Batch frames in flight when the core is SIGKILLed (some committed, some not, answers lost),
+    and more queued by the client while it is down and delivered to the restarted core: sent
+    again with the same command ids on another connection, every command is accepted once, one
+    answered before the kill keeps its positions, and the log holds each command's events exactly
+    once at dense positions."""
+    core = processes.start("core")
+    wait_for(lambda: (processes.data / "core-events.sock").exists(), what="the core's sockets")
+    commands = connect(processes, zmq.DEALER)
+    documents = [register(0)] + [use(n) for n in range(2500)]
+    batches = [documents[i:i + 50] for i in range(0, len(documents), 50)]
+    answered = {}
+    for batch in batches[:20]:
+        commands.send(json.dumps(batch).encode())
+    for outcome in json.loads(commands.recv()):  # the core is committing: kill it amid the rest
+        answered[outcome["commandId"]] = outcome
+    core.kill()
+    core.wait()
+    (processes.data / "core-events.sock").unlink()
+    for batch in batches[20:40]:
+        commands.send(json.dumps(batch).encode())
+    committed_at_kill, _ = events_by_command(processes)
+    assert 50 <= len(committed_at_kill) < len(documents), len(committed_at_kill)
+
+    processes.start("core")
+    wait_for(lambda: (processes.data / "core-events.sock").exists(), what="the restarted core")
+    again = connect(processes, zmq.DEALER)
+    again.setsockopt(zmq.RCVTIMEO, 60_000)  # 2,500 commands behind what the first connection queued
+    for batch in batches:
+        again.send(json.dumps(batch).encode())
+    outcomes = [outcome for _ in batches for outcome in json.loads(again.recv())]
+    assert [o["commandId"] for o in outcomes] == [d["commandId"] for d in documents]
+    assert all(o["status"] == "accepted" for o in outcomes), [o for o in outcomes if o["status"] != "accepted"][:3]
+    for outcome in outcomes:
+        if outcome["commandId"] in committed_at_kill:
+            assert outcome.get("duplicate") is True, outcome
+        if outcome["commandId"] in answered:
+            assert outcome["positions"] == answered[outcome["commandId"]]["positions"]
+    # What the first connection still had queued reached the restarted core too: the same outcomes.
+    first = {o["commandId"]: o for o in outcomes}
+    commands.setsockopt(zmq.RCVTIMEO, 2000)
+    while True:
+        try:
+            late = json.loads(commands.recv())
+        except zmq.Again:
+            break
+        assert all(o["status"] == "accepted" and o["positions"] == first[o["commandId"]]["positions"] for o in late)
+
+    by_command, positions = events_by_command(processes)
+    assert positions == list(range(1, len(positions) + 1))
+    assert {o["commandId"]: o["positions"] for o in outcomes} == by_command

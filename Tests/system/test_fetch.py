@@ -2,6 +2,7 @@
 Spoonacular format through the real libcurl client."""
 import json
 import pathlib
+import random
 import subprocess
 import sys
 import time
@@ -31,11 +32,14 @@ def upstream_calls(base):
 
 
 class FetchWorker:
-    def __init__(self, processes, upstream, quota):
+    def __init__(self, processes, upstream, quota, env=None):
         self.processes = processes
         self.env = {"PANTRY_SPOONACULAR_URL": upstream, "PANTRY_SPOONACULAR_KEY": "test-key",
                     "PANTRY_SPOONACULAR_DAILY_QUOTA": str(quota), "PANTRY_SPOONACULAR_RATE": "500",
-                    "PANTRY_SPOONACULAR_BURST": "500", "PANTRY_FETCH_TIMEOUT": "2"}
+                    "PANTRY_SPOONACULAR_BURST": "500", "PANTRY_FETCH_TIMEOUT": "2",
+                    # The upstream's own answers, however loaded the machine: the fallback after
+                    # 1 s is tested where it is meant.
+                    "PANTRY_FETCH_FALLBACK_AFTER": "30", **(env or {})}
         self.start()
 
     def start(self):
@@ -173,7 +177,7 @@ def test_after_a_402_no_further_call_leaves(processes, upstream):
     # too, but none leaves after that.
     assert upstream_calls(upstream) <= 5 + 2
     refused = [a["error"] for a in answers if not a["ok"]]
-    assert all(e["error"] == "quotaExhausted" for e in refused), refused[:3]
+    assert all(e["error"] == "quotaExhausted" for e in refused), [e for e in refused if e["error"] != "quotaExhausted"]
     before = upstream_calls(upstream)
     assert fetch.ask({"kind": "detail", "id": "spoonacular:7000"})[0]["error"]["error"] == "quotaExhausted"
     assert upstream_calls(upstream) == before
@@ -187,3 +191,104 @@ def test_too_many_calls_at_once_are_held_to_the_upstreams_limit(processes, upstr
     with urllib.request.urlopen(f"{upstream}/_count", timeout=5) as response:
         counts = json.load(response)
     assert counts["total"] == 6 and counts["tooManyAtOnce"] == 0, "never more than 2 calls at once"
+
+
+CATALOG_SOURCE = pathlib.Path(__file__).resolve().parents[2] / ".cache" / "catalog" / "recipes_en-us.json"
+
+
+def as_the_api_asks(request, n):
+    """A request as the API sends it: who asks (one of 50 addresses) and the 19 s it waits."""
+    return {**request, "client": f"10.0.0.{n % 50}", "deadlineMs": 19_000}
+
+
+def test_a_burst_right_after_a_restart_is_answered_within_3_s_without_a_failure(processes, upstream):
+    # The 3,129 imported recipes: the fallback index over them takes a tenth of a second to build,
+    # and every waiting request once built its own (350 new requests then ran into the 20 s deadline).
+    if not CATALOG_SOURCE.exists():
+        pytest.fail(f"{CATALOG_SOURCE} is missing: ops/setup downloads it")
+    imported = processes.run("catalog", "import", "--source", str(CATALOG_SOURCE))
+    assert imported.returncode == 0 and json.loads(imported.stdout)["recipes"] >= 3000, imported.stderr
+    fetch = FetchWorker(processes, upstream, quota=1000, env={"PANTRY_FETCH_TIMEOUT": "10"})
+    cached = [{"kind": "detail", "id": f"spoonacular:{30000 + n}"} for n in range(100)]
+    expired = [search(f"stew {n}") for n in range(50)]
+    # 152.5 points, charged by the stand-in, fill the cache.
+    set_mode(upstream, "normal", "&quota=1000")
+    warm = fetch.ask(*cached[:50]) + fetch.ask(*cached[50:]) + fetch.ask(*expired)
+    assert all(a["ok"] and a["response"]["origin"] == "upstream" for a in warm), [a for a in warm if not a["ok"]][:3]
+    fetch.socket.close()
+    fetch.process.terminate()
+    fetch.process.wait(timeout=10)
+    import sqlite3
+    with sqlite3.connect(processes.data / "fetch.sqlite") as db:
+        changed = db.execute("UPDATE cache SET storedAt = storedAt - 2 * 86400 WHERE kind = 'search'").rowcount
+    assert changed == 50
+    (processes.data / "fetch.sock").unlink(missing_ok=True)
+
+    fetch.env["PANTRY_FETCH_FALLBACK_AFTER"] = "1"  # the default
+    fetch.start()
+    # New questions of every kind a catalog can answer when the upstream cannot be asked.
+    new = [search(f"chicken {n}") if n % 3 == 0 else
+           {"kind": "byIngredients", "ingredients": ["egg", f"tomato {n}"], "number": 5} if n % 3 == 1 else
+           {"kind": "autocomplete", "prefix": f"to{n}", "number": 5} for n in range(350)]
+    burst = [as_the_api_asks(r, n) for n, r in enumerate(cached + expired + new)]
+    random.Random(34).shuffle(burst)
+    started = time.monotonic()
+    for request in burst:
+        fetch.socket.send(json.dumps(request).encode())
+    answers, arrived = [], []
+    for _ in burst:
+        answers.append(json.loads(fetch.socket.recv()))
+        arrived.append(time.monotonic() - started)
+    elapsed = time.monotonic() - started
+    # Cache hits not yet remembered waited 0.9-2.9 s behind the burst.
+    cache_hits = [t for a, t in zip(answers, arrived) if a["ok"] and a["response"]["origin"] == "cache"]
+    upstream_count = json.load(urllib.request.urlopen(f"{upstream}/_count", timeout=5))
+    print(f"500 requests right after a restart: {elapsed:.2f} s, origins "
+          f"{ {o: sum(1 for a in answers if a['ok'] and a['response']['origin'] == o) for o in ('cache', 'staleCache', 'upstream', 'fallback')} }, "
+          f"failures {[a['error']['error'] for a in answers if not a['ok']][:5]}, upstream used {upstream_count['used']}, "
+          f"last cache hit {max(cache_hits, default=0):.2f} s")
+    assert all(a["ok"] for a in answers), [a["error"] for a in answers if not a["ok"]][:5]
+    assert sum(1 for a in answers if a["ok"] and a["response"]["origin"] in ("cache", "staleCache", "upstream")) >= 150
+    assert elapsed < 3, f"{elapsed:.2f} s"
+    assert len(cache_hits) == 100 and max(cache_hits) < 1, f"the last cache hit after {max(cache_hits):.2f} s"
+
+
+def test_against_a_5_s_upstream_under_a_tenth_of_the_charged_calls_are_abandoned(processes, upstream):
+    # 20 clients asking one after another, as the API asks (19 s to wait): calls were made with
+    # about 2 s to live, abandoned by libcurl and charged all the same (36 of 44, 82 %).
+    # The budgets per client and overall raised: every call the quota allows is tried.
+    fetch = FetchWorker(processes, upstream, quota=150, env={"PANTRY_FETCH_TIMEOUT": "10", "PANTRY_FETCH_CLIENT_BURST": "100",
+                                                             "PANTRY_FETCH_OVERALL_PER_HOUR": "100000",
+                                                             "PANTRY_FETCH_FALLBACK_AFTER": "1"})
+    set_mode(upstream, "slow", "&delay=5")
+    clients = []
+    for c in range(20):
+        socket = zmq.Context.instance().socket(zmq.DEALER)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.setsockopt(zmq.RCVTIMEO, 25_000)
+        socket.connect(f"ipc://{processes.data / 'fetch.sock'}")
+        clients.append(socket)
+    answers, late = [], []
+    for round in range(3):
+        asked = time.monotonic()
+        for c, socket in enumerate(clients):
+            request = search(f"soup {c} {round}") if c % 2 else {"kind": "detail", "id": f"spoonacular:{50000 + 100 * round + c}"}
+            socket.send(json.dumps(as_the_api_asks(request, c)).encode())
+        for socket in clients:
+            answers.append(json.loads(socket.recv()))
+            late.append(time.monotonic() - asked)
+    time.sleep(6)  # the calls still in the air land
+    for socket in clients:
+        socket.close()
+    counts = json.load(urllib.request.urlopen(f"{upstream}/_count", timeout=5))
+    charged = counts["total"]
+    fallbacks = [a for a in answers if a["ok"] and a["response"]["origin"] == "fallback"]
+    print(f"5 s upstream, 20 clients x 3: {charged} calls charged, {counts['abandoned']} abandoned, "
+          f"{counts['tooManyAtOnce']} over the two-at-once limit; {len(fallbacks)} fallbacks, "
+          f"slowest answer {max(late):.1f} s")
+    assert charged > 0
+    assert counts["abandoned"] / charged < 0.1
+    assert counts["tooManyAtOnce"] == 0
+    # A search nothing cached answered is given the catalog's answer within about a second, marked.
+    searches = [a for n, a in enumerate(answers) if (n % 20) % 2]
+    assert sum(1 for a in searches if a["ok"] and a["response"]["origin"] == "fallback") >= len(searches) // 2

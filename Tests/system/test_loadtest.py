@@ -23,7 +23,10 @@ def test_a_short_load_test_finds_every_point_it_earned(processes, tmp_path):
     assert check["users"] == 50 and check["mismatchedUsers"] == 0
     assert check["expectedTotal"] == check["actualTotal"] > 0
     drive = result["drive"]
-    assert drive["kinds"].keys() == {"increment", "repeat", "top10", "myRank"}, drive["kinds"].keys()
+    assert drive["kinds"].keys() == {"increment", "repeat", "cook", "top10", "myRank"}, drive["kinds"].keys()
+    # Each user cooks before earning, and earns at most the pace's burst: no point refused as too fast.
+    assert result["settings"]["pointsPerUser"] == 60
+    assert 0 < drive["kinds"]["cook"]["requests"] <= drive["kinds"]["increment"]["requests"]
     assert drive["doubled"] == 0 and drive["indefinite"] == 0 and drive["errors"] == {}
     assert drive["kinds"]["increment"]["requests"] == check["expectedTotal"]
     for figures in drive["kinds"].values():
@@ -34,8 +37,8 @@ def test_a_short_load_test_finds_every_point_it_earned(processes, tmp_path):
 
     svg = ElementTree.parse(plot).getroot()
     assert svg.tag == "{http://www.w3.org/2000/svg}svg"
-    # Four kinds, the throughput, and each second's p50 and p99.
-    assert len(svg.findall("{http://www.w3.org/2000/svg}polyline")) == 7
+    # Five kinds, the throughput, and each second's p50 and p99.
+    assert len(svg.findall("{http://www.w3.org/2000/svg}polyline")) == 8
     series = drive["latencySeries"]
     assert series and all(0 < s["p50Ms"] <= s["p99Ms"] for s in series)
 

@@ -16,6 +16,7 @@ def api(processes):
 
 def test_a_written_position_is_never_called_unwritten_even_with_the_core_gone(api, processes):
     _, token = api.register_and_log_in("reader")
+    api.start_cooking(SHAKSHUKA, token)
     earned = api.post("/v1/me/owned-ingredients", {"recipeId": SHAKSHUKA, "ingredient": "egg"}, token=token)
     assert earned.status == 201, earned
     core = processes.running[0]
@@ -33,6 +34,7 @@ def test_a_read_of_another_worker_after_a_command_sees_it(api):
     # when the query asks for it, instead of at the next heartbeat.
     _, token = api.register_and_log_in("crosser")
     saved = api.put(f"/v1/me/favourites/{SHAKSHUKA}", token=token)
+    api.start_cooking(SHAKSHUKA, token)
     earned = api.post("/v1/me/owned-ingredients", {"recipeId": SHAKSHUKA, "ingredient": "onion"}, token=token)
     assert saved.status == 201 and earned.status == 201
     favourites = api.get(f"/v1/me/favourites?after={earned.json['position']}", token=token)

@@ -1,11 +1,14 @@
-"""Issue 12's rules, through real processes: points that cannot be farmed, retries that cannot lie,
-public browsing, and accounts a person owns (deletion erases the personal fields from the log)."""
+"""Issue 12's and 32's rules, through real processes: points that cannot be farmed, retries that cannot lie,
+public browsing, and accounts a person owns (deletion erases the personal fields from the log, and
+every text the person wrote)."""
 import json
+import sqlite3
 import subprocess
+from urllib.parse import quote
 
 import pytest
 
-from pantry_processes import HASH, start_core_and_api, wait_for
+from pantry_processes import HASH, files_holding, forms, start_core_and_api, wait_for
 
 PASSWORD = "correct horse battery"
 SHAKSHUKA = "catalog:shakshuka"  # olive oil, onion, bell pepper, garlic, cumin, ..., egg, parsley, salt
@@ -29,8 +32,12 @@ def problem_code(answer):
 
 def test_points_are_earned_only_for_a_real_ingredient_of_a_real_recipe(api, processes):
     _, token = api.register_and_log_in("farmer")
+    # Not cooking: refused before anything is looked up, a made-up recipe too.
+    for body in [{"recipeId": "catalog:made-up-1", "ingredient": "unobtainium"}, {"recipeId": SHAKSHUKA, "ingredient": "Eggs"}]:
+        answer = api.post("/v1/me/owned-ingredients", body, token=token)
+        assert answer.status == 409 and problem_code(answer) == "not_cooking", (body, answer)
+    api.start_cooking(SHAKSHUKA, token)
     attempts = [
-        ({"recipeId": "catalog:made-up-1", "ingredient": "unobtainium"}, 404, "unknown_recipe"),
         ({"recipeId": SHAKSHUKA, "ingredient": "chocolate"}, 422, "not_in_recipe"),
         ({"recipeId": SHAKSHUKA, "ingredient": "eggplant"}, 422, "not_in_recipe"),
     ]
@@ -55,6 +62,30 @@ def test_points_are_earned_only_for_a_real_ingredient_of_a_real_recipe(api, proc
     assert [e["data"]["ingredient"] for e in events if e["type"] == "PointEarned"] == ["egg"]
 
 
+def test_a_scripted_farmer_gets_at_most_a_persons_pace_of_points(api):
+    # Issue 32: a script pressed every ingredient of the feed's recipes, 2,315 points in 10 s.
+    # Now each recipe must be cooking first, and one person earns 60 at once, then one in 6 minutes.
+    _, token = api.register_and_log_in("scripted")
+    recipes = api.get("/v1/recipes/random?count=30").json["payload"]["recipes"]
+    assert sum(len(recipe["ingredients"]) for recipe in recipes) > 100
+    earned, refused, position = 0, {}, 0
+    for recipe in recipes:
+        body = {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]}
+        early = api.post("/v1/me/owned-ingredients", body, token=token)
+        assert early.status == 409 and problem_code(early) == "not_cooking", early
+        api.start_cooking(recipe["id"], token)
+        for ingredient in recipe["ingredients"]:
+            answer = api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": ingredient["name"]}, token=token)
+            if answer.status == 201:
+                earned += 1
+                position = answer.json["position"]
+            else:
+                refused[(answer.status, problem_code(answer))] = refused.get((answer.status, problem_code(answer)), 0) + 1
+    assert earned == 60, (earned, refused)
+    assert refused[(429, "pace_exceeded")] > 40 and set(refused) <= {(429, "pace_exceeded"), (409, "already_used")}, refused
+    assert points(api, token, position) == 60
+
+
 def test_favourites_and_cart_lines_take_title_and_image_from_the_recipe(api):
     _, token = api.register_and_log_in("saver")
     assert api.put(f"/v1/me/favourites/{SHAKSHUKA}", {"title": "Mine now"}, token=token).status == 422
@@ -71,6 +102,7 @@ def test_favourites_and_cart_lines_take_title_and_image_from_the_recipe(api):
 
 def test_an_idempotency_key_reused_for_another_request_is_refused(api, processes):
     _, token = api.register_and_log_in("keeper")
+    api.start_cooking(SHAKSHUKA, token)
     headers = {"Idempotency-Key": "add-1"}
     first = api.post("/v1/me/owned-ingredients", {"recipeId": SHAKSHUKA, "ingredient": "olive oil"}, token=token,
                      headers=headers)
@@ -153,6 +185,8 @@ def test_deleting_an_account_erases_it_from_every_read_model_and_from_the_log(pr
     assert registered.status == 201, registered
     user_id, token = registered.json["userId"], registered.json["token"]
     _, other = api.register_and_log_in("stays")
+    for cook in (token, other):
+        api.start_cooking(SHAKSHUKA, cook)
     for body in [{"recipeId": SHAKSHUKA, "ingredient": "egg"}, {"recipeId": SHAKSHUKA, "ingredient": "onion"}]:
         assert api.post("/v1/me/owned-ingredients", body, token=token).status == 201
     assert api.put(f"/v1/me/favourites/{SHAKSHUKA}", token=token).status == 201
@@ -188,3 +222,44 @@ def test_deleting_an_account_erases_it_from_every_read_model_and_from_the_log(pr
         content = path.read_bytes()
         for personal in wanted:
             assert personal not in content, f"{personal!r} found in {path}"
+
+
+def test_after_deletion_no_file_backup_or_events_output_holds_any_text_the_person_wrote(processes, tmp_path):
+    api = start_core_and_api(processes)
+    name, email = "ida-erased", "ida.erased@example.org"
+    tip, item, key = "My secret: less cumin, more courage", "Insulin pens", "ida-idempotency-key-7f3a"
+    registered = api.post("/v1/accounts", {"username": name, "email": email, "password": PASSWORD})
+    assert registered.status == 201, registered
+    user_id, token = registered.json["userId"], registered.json["token"]
+    assert api.post("/v1/me/groceries", {"ingredient": item, "amount": 2}, token=token,
+                    headers={"Idempotency-Key": key}).status == 201
+    assert api.patch(f"/v1/me/groceries/{quote(item)}", {"checked": True}, token=token).status == 200
+    assert api.post(f"/v1/recipes/{SHAKSHUKA}/experiences", {"text": tip}, token=token,
+                    headers={"Idempotency-Key": key + "-tip"}).status == 201
+    api.start_cooking(SHAKSHUKA, token)
+    assert api.post("/v1/me/owned-ingredients", {"recipeId": SHAKSHUKA, "ingredient": "egg"}, token=token).status == 201
+    head = json.loads(processes.run("stats", "--json").stdout)["head"]
+    groceries = api.get(f"/v1/me/groceries?after={head}", token=token)
+    assert item.lower() in json.dumps(groceries.json).lower(), "the person reads their own list, opened"
+    tips = api.get(f"/v1/recipes/{SHAKSHUKA}/experiences?after={head}").json["result"]
+    assert [t["text"] for t in tips] == [tip], "and everyone reads the tip, opened"
+    with sqlite3.connect(f"file:{processes.data / 'user-keys.sqlite'}?mode=ro", uri=True) as keys:
+        user_key = keys.execute("SELECT key FROM user_keys WHERE user_id = ?", (user_id,)).fetchone()[0]
+    assert len(user_key) == 32
+
+    deleted = api.request("DELETE", "/v1/me", {"password": PASSWORD}, token=token)
+    assert deleted.status == 204, deleted
+    ledger = (processes.data / "erased-users.tsv").read_text()
+    assert ledger.endswith(f"\t{user_id}\n"), "the deletion is listed outside the log"
+    backup = tmp_path / "backup-after-deletion"
+    taken = processes.run("backup", str(backup))
+    assert taken.returncode == 0, taken.stderr.decode()
+    assert b"erased-users.tsv" in taken.stdout
+    events = processes.run("events")
+    assert events.returncode == 0 and user_id.encode() in events.stdout
+    processes.stop_all()
+
+    written = set().union(*(forms(text) for text in [tip, item, item.lower(), "insulin pen", key, email, name]))
+    assert [needle for needle in written if needle in events.stdout] == []
+    assert files_holding(processes.data, written | {user_key}) == []
+    assert files_holding(backup, written | {user_key}) == []

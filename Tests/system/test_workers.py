@@ -101,7 +101,7 @@ def test_a_subscriber_slowed_until_messages_drop_converges(processes):
     wait_caught_up(processes, ["leaderboard"])
 
     worker.send_signal(signal.SIGSTOP)
-    core.submit([mixed_command(n * 6, USERS) for n in range(5_000)])  # only points
+    core.submit([mixed_command(n * 6, USERS) for n in range(5_000)])  # only the points: cart lines, timers and points
     time.sleep(0.5)
     worker.send_signal(signal.SIGCONT)
 

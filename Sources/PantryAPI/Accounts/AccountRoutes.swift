@@ -49,6 +49,9 @@ struct AccountRoutes {
         authenticated.delete("v1/sessions/current") { _, context in
             try await logOut(try context.requireSession())
         }
+        authenticated.post("v1/sessions/current/refresh") { _, context in
+            try await refresh(try context.requireSession())
+        }
         // Both check the password with scrypt: a log-in attempt in all but name, admitted and
         // throttled like one (unthrottled, one address with 40 connections kept the hashing queue
         // full for 12 s, and a stolen token could guess the password without a single 429).
@@ -77,6 +80,21 @@ struct AccountRoutes {
             command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
         revocations.revoke(session.tokenId, expiresAt: session.expiresAt)
         return Response(status: .noContent)
+    }
+
+    /// A new token for the session's account, asked for before this one expires (the web app asks
+    /// an hour ahead: tokens last 24 h, and an expired one lost the cook's session mid-use). This
+    /// one is revoked as at log-out, so a refresh does not leave two tokens to steal.
+    private func refresh(_ session: SessionClaims) async throws -> Response {
+        guard let account = accounts.account(id: session.userId) else {
+            throw Problem.invalidToken("the account of this token is gone")
+        }
+        let renewed = newSession(for: account, status: .created)
+        _ = try await submitter.submit(CommandEnvelope(
+            commandId: "refresh-\(session.tokenId)",
+            command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
+        revocations.revoke(session.tokenId, expiresAt: session.expiresAt)
+        return renewed
     }
 
     private static let operatorField = HTTPField.Name(TokenSigner.operatorHeader)!

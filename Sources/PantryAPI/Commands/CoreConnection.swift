@@ -8,9 +8,10 @@ import Synchronization
 import ZeroMQ
 
 /// The API's line to the core, over a `RequestConnection`: the one way async code hands work to a
-/// socket thread here. Each command travels with an id frame that the core's ROUTER echoes, so a
-/// command is sent the moment it is submitted, whatever else is in flight, and the core
-/// group-commits whatever is waiting when it next reads its socket. (The API used to send a batch
+/// socket thread here. The commands submitted while the socket thread was busy or asleep go as one
+/// batch frame (`CommandBatch`) the moment it wakes, whatever else is in flight, and the core
+/// group-commits whatever is waiting when it next reads its socket and answers each frame with
+/// one frame. A command submitted alone goes alone, as one command document. (The API used to send a batch
 /// only once the previous batch was answered, so a command that came just after a batch left
 /// waited for that batch's round trip and then its own.) An answer that comes after its caller
 /// gave up is dropped by its id, never taken for another command's. A service: its connection's
@@ -27,7 +28,10 @@ package final class CoreConnection: Service {
     private let lastLogged = Mutex<ContinuousClock.Instant?>(nil)
 
     package init(context: ZMQContext, endpoint: String, timeout: Duration, logger: Logger) throws {
-        connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, logger: logger)
+        connection = try RequestConnection(
+            context: context, endpoint: endpoint, timeout: timeout,
+            batching: .init(maxRequests: CommandBatch.maxCommands, join: CommandBatch.join, split: { try? CommandBatch.split($0) }),
+            logger: logger)
         self.logger = logger
     }
 

@@ -93,8 +93,12 @@ extension Problem {
             .internalServerError
         case .unknownUser, .noSuchItem, .notSaved, .unknownRecipe, .notInCart:
             .notFound
-        case .userExists, .usernameTaken, .emailTaken, .alreadySaved, .unchanged, .alreadyUsed, .cartOutOfRange, .limitReached:
+        case .userExists, .usernameTaken, .emailTaken, .alreadySaved, .unchanged, .alreadyUsed, .cartOutOfRange, .limitReached,
+             .notCooking:
             .conflict
+        // Faster than a person: the same status as the other limits a client should slow down for.
+        case .paceExceeded:
+            .tooManyRequests
         case .invalidField, .invalidCommandId, .invalidUserId, .invalidUsername, .invalidEmail, .invalidPasswordHash,
              .invalidRecipeId, .invalidTitle, .invalidImageURL, .invalidIngredient, .invalidAmount, .invalidUnit,
              .invalidDelta, .invalidText, .notInRecipe, .commandIdReused, .invalidMinutes:

@@ -5,7 +5,7 @@ import PantryBus
 import Prometheus
 import PantryWire
 
-/// Liveness, readiness and metrics: unauthenticated, for the process supervisor and Prometheus.
+/// Liveness, readiness (each part the API needs, named) and metrics: unauthenticated, for the process supervisor and Prometheus.
 struct HealthRoutes {
     /// The core sends a heartbeat every 200 ms; this much silence means it is gone or unreachable.
     static let feedSilenceLimit: Duration = .seconds(2)
@@ -18,6 +18,7 @@ struct HealthRoutes {
 
     let feed: APIFeed
     let queries: WorkerQueries
+    let recipes: RecipeSource
     let registry: PrometheusCollectorRegistry
 
     func register(on router: Router<APIRequestContext>) {
@@ -36,6 +37,8 @@ struct HealthRoutes {
         var position: Int64
         var head: Int64
         var workers: [String: WorkerProgress]
+        /// Every part the API needs, by name: "up", or why not.
+        var parts: [String: String]
     }
 
     struct WorkerProgress: Encodable {
@@ -51,17 +54,18 @@ struct HealthRoutes {
     private func ready() async throws -> Response {
         let progress = feed.progress
         guard let seen = progress.lastFeedMessage else {
-            throw Problem(.notReady, detail: "no message from the core's event feed yet")
+            throw Problem(.notReady, detail: "not ready: core: no message from the core's event feed yet")
         }
         let silence = ContinuousClock.now - seen
         guard silence <= Self.feedSilenceLimit else {
             let seconds = Double(silence.components.seconds) + Double(silence.components.attoseconds) / 1e18
             throw Problem(.notReady,
-                          detail: "no heartbeat from the core's event feed for \(Int(seconds.rounded())) s (the API's read models at position \(progress.position))")
+                          detail: "not ready: core: no heartbeat from the core's event feed for \(Int(seconds.rounded())) s (the API's read models at position \(progress.position))")
         }
         let head = max(progress.announcedHead, progress.position)
         var workers: [String: WorkerProgress] = [:]
-        var unreachable: [String] = []
+        var down: [String: String] = [:]
+        async let fetch = recipes.unavailability(within: Self.workerTimeout)
         await withTaskGroup(of: (String, Int64?).self) { group in
             for worker in WorkerName.allCases {
                 group.addTask {
@@ -70,15 +74,18 @@ struct HealthRoutes {
                 }
             }
             for await (worker, position) in group {
-                guard let position else { unreachable.append(worker); continue }
+                guard let position else { down[worker] = "the \(worker) worker did not answer in 1 s"; continue }
                 let lag = max(0, head - position)
                 workers[worker] = WorkerProgress(position: position, lag: lag)
                 Gauge(label: "pantry_projection_lag_events", dimensions: [("projection", worker)]).record(lag)
             }
         }
-        guard unreachable.isEmpty else {
-            throw Problem(.notReady, detail: "no answer from the worker(s) \(unreachable.sorted().joined(separator: ", "))")
+        if let reason = await fetch { down["fetch"] = reason }
+        guard down.isEmpty else {
+            throw Problem(.notReady, detail: "not ready: " + down.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))
         }
-        return JSONResponse.make(Readiness(status: "ready", position: progress.position, head: head, workers: workers))
+        var parts = ["core": "up", "fetch": "up"]
+        for worker in workers.keys { parts[worker] = "up" }
+        return JSONResponse.make(Readiness(status: "ready", position: progress.position, head: head, workers: workers, parts: parts))
     }
 }

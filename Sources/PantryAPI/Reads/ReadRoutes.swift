@@ -86,14 +86,18 @@ struct ReadRoutes {
     }
 
     /// Recipes for the suggested keyword that the user has not saved, so the screen needs no second
-    /// call. The suggestion stands without them if recipes cannot be had now.
+    /// call; those that state their time and servings first (search orders by title alone, so the
+    /// suggestion was the first ten titles, complete or not). The suggestion stands without them if
+    /// recipes cannot be had now.
     private func suggestedRecipes(_ suggestion: SuggestionAnswer.Suggestion, client: String?,
                                   logger: Logger) async throws -> [RecipeSummary] {
         do {
             let found = try await recipes.fetch(.search(query: suggestion.keyword, diet: nil, maxReadyTime: nil, offset: 0,
-                                                        number: 10 + suggestion.basedOn.count), client: client)
+                                                        number: 30 + suggestion.basedOn.count), client: client)
             guard case .searchPage(let page) = found.payload else { return [] }
-            return Array(page.results.filter { !suggestion.basedOn.contains($0.id) }.prefix(10))
+            let unsaved = page.results.filter { !suggestion.basedOn.contains($0.id) }
+            let complete = { (recipe: RecipeSummary) in recipe.readyInMinutes != nil && recipe.servings != nil }
+            return Array((unsaved.filter(complete) + unsaved.filter { !complete($0) }).prefix(10))
         } catch let problem as Problem {
             logger.notice("suggestion without recipes", metadata: ["reason": "\(problem.code)"])
             return []

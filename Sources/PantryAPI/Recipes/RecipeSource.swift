@@ -22,7 +22,8 @@ final class RecipeSource: Service {
     /// `reuse`: how long an answer the worker says stays the same may be given again without
     /// asking it (zero: always ask).
     init(context: ZMQContext, endpoint: String, timeout: Duration, reuse: Duration, logger: Logger) throws {
-        connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, logger: logger)
+        // Immediate: with the worker stopped a request fails at once (a 503 naming it), not after `timeout`.
+        connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, immediate: true, logger: logger)
         deadlineMs = max(100, Int(timeout / .milliseconds(1)) - 1_000)
         answers = ReusableAnswers(lifetime: reuse)
     }
@@ -65,11 +66,26 @@ final class RecipeSource: Service {
         }
     }
 
-    private func send(_ checked: FetchRequest, client: String?) async throws -> Data {
+    private func send(_ checked: FetchRequest, client: String?, timeout: Duration? = nil) async throws -> Data {
         do {
-            return try await connection.send(Data(checked.json(client: client, deadlineMs: deadlineMs)))
+            return try await connection.send(Data(checked.json(client: client, deadlineMs: deadlineMs)), timeout: timeout)
+        } catch let error as RequestConnection.Unavailable where error.notConnected {
+            throw Problem(.fetchUnavailable, detail: "the fetch worker is not running (no connection to it)", headers: [.retryAfter: "5"])
         } catch {
             throw Problem(.fetchUnavailable, detail: "the fetch worker did not answer in time", headers: [.retryAfter: "1"])
+        }
+    }
+
+    /// Nil when the fetch worker answers within `limit`, else why not (for `/ready`). It is asked
+    /// for today's featured recipe, which the catalog answers without spending any quota.
+    func unavailability(within limit: Duration) async -> String? {
+        do {
+            _ = try await send(.featured(day: FetchRequest.utcDay.string(from: Date())), client: nil, timeout: limit)
+            return nil
+        } catch let problem as Problem {
+            return problem.detail
+        } catch {
+            return "\(error)"
         }
     }
 

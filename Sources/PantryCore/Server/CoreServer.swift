@@ -10,7 +10,8 @@ import ZeroMQ
 import PantryWire
 import PantryBus
 
-/// The core process: the single writer of the log. Commands arrive on a ROUTER socket; every
+/// The core process: the single writer of the log. Commands arrive on a ROUTER socket, one per
+/// message or many in a batch frame (`CommandBatch`, answered by one frame); every
 /// command waiting at that moment is decided and group-committed as one batch; each is answered;
 /// and only then are the batch's events published on the PUB socket. One thread of its own owns
 /// both sockets and the processor, from `run()` until the group's graceful shutdown.
@@ -28,8 +29,12 @@ package final class CoreServer: Service {
 
         package init(endpoints: BusEndpoints) { self.endpoints = endpoints }
 
-        /// Slow subscribers drop messages beyond this and catch up from the log.
-        var publishHighWaterMark: Int { endpoints.feedHighWaterMark }
+        /// Slow subscribers drop messages beyond this and catch up from the log. The setting counts
+        /// events; a message holds up to `FeedMessage.maxEventsPerMessage`, so a subscriber that
+        /// stopped reading still holds about as many bytes as when each event was a message.
+        var publishHighWaterMark: Int {
+            max(1, (endpoints.feedHighWaterMark + FeedMessage.maxEventsPerMessage - 1) / FeedMessage.maxEventsPerMessage)
+        }
     }
 
     /// Batches decided and the commands they held, for benchmarks and tests, read from any thread.
@@ -126,23 +131,52 @@ private final class Serving {
         logger.info("core stopped", metadata: ["head": "\(processor.head)"])
     }
 
+    /// One message from the command socket: one command, or the commands of a batch frame
+    /// (`CommandBatch`), or a batch frame that could not be read, answered with `refusal` alone.
+    private struct Request {
+        var route: [Data]
+        var bodies: [Data]
+        var isBatch: Bool
+        var refusal: CommandOutcome? = nil
+    }
+
     private func serveWaitingCommands() throws {
-        var requests: [(route: [Data], body: Data)] = []
-        while requests.count < configuration.maxBatch, let frames = try commands.receive(dontWait: true) {
+        var requests: [Request] = []
+        var waiting = 0
+        while waiting < configuration.maxBatch, let frames = try commands.receive(dontWait: true) {
             // ROUTER prepends the peer's identity; REQ peers add an empty delimiter. Whatever
             // precedes the body is echoed back so the reply finds its way.
             guard frames.count >= 2 else { continue }
-            requests.append((Array(frames.dropLast()), frames[frames.count - 1]))
+            let route = Array(frames.dropLast()), body = frames[frames.count - 1]
+            guard CommandBatch.isBatch(body) else {
+                requests.append(Request(route: route, bodies: [body], isBatch: false))
+                waiting += 1
+                continue
+            }
+            do {
+                let bodies = try CommandBatch.split(body)
+                guard (1...CommandBatch.maxCommands).contains(bodies.count) else {
+                    requests.append(Request(route: route, bodies: [], isBatch: true, refusal: .rejected(nil, Rejection(
+                        .invalidField, "a batch frame holds 1 to \(CommandBatch.maxCommands) commands, not \(bodies.count)"))))
+                    continue
+                }
+                requests.append(Request(route: route, bodies: bodies, isBatch: true))
+                waiting += bodies.count
+            } catch {
+                requests.append(Request(route: route, bodies: [], isBatch: true, refusal: .rejected(nil, Rejection(
+                    .malformedJSON, "a batch frame must be one JSON array of command documents: \(error)"))))
+            }
         }
-        var outcomes = [CommandOutcome?](repeating: nil, count: requests.count)
+        let bodies = requests.flatMap(\.bodies)
+        var outcomes = [CommandOutcome?](repeating: nil, count: bodies.count)
         var envelopes: [CommandEnvelope] = []
         var owners: [Int] = []
-        for (index, request) in requests.enumerated() {
-            if request.body.isEmpty {
+        for (index, body) in bodies.enumerated() {
+            if body.isEmpty {
                 outcomes[index] = .rejected(nil, Rejection(.malformedJSON, "the command frame is empty"))
                 continue
             }
-            switch CommandCoding.decode(request.body) {
+            switch CommandCoding.decode(body) {
             case .success(let envelope):
                 envelopes.append(envelope)
                 owners.append(index)
@@ -152,27 +186,31 @@ private final class Serving {
         }
         let result = processor.processRecording(envelopes)
         batchCounts.batches.add(1, ordering: .relaxed)
-        batchCounts.commands.add(requests.count, ordering: .relaxed)
+        batchCounts.commands.add(bodies.count, ordering: .relaxed)
         for (owner, outcome) in zip(owners, result.outcomes) { outcomes[owner] = outcome }
 
         var undelivered = 0
-        for (request, outcome) in zip(requests, outcomes) {
-            // Every request was answered above, by a rejection or by the processor.
+        var next = 0
+        for request in requests {
+            // Every command was answered above, by a rejection or by the processor.
+            let answered = outcomes[next..<(next + request.bodies.count)].map { $0!.jsonDocument }
+            next += request.bodies.count
+            let reply = request.refusal?.jsonDocument ?? (request.isBatch ? CommandBatch.join(answered) : answered[0])
             do {
-                if try !commands.send(request.route + [outcome!.jsonDocument], dontWait: true) { undelivered += 1 }
+                if try !commands.send(request.route + [reply], dontWait: true) { undelivered += request.bodies.count }
             } catch let error as ZMQError where !error.isTerminated {
-                undelivered += 1 // the client went away (EHOSTUNREACH); its commands still count
+                undelivered += request.bodies.count // the client went away (EHOSTUNREACH); its commands still count
             }
         }
         if undelivered > 0 {
             logger.warning("answers could not be delivered; those clients must retry with the same command ids",
                            metadata: ["count": "\(undelivered)"])
         }
-        for event in result.appended {
-            try feed.send(FeedMessage.frames(for: event), dontWait: true)
+        for message in FeedMessage.messages(for: result.appended) {
+            try feed.send(message, dontWait: true)
         }
         if !result.appended.isEmpty {
-            logger.trace("batch committed", metadata: ["commands": "\(requests.count)", "head": "\(processor.head)"])
+            logger.trace("batch committed", metadata: ["commands": "\(bodies.count)", "head": "\(processor.head)"])
         }
     }
 }

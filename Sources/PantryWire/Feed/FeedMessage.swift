@@ -4,15 +4,23 @@ import PantryLog
 import PantryJSON
 
 /// A message on the event feed (the core's PUB socket), as documented in `schemas/zeromq.md`:
-/// three frames, `[topic, position, JSON]`. Events use their type as topic and the recorded-event
-/// document as JSON; heartbeats use the topic `heartbeat` and carry the head position.
+/// `[topic, position, JSON...]`. An event message carries the events of one type at consecutive log
+/// positions (one or more, up to `maxEventsPerMessage`), its topic their type, its position the
+/// last one's, then one recorded-event document each; heartbeats use the topic `heartbeat` and
+/// carry the head position. The core sends each run of one type in a committed batch as one
+/// message, so a burst of points costs one send (and one receive per subscriber), not one an event.
 package enum FeedMessage: Sendable, Equatable {
-    /// An event, with its payload decoded when the reader asked for its type. An event of a type
-    /// the reader skips is not decoded at all: its `RecordedEvent` carries only position and type.
-    case event(RecordedEvent, Event?)
+    /// Events in position order, each with its payload decoded when the reader asked for its type.
+    /// An event of a type the reader skips is not decoded at all: its `RecordedEvent` carries only
+    /// position and type.
+    case events([RecordedEvent], [Event?])
     case heartbeat(head: Int64)
 
     package static let heartbeatTopic = "heartbeat"
+
+    /// The most events in one message: the core's send queue to a subscriber is bounded in
+    /// messages, and this keeps a full message near 16 KB (events are about 0.5 KB).
+    package static let maxEventsPerMessage = 32
 
     package enum DecodingError: Error, Equatable, CustomStringConvertible {
         case wrongFrameCount(Int)
@@ -21,15 +29,33 @@ package enum FeedMessage: Sendable, Equatable {
 
         package var description: String {
             switch self {
-            case .wrongFrameCount(let n): "a feed message has 3 frames, not \(n)"
+            case .wrongFrameCount(let n): "a feed message has a topic, a position and 1 to \(maxEventsPerMessage) documents, not \(n) frames"
             case .badPosition(let text): "the position frame is not a positive integer: \(text.prefix(40))"
             case .badDocument(let reason): "the event document is invalid: \(reason)"
             }
         }
     }
 
-    package static func frames(for event: RecordedEvent) -> [Data] {
-        [Data(event.type.utf8), Data(String(event.position).utf8), EventDocument.encode(event)]
+    /// One message for `events`: of one type, at consecutive positions, at most `maxEventsPerMessage`.
+    package static func frames(for events: some Collection<RecordedEvent>) -> [Data] {
+        guard let first = events.first else { return [] }
+        let last = first.position + Int64(events.count) - 1
+        return [Data(first.type.utf8), Data(String(last).utf8)] + events.map(EventDocument.encode)
+    }
+
+    /// The messages for events appended together, in position order: each run of one type, cut
+    /// at `maxEventsPerMessage`.
+    package static func messages(for events: [RecordedEvent]) -> [[Data]] {
+        var messages: [[Data]] = []
+        var start = 0
+        while start < events.count {
+            var end = start + 1
+            while end < events.count, end - start < maxEventsPerMessage, events[end].type == events[start].type,
+                  events[end].position == events[end - 1].position + 1 { end += 1 }
+            messages.append(frames(for: events[start..<end]))
+            start = end
+        }
+        return messages
     }
 
     package static func heartbeatFrames(head: Int64) -> [Data] {
@@ -40,26 +66,44 @@ package enum FeedMessage: Sendable, Equatable {
     /// seen) are returned undecoded, which is what keeps a worker cheap for the events it ignores.
     package static func decode(_ frames: [Data], after: Int64 = 0,
                               decoding: (String) -> Bool = { _ in true }) throws(DecodingError) -> FeedMessage {
-        guard frames.count == 3 else { throw .wrongFrameCount(frames.count) }
+        guard frames.count >= 3 else { throw .wrongFrameCount(frames.count) }
         let positionText = String(decoding: frames[1], as: UTF8.self)
-        guard let position = Int64(positionText), position >= 0 else { throw .badPosition(positionText) }
+        guard let last = Int64(positionText), last >= 0 else { throw .badPosition(positionText) }
         let topic = String(decoding: frames[0], as: UTF8.self)
-        if topic == heartbeatTopic { return .heartbeat(head: position) }
-        if position <= after || !decoding(topic) {
-            return .event(RecordedEvent(
-                position: position, streamId: "", streamVersion: 0, type: topic, schemaVersion: 0, data: Data(),
-                metadata: EventMetadata(commandId: "", correlationId: nil, causationId: nil, userId: "", recordedAt: 0)), nil)
+        if topic == heartbeatTopic {
+            guard frames.count == 3 else { throw .wrongFrameCount(frames.count) }
+            return .heartbeat(head: last)
         }
-        let decoded: (recorded: RecordedEvent, event: Event?)
-        do {
-            decoded = try frames[2].withUnsafeBytes { bytes in try JSONObjectReader.read(bytes) { try readDocument($0) } }
-        } catch {
-            throw .badDocument("\(error)")
+        let count = frames.count - 2
+        guard count <= maxEventsPerMessage else { throw .wrongFrameCount(frames.count) }
+        guard last >= Int64(count) else { throw .badPosition(positionText) }
+        var recorded: [RecordedEvent] = []
+        var events: [Event?] = []
+        recorded.reserveCapacity(count)
+        events.reserveCapacity(count)
+        let wanted = decoding(topic)
+        for (offset, document) in frames[2...].enumerated() {
+            let position = last - Int64(count) + 1 + Int64(offset)
+            if position <= after || !wanted {
+                recorded.append(RecordedEvent(
+                    position: position, streamId: "", streamVersion: 0, type: topic, schemaVersion: 0, data: Data(),
+                    metadata: EventMetadata(commandId: "", correlationId: nil, causationId: nil, userId: "", recordedAt: 0)))
+                events.append(nil)
+                continue
+            }
+            let decoded: (recorded: RecordedEvent, event: Event?)
+            do {
+                decoded = try document.withUnsafeBytes { bytes in try JSONObjectReader.read(bytes) { try readDocument($0) } }
+            } catch {
+                throw .badDocument("\(error)")
+            }
+            guard decoded.recorded.position == position, decoded.recorded.type == topic else {
+                throw .badDocument("\(decoded.recorded.type) at \(decoded.recorded.position) is not the message's \(topic) at \(position)")
+            }
+            recorded.append(decoded.recorded)
+            events.append(decoded.event)
         }
-        guard decoded.recorded.position == position else {
-            throw .badDocument("position \(decoded.recorded.position) does not match the frame's \(position)")
-        }
-        return .event(decoded.recorded, decoded.event)
+        return .events(recorded, events)
     }
 
     /// An event document as the log service sends it, its payload left undecoded for the consumer.

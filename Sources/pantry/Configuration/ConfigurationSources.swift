@@ -110,6 +110,16 @@ final class ConfigurationSources {
         return value
     }
 
+    /// true or false.
+    func bool(_ key: String, default defaultValue: Bool) throws -> Bool {
+        guard case let (value, origin)? = try lookup(key, expected: "true or false", { $0.bool(forKey: $1) }) else {
+            record(key, String(defaultValue), .default)
+            return defaultValue
+        }
+        record(key, String(value), origin)
+        return value
+    }
+
     /// A text value checked and converted by `parse` (nil: not allowed, and `expected` says what
     /// is), or nil when no source sets it; `shown` is what `pantry config` prints for the default.
     /// A secret is never printed, not even in an error; `mask` is what may be printed of a value
@@ -314,6 +324,10 @@ extension Int: ConfigurationFlagValue {
 
 extension Int64: ConfigurationFlagValue {
     var configContent: ConfigContent { .int(Int(self)) }
+}
+
+extension Bool: ConfigurationFlagValue {
+    var configContent: ConfigContent { .bool(self) }
 }
 
 extension Double: ConfigurationFlagValue {

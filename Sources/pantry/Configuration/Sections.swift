@@ -3,9 +3,11 @@ import Logging
 import PantryAPI
 import PantryBounded
 import PantryBus
+import PantryDomain
 import PantryFetch
 import PantryPostgresLog
 import PantryWire
+import ZeroMQ
 
 /// The keys, by the part of Pantry that reads them. Each section reads its keys once, validates
 /// them and hands the libraries their own configuration values (`BusEndpoints`,
@@ -14,16 +16,17 @@ extension ConfigurationSources {
     /// Every key, as `pantry config` prints them and the README's table lists them.
     static let keys: Set<String> = {
         let deployment = ["config", "data", "log", "log-level",
-                          "core-commands", "core-events", "core-log", "fetch-endpoint", "feed-high-water-mark"]
+                          "core-commands", "core-events", "core-log", "fetch-endpoint", "feed-high-water-mark",
+                          "keys", "insecure-network"]
         let queries = WorkerName.allCases.map { "\($0.rawValue)-queries" }
-        let core = ["snapshot-every", "command-id-filter-mib"]
+        let core = ["snapshot-every", "command-id-filter-mib", "points-pace", "tips-pace"]
         let api = ["host", "port", "core-timeout", "token-lifetime", "token-key", "password-cost",
                    "login-rate-per-client", "login-rate-overall", "trusted-proxies", "header-timeout", "body-timeout",
                    "idle-timeout", "max-connections", "max-connections-per-address", "recipe-reuse", "cors-origins",
                    "access-log", "docs-assets"]
         let fetch = ["provider", "spoonacular-key", "spoonacular-url", "mealdb-url", "spoonacular-daily-quota",
                      "spoonacular-rate", "spoonacular-burst", "spoonacular-concurrency", "fetch-client-burst",
-                     "fetch-client-per-hour", "fetch-overall-per-hour", "fetch-timeout", "fetch-stale-after", "catalog",
+                     "fetch-client-per-hour", "fetch-overall-per-hour", "fetch-timeout", "fetch-stale-after", "fetch-fallback-after", "catalog",
                      "catalog-seed"]
         return Set(deployment + queries + core + api + fetch)
     }()
@@ -71,7 +74,37 @@ extension ConfigurationSources {
             bus.queries[worker] = try endpoint("\(worker.rawValue)-queries", default: bus.queries(of: worker), several: true)
         }
         bus.feedHighWaterMark = try int("feed-high-water-mark", default: bus.feedHighWaterMark, in: 1...Int(Int32.max))
+        bus.security = try security(of: bus, dataDirectory)
         return (bus, logServiceNamed)
+    }
+
+    /// `keys`, `insecure-network`: CURVE on every `tcp://` endpoint with the keys directory's
+    /// keys (docs/keys.md), so a bus that uses TCP needs them, unless the operator explicitly
+    /// says the network is trusted. `ipc://` (the one-host default) needs nothing.
+    private func security(of bus: BusEndpoints, _ dataDirectory: URL) throws -> ZMQNetworkSecurity {
+        let directory = dataDirectory.standardizedFileURL.appendingPathComponent("keys").path
+        let keysDirectory = try text("keys", shown: directory) ?? directory
+        let insecure = try bool("insecure-network", default: false)
+        guard bus.usesTCP, !insecure else { return .plain }
+        let keys: NetworkKeys?
+        do {
+            keys = try NetworkKeys.load(URL(fileURLWithPath: keysDirectory, isDirectory: true))
+        } catch {
+            throw ConfigurationError("keys: \(error)")
+        }
+        guard let keys else {
+            let tcp = [bus.commands, bus.events, bus.log, bus.fetch].first { $0.hasPrefix("tcp://") } ?? "a worker's queries endpoint"
+            throw ConfigurationError("""
+                keys: \(tcp) is TCP, and the internal network needs CURVE keys, but \(keysDirectory) has no .secret file: \
+                run `pantry keys --role ROLE --host ADDRESS --keys \(keysDirectory)` on this host and copy the other hosts' \
+                .public files there (docs/keys.md), or pass --insecure-network (PANTRY_INSECURE_NETWORK=true) on a trusted network
+                """)
+        }
+        do {
+            return .curve(try bus.curvePolicy(keys))
+        } catch {
+            throw ConfigurationError("keys: \(error)")
+        }
     }
 
     private func endpoint(_ key: String, default defaultValue: String, several: Bool = false) throws -> String {
@@ -89,11 +122,25 @@ extension ConfigurationSources {
 
     // MARK: The core
 
-    /// `snapshot-every`, `command-id-filter-mib`.
+    /// `snapshot-every`, `command-id-filter-mib`, `points-pace`, `tips-pace`.
     func core() throws -> CoreSettings {
         CoreSettings(
             snapshotEvery: Int64(try int("snapshot-every", default: 100_000, in: 1...1_000_000_000)),
-            commandIdFilterMiB: try int("command-id-filter-mib", default: 64, in: 0...(1 << 20)))
+            commandIdFilterMiB: try int("command-id-filter-mib", default: 64, in: 0...(1 << 20)),
+            paces: Paces(points: try pace("points-pace", default: Paces.human.points),
+                         tips: try pace("tips-pace", default: Paces.human.tips)))
+    }
+
+    /// `BURST/SECONDS`: at most BURST at once, then one every SECONDS (`Pace`). Only benchmarks
+    /// and load tests of more than people do need another than the default.
+    private func pace(_ key: String, default pace: Pace) throws -> Pace {
+        let shown = "\(pace.burst)/\(Self.format(Double(pace.interval) / 1000))"
+        return try parsed(key, shown: shown, expected: "BURST/SECONDS: a whole number from 1 to 1000000000, then a number of seconds from 0.001 to 86400") { text in
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let burst = Int(parts[0]), (1...1_000_000_000).contains(burst),
+                  let seconds = Double(parts[1]), seconds.isFinite, (0.001...86_400).contains(seconds) else { return nil }
+            return Pace(burst: burst, interval: Int64((seconds * 1000).rounded()))
+        } ?? pace
     }
 
     // MARK: The API
@@ -183,6 +230,7 @@ extension ConfigurationSources {
         }
         configuration.requestTimeout = try double("fetch-timeout", default: configuration.requestTimeout, in: 0.1...300)
         configuration.staleAfter = try double("fetch-stale-after", default: configuration.staleAfter, in: 0...60)
+        configuration.fallbackAfter = try double("fetch-fallback-after", default: configuration.fallbackAfter, in: 0...60)
         configuration.catalogFile = try text("catalog", shown: "the bundled catalog")
         let seed = try int("catalog-seed", default: 0, in: 0...Int.max, shown: "random")
         if isSet("catalog-seed") { configuration.catalogSeed = UInt64(seed) }
@@ -209,6 +257,7 @@ struct Deployment {
 struct CoreSettings {
     var snapshotEvery: Int64
     var commandIdFilterMiB: Int
+    var paces: Paces
 }
 
 /// Files `ops/setup` downloads into the repository's `.cache/` (the Wikibooks Cookbook, ReDoc's

@@ -12,7 +12,7 @@ import PantryWire
 /// `CoreServer`, the batching that serves traffic, driven in process over real ZeroMQ sockets.
 @Suite struct CoreServerTests {
     static let hash = "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
-    static let facts = RecipeFacts(title: "Recipe", image: nil, ingredients: ["salt", "flour"])
+    static let facts = RecipeFacts(title: "Recipe", image: nil, ingredients: ["salt", "flour", "eggs", "milk"])
 
     /// Each client is one user: registers, then works on its own recipes; every 5th command is refused.
     static func script(for client: Int) -> [(CommandEnvelope, CommandOutcome.Status)] {
@@ -27,8 +27,10 @@ import PantryWire
             case 0: (command, expected) = (.saveRecipe(SaveRecipe(userId: user, recipeId: "\(user)-r\(step - 4)", recipe: facts)), .rejected)
             case 1: (command, expected) = (.saveRecipe(SaveRecipe(userId: user, recipeId: "\(user)-r\(step)", recipe: facts)), .accepted)
             case 2: (command, expected) = (.adjustCart(AdjustCart(userId: user, recipeId: "\(user)-r1", delta: 1, recipe: facts)), .accepted)
-            case 3: (command, expected) = (.useOwnedIngredient(UseOwnedIngredient(userId: user, recipeId: "\(user)-r\(step)", ingredient: "Salt", recipe: facts)), .accepted)
-            default: (command, expected) = (.addGrocery(AddGrocery(userId: user, ingredient: "Flour")), .accepted)
+            case 3: (command, expected) = (.startCooking(StartCooking(userId: user, recipeId: "\(user)-r1", minutes: 30)), .accepted)
+            // Each round a new ingredient of the recipe cooking.
+            default: (command, expected) = (.useOwnedIngredient(UseOwnedIngredient(userId: user, recipeId: "\(user)-r1",
+                                                                                    ingredient: facts.ingredients[step / 5])), .accepted)
             }
             script.append((CommandEnvelope(commandId: id, command: command), expected))
         }

@@ -5,7 +5,7 @@ const tokenKey = "pantry.session";
 
 export class ApiError extends Error {
   constructor(status, problem) {
-    super(problem?.detail || `the server answered ${status}`);
+    super(problem?.detail || (status ? `the server answered ${status}.` : "Pantry cannot be reached."));
     this.status = status;
     this.code = problem?.code || "http_" + status;
   }
@@ -16,22 +16,61 @@ export const session = {
     try { return JSON.parse(localStorage.getItem(tokenKey)); } catch { return null; }
   },
   save(answer) {
-    localStorage.setItem(tokenKey, JSON.stringify({ token: answer.token, userId: answer.userId, username: answer.username }));
+    localStorage.setItem(tokenKey, JSON.stringify({ token: answer.token, userId: answer.userId, username: answer.username,
+      expiresAt: answer.expiresAt }));
   },
-  clear() { localStorage.removeItem(tokenKey); },
+  clear() {
+    localStorage.removeItem(tokenKey);
+    // What was kept for offline use is this user's own: it goes with the session.
+    for (const key of Object.keys(localStorage)) if (key.startsWith("pantry.offline.")) localStorage.removeItem(key);
+  },
 };
 
-function idempotencyKey() {
+export function idempotencyKey() {
   if (globalThis.crypto?.randomUUID) return crypto.randomUUID();
   return Date.now().toString(36) + Math.random().toString(36).slice(2);
 }
 
-export async function call(method, path, body) {
+// One Idempotency-Key per user action, not per click: a change whose answer never came keeps its
+// key, and the same change asked again (the automatic retries, or the user's own) carries it, so
+// the server answers what it did the first time instead of doing it twice. A new key per click
+// made a "failed" registration that the core wrote later answer 409 username_taken on retry.
+const pendingKeys = new Map();
+const transient = (status) => status === 0 || status === 502 || status === 503 || status === 504;
+const retryDelays = [300, 1000];
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `givenKey`: the action's key when the caller keeps it (a grocery tick queued offline). */
+export async function call(method, path, body, givenKey) {
+  const action = `${method} ${path} ${body === undefined ? "" : JSON.stringify(body)}`;
+  let key;
+  if (method !== "GET") {
+    key = givenKey ?? pendingKeys.get(action) ?? idempotencyKey();
+    pendingKeys.set(action, key);
+  }
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const answer = await send(method, path, body, key);
+      pendingKeys.delete(action);
+      return answer;
+    } catch (error) {
+      if (!(error instanceof ApiError) || !transient(error.status)) { pendingKeys.delete(action); throw error; }
+      if (method === "GET" || attempt >= retryDelays.length) {
+        // The server's detail speaks of Idempotency-Keys, which are this code's business, not the cook's.
+        if (method !== "GET") error.message = "Not confirmed: Pantry is not answering right now. Try again: it will not count twice.";
+        throw error;
+      }
+      await pause(retryDelays[attempt]);
+    }
+  }
+}
+
+async function send(method, path, body, key) {
   const headers = {};
   const current = session.current;
   if (current?.token) headers.Authorization = `Bearer ${current.token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (method !== "GET") headers["Idempotency-Key"] = idempotencyKey();
+  if (key) headers["Idempotency-Key"] = key;
   let response;
   try {
     response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -42,9 +81,21 @@ export async function call(method, path, body) {
     session.clear(); // the token expired or was revoked: log in again
   }
   const text = await response.text();
-  const json = text ? JSON.parse(text) : null;
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { /* a proxy's HTML error page */ }
   if (!response.ok) throw new ApiError(response.status, json);
   return json;
+}
+
+/** A new token when this one has less than an hour left (tokens last 24 h; an expired one ended the
+ *  cook's session mid-use). Offline it waits for the next try; a refused refresh ends the session. */
+export async function refreshSessionIfDue(now = Date.now()) {
+  const current = session.current;
+  if (!current?.expiresAt || current.expiresAt * 1000 - now > 3600_000) return false;
+  try {
+    session.save(await call("POST", "/v1/sessions/current/refresh"));
+    return true;
+  } catch { return false; }
 }
 
 export const get = (path) => call("GET", path);

@@ -1,6 +1,7 @@
 // Pantry's web app: one page, a screen per hash route (#/recipe/ID, #/groceries, ...), each screen
 // a function that returns the nodes to show. Works offline for what was seen (see /sw.js).
-import { session } from "./api.js";
+import { refreshSessionIfDue, session } from "./api.js";
+import { queuedTicks, sendQueuedTicks } from "./offline.js";
 import { h, problem } from "./dom.js";
 import { accountScreen } from "./screens/account.js";
 import { browseScreen } from "./screens/browse.js";
@@ -56,6 +57,12 @@ async function render() {
 
 window.addEventListener("hashchange", render);
 render();
+refreshSessionIfDue();
+setInterval(refreshSessionIfDue, 5 * 60_000);
+// Grocery ticks made offline go out when the API answers again, whatever screen is open.
+const sendTicks = () => { if (session.current && queuedTicks().length) sendQueuedTicks(); };
+setInterval(sendTicks, 30_000);
+window.addEventListener("online", sendTicks);
 
 if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("/sw.js").catch(() => { /* without it the app still works online */ });

@@ -1,12 +1,12 @@
-// Register, log in, log out, and close the account for good.
-import { del, get, post, session } from "../api.js";
-import { announce, h, problem } from "../dom.js";
+// Register, log in, change the password, log out, and close the account for good.
+import { del, get, post, put, session } from "../api.js";
+import { announce, count, h, problem } from "../dom.js";
 
 function field(label, attributes) {
   return h("label", {}, label, h("input", { required: true, ...attributes }));
 }
 
-export async function accountScreen(render) {
+export async function accountScreen(render, ended = false) {
   const current = session.current;
   if (!current) {
     const registerError = h("div", { "aria-live": "polite" });
@@ -38,14 +38,20 @@ export async function accountScreen(render) {
     field("Username or email", { name: "name", autocomplete: "username" }),
     field("Password", { name: "password", type: "password", autocomplete: "current-password" }),
     h("p", {}, h("button", { type: "submit" }, "Log in")), logInError);
-    return [h("h1", {}, "Your account"), h("div", { class: "row" }, logIn, register)];
+    return [h("h1", {}, "Your account"),
+      ended ? h("p", { class: "error", role: "alert", id: "session-ended" }, "Your session has ended: log in again.") : null,
+      h("div", { class: "row" }, logIn, register)];
   }
 
   const standing = h("p", { id: "standing" });
   try {
     const me = await get("/v1/me");
-    standing.textContent = me.rank ? `${me.points} points, rank ${me.rank}.` : "No points yet.";
-  } catch (error) { standing.replaceChildren(problem(error)); }
+    standing.textContent = me.points > 0 ? `${count(me.points, "point")}, rank ${me.rank}.` : "No points yet.";
+  } catch (error) {
+    // An expired or revoked token: api.js forgot it; the screen says so instead of "Logged in as".
+    if (error.status === 401) return accountScreen(render, true);
+    standing.replaceChildren(problem(error));
+  }
   const logOut = h("button", { type: "button", onclick: async () => {
     try { await del("/v1/sessions/current"); } catch { /* the token is forgotten here either way */ }
     session.clear();
@@ -66,5 +72,19 @@ export async function accountScreen(render) {
   } }, h("h2", { id: "delete-title" }, "Delete the account"),
   h("p", {}, "Your name disappears from the leaderboard and your lists are gone; this cannot be undone."),
   h("label", {}, "Password", password), h("p", {}, h("button", { type: "submit", class: "danger" }, "Delete my account")), deleteError);
-  return [h("h1", {}, "Your account"), h("p", {}, `Logged in as ${current.username}.`), standing, h("p", {}, logOut), remove];
+  const passwordMessage = h("div", { "aria-live": "polite" });
+  const change = h("form", { "aria-labelledby": "password-title", onsubmit: async (event) => {
+    event.preventDefault();
+    const data = Object.fromEntries(new FormData(change));
+    try {
+      // The answer is the one session that stays: every other one of the account has ended.
+      session.save(await put("/v1/me/password", { currentPassword: data.currentPassword, newPassword: data.newPassword }));
+      change.reset();
+      passwordMessage.replaceChildren(h("p", { id: "password-changed" }, "Password changed; your other sessions have ended."));
+    } catch (error) { passwordMessage.replaceChildren(problem(error)); }
+  } }, h("h2", { id: "password-title" }, "Change the password"),
+  field("Current password", { name: "currentPassword", type: "password", autocomplete: "current-password" }),
+  field("New password (at least 8 characters)", { name: "newPassword", type: "password", minlength: 8, autocomplete: "new-password" }),
+  h("p", {}, h("button", { type: "submit" }, "Change the password")), passwordMessage);
+  return [h("h1", {}, "Your account"), h("p", {}, `Logged in as ${current.username}.`), standing, h("p", {}, logOut), change, remove];
 }

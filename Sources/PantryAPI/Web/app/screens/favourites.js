@@ -1,15 +1,44 @@
-// Seed 001: saved recipes, a search inside them, and a suggestion drawn from them.
-import { get, session } from "../api.js";
-import { cards, h, needsLogin, problem } from "../dom.js";
+// Seed 001: saved recipes (each with its picture and a way to remove it), a search inside them,
+// and a suggestion drawn from them.
+import { del, get, session } from "../api.js";
+import { announce, cards, count, h, needsLogin, problem, recipeCard } from "../dom.js";
+import { isOffline, offlineNotice, recall, remember } from "../offline.js";
 
 export async function favouritesScreen() {
   if (!session.current) return [h("h1", {}, "Favourites"), needsLogin("your favourites")];
   const list = h("div", { "aria-live": "polite" });
-  const show = async (text) => {
+  const notice = h("p", { class: "offline", id: "offline-notice", role: "status" });
+  const show = async (text, after) => {
     try {
-      const answer = await get(`/v1/me/favourites${text ? `?q=${encodeURIComponent(text)}` : ""}`);
+      const params = new URLSearchParams();
+      if (text) params.set("q", text);
+      if (after) params.set("after", after);
+      let answer;
+      try {
+        answer = await get(`/v1/me/favourites${params.size ? `?${params}` : ""}`);
+        if (!text) remember("favourites", answer.result);
+        notice.textContent = "";
+      } catch (error) {
+        const kept = isOffline(error) ? recall("favourites") : null;
+        if (!kept) throw error;
+        const words = (text ?? "").toLowerCase();
+        answer = { result: kept.value.filter((f) => f.title.toLowerCase().includes(words)) };
+        notice.textContent = offlineNotice(kept.at, "your favourites");
+      }
+      const offline = notice.textContent !== "";
       list.replaceChildren(answer.result.length
-        ? cards(answer.result.map((f) => ({ id: f.recipeId, title: f.title, image: f.image })), "Saved recipes")
+        ? h("ul", { class: "cards", "aria-label": "Saved recipes" }, answer.result.map((f, index) =>
+          recipeCard({ id: f.recipeId, title: f.title, image: f.image }, h("button", {
+            type: "button", class: "secondary remove", disabled: offline, "aria-label": `Remove ${f.title} from favourites`, onclick: async () => {
+              try {
+                const removed = await del(`/v1/me/favourites/${encodeURIComponent(f.recipeId)}`);
+                announce(`${f.title} removed from favourites`);
+                await show(text, removed.position);
+                // The button is gone with its card: the focus goes to the next card's, else the search.
+                const buttons = list.querySelectorAll("button.remove");
+                (buttons[Math.min(index, buttons.length - 1)] ?? query).focus();
+              } catch (error) { announce(error.message); }
+            } }, "Remove"))))
         : h("p", {}, text ? "No saved recipe matches." : "Nothing saved yet: save recipes from their page."));
     } catch (error) { list.replaceChildren(problem(error)); }
   };
@@ -25,9 +54,10 @@ export async function favouritesScreen() {
     const answer = (await get("/v1/me/favourite-suggestion")).result;
     if (answer) {
       suggestion.replaceChildren(h("h2", {}, `More ${answer.keyword}`),
-        h("p", { class: "meta" }, `Because ${answer.basedOn.length} of your favourites are ${answer.keyword} recipes.`),
+        h("p", { class: "meta" }, answer.basedOn.length === 1 ? `Because one of your favourites is a ${answer.keyword} recipe.`
+          : `Because ${count(answer.basedOn.length, "favourite")} of yours are ${answer.keyword} recipes.`),
         cards(answer.recipes, `More ${answer.keyword}`));
     }
-  } catch (error) { suggestion.replaceChildren(problem(error)); }
-  return [h("h1", {}, "Favourites"), form, list, suggestion];
+  } catch (error) { if (!isOffline(error)) suggestion.replaceChildren(problem(error)); }
+  return [h("h1", {}, "Favourites"), notice, form, list, suggestion];
 }

@@ -1,17 +1,31 @@
 // The grocery list by aisle: tick what is bought (kept on the server, so it survives a reload),
-// remove items, add by hand.
+// remove items, add by hand. Offline, the list as last seen, and ticks queued until Pantry is back.
 import { del, get, patch, post, session } from "../api.js";
 import { amount, announce, h, needsLogin, problem } from "../dom.js";
+import { isOffline, offlineNotice, queueTick, recall, remember, sendQueuedTicks, withQueuedTicks } from "../offline.js";
 
 export async function groceriesScreen() {
   if (!session.current) return [h("h1", {}, "Groceries"), needsLogin("your grocery list")];
   const list = h("div", { "aria-live": "polite" });
+  const notice = h("p", { class: "offline", id: "offline-notice", role: "status" });
   const itemPath = (item) => `/v1/me/groceries/${encodeURIComponent(item.item)}`;
-  const show = async (after) => {
+  // `focus`: the item whose box was ticked, found again in the redrawn list (a redraw dropped it to <body>).
+  const show = async (after, focus) => {
     let items;
+    let keptAt = null;
     try {
-      items = (await get(`/v1/me/groceries${after ? `?after=${after}` : ""}`)).result;
-    } catch (error) { list.replaceChildren(problem(error)); return; }
+      const sent = await sendQueuedTicks();
+      const since = Math.max(after ?? 0, sent ?? 0);
+      items = (await get(`/v1/me/groceries${since ? `?after=${since}` : ""}`)).result;
+      remember("groceries", items);
+    } catch (error) {
+      const kept = isOffline(error) ? recall("groceries") : null;
+      if (!kept) { list.replaceChildren(problem(error)); return; }
+      items = withQueuedTicks(kept.value);
+      keptAt = kept.at;
+    }
+    notice.textContent = keptAt ? `${offlineNotice(keptAt, "your list")} Ticks are kept and sent when it is back.` : "";
+    const offline = keptAt !== null;
     if (!items.length) { list.replaceChildren(h("p", {}, "The list is empty.")); return; }
     const aisles = [];
     for (const item of items) {
@@ -24,20 +38,36 @@ export async function groceriesScreen() {
       h("ul", { class: "list", "aria-label": aisle.name }, aisle.items.map((item) => {
         const toBuy = item.amounts.map(amount).join(" + ");
         const bought = item.bought.length ? `bought ${item.bought.map(amount).join(" + ")}` : "";
-        const box = h("input", { type: "checkbox", checked: item.checked, onchange: async () => {
+        const box = h("input", { type: "checkbox", checked: item.checked, "data-item": item.item, onchange: async () => {
+          if (offline) {
+            queueTick(item.item, box.checked);
+            announce(`${item.ingredient} ${box.checked ? "ticked" : "unticked"} here: sent when Pantry is back`);
+            show(undefined, item.item);
+            return;
+          }
           try {
             const answer = await patch(itemPath(item), { checked: box.checked });
             announce(`${item.ingredient} ${box.checked ? "ticked" : "unticked"}`);
-            show(answer.position);
-          } catch (error) { box.checked = !box.checked; announce(error.message); }
+            show(answer.position, item.item);
+          } catch (error) {
+            if (isOffline(error)) {
+              queueTick(item.item, box.checked);
+              announce(`${item.ingredient} ${box.checked ? "ticked" : "unticked"} here: sent when Pantry is back`);
+              show(undefined, item.item);
+              return;
+            }
+            box.checked = !box.checked;
+            announce(error.message);
+          }
         } });
         return h("li", { class: item.checked ? "checked" : "" },
           h("label", { class: "check grow" }, box, h("span", { class: "name" }, item.ingredient),
             h("span", { class: "meta" }, [toBuy, bought].filter(Boolean).join(" · "))),
-          h("button", { type: "button", class: "secondary", "aria-label": `Remove ${item.ingredient}`, onclick: async () => {
+          h("button", { type: "button", class: "secondary", disabled: offline, "aria-label": `Remove ${item.ingredient}`, onclick: async () => {
             try { show((await del(itemPath(item))).position); } catch (error) { announce(error.message); }
           } }, "Remove"));
       })))));
+    if (focus) list.querySelector(`input[data-item="${CSS.escape(focus)}"]`)?.focus();
   };
   const name = h("input", { name: "ingredient", required: true });
   const howMuch = h("input", { name: "amount", type: "number", min: "0", step: "any", inputmode: "decimal" });
@@ -55,5 +85,5 @@ export async function groceriesScreen() {
   } }, h("label", {}, "Item", name), h("label", {}, "Amount", howMuch), h("label", {}, "Unit", unit),
   h("button", { type: "submit" }, "Add"));
   await show();
-  return [h("h1", {}, "Groceries"), form, list];
+  return [h("h1", {}, "Groceries"), notice, form, list];
 }

@@ -1,7 +1,15 @@
-// A recipe: ingredients ("I have this" earns a point), steps, servings, minutes and the credit;
+// A recipe: ingredients ("I have this" earns a point while it cooks), steps, servings, minutes and the credit;
 // save it, put its ingredients on the grocery list, set how many are in the cart, read and write tips.
-import { ApiError, get, post, put, recipePath, session } from "../api.js";
-import { announce, h, imageSource, minutes, problem } from "../dom.js";
+import { ApiError, del, get, post, put, recipePath, session } from "../api.js";
+import { announce, count as counted, h, imageSource, minutes, problem } from "../dom.js";
+import { isOffline, offlineNotice, recall, remember } from "../offline.js";
+
+/** A button that stays focusable when its work is done (a disabled one drops the focus to <body>). */
+function done(button, text) {
+  button.textContent = text;
+  button.setAttribute("aria-disabled", "true");
+}
+const isDone = (button) => button.getAttribute("aria-disabled") === "true";
 
 export async function recipeScreen(id) {
   let recipe;
@@ -11,7 +19,7 @@ export async function recipeScreen(id) {
     return [h("h1", {}, "Recipe"), problem(error)];
   }
   const loggedIn = Boolean(session.current);
-  const facts = [minutes(recipe.readyInMinutes), recipe.servings ? `${recipe.servings} servings` : null].filter(Boolean);
+  const facts = [minutes(recipe.readyInMinutes), recipe.servings ? counted(recipe.servings, "serving") : null].filter(Boolean);
   const credit = h("p", { class: "meta" }, "Source: ",
     recipe.sourceUrl ? h("a", { href: recipe.sourceUrl, rel: "noopener" }, recipe.sourceName) : recipe.sourceName,
     recipe.license ? [" · ", recipe.licenseUrl ? h("a", { href: recipe.licenseUrl, rel: "license noopener" }, recipe.license) : recipe.license] : null);
@@ -20,21 +28,28 @@ export async function recipeScreen(id) {
   const showRank = async (position) => {
     try {
       const me = await get(`/v1/me?after=${position}`);
-      points.textContent = me.rank ? `You have ${me.points} points: rank ${me.rank}.` : "";
+      points.textContent = me.rank ? `You have ${counted(me.points, "point")}: rank ${me.rank}.` : "";
     } catch { /* the rank is a bonus on this screen */ }
   };
 
   const ingredientItems = recipe.ingredients.map((ingredient) => {
     const pick = h("input", { type: "checkbox", "aria-label": `Choose ${ingredient.name} for the grocery list` });
     const have = h("button", { type: "button", class: "secondary", disabled: !loggedIn, onclick: async () => {
+      if (isDone(have)) return;
       try {
-        const answer = await post("/v1/me/owned-ingredients", { recipeId: recipe.id, ingredient: ingredient.name });
-        have.textContent = "Point earned";
-        have.disabled = true;
+        let answer;
+        try {
+          answer = await usePoint(ingredient);
+        } catch (error) {
+          if (!(error instanceof ApiError && error.code === "not_cooking")) throw error;
+          await startCooking();
+          answer = await usePoint(ingredient);
+        }
+        done(have, "Point earned");
         announce(`A point for ${ingredient.name}`);
         showRank(answer.position);
       } catch (error) {
-        if (error instanceof ApiError && error.code === "already_used") { have.textContent = "Already counted"; have.disabled = true; return; }
+        if (error instanceof ApiError && error.code === "already_used") { done(have, "Already counted"); return; }
         announce(error.message);
       }
     } }, "I have this");
@@ -56,19 +71,44 @@ export async function recipeScreen(id) {
     } catch (error) { announce(error.message); }
   };
 
-  const count = h("output", { "aria-live": "polite", id: "cart-count" }, "0");
+  // Shown once the cart has said, not as a 0 it may not be.
+  const count = h("output", { "aria-live": "polite", id: "cart-count" }, loggedIn ? "…" : "0");
+  const showCart = async (after) => {
+    const cart = (await get(`/v1/me/cart${after ? `?after=${after}` : ""}`)).result;
+    remember("cart", cart);
+    const line = cart.lines.find((l) => l.recipeId === recipe.id);
+    count.textContent = String(line ? line.count : 0);
+  };
+  // A point counts while the recipe cooks: the first "I have this" puts it in the cart when it is
+  // not there and starts its timer for the recipe's minutes (30 when it does not say).
+  const startCooking = async () => {
+    if (Number(count.textContent) === 0) {
+      await showCart((await post("/v1/me/cart", { recipeId: recipe.id, delta: 1 })).position);
+    }
+    await post(`/v1/me/cart/${encodeURIComponent(recipe.id)}/timer`, { minutes: Math.min(1440, Math.max(1, recipe.readyInMinutes || 30)) });
+    announce("Cooking started: the timer is in your cart");
+  };
+  const usePoint = (ingredient) => post("/v1/me/owned-ingredients", { recipeId: recipe.id, ingredient: ingredient.name });
   const step = (delta) => async () => {
     try {
-      await post("/v1/me/cart", { recipeId: recipe.id, delta });
-      count.textContent = String(Number(count.textContent) + delta);
+      await showCart((await post("/v1/me/cart", { recipeId: recipe.id, delta })).position);
       announce(`In the cart: ${count.textContent}`);
     } catch (error) { announce(error.message); }
   };
+  // Offline (the recipe from the service worker's copy): what was last known, and no buttons that would fail.
+  const offlineNote = h("p", { class: "offline", id: "offline-notice", role: "status" });
+  const wentOffline = (error) => {
+    if (!isOffline(error) || offlineNote.textContent) return;
+    const at = Math.min(recall("cart")?.at ?? Date.now(), recall("favourites")?.at ?? Date.now());
+    offlineNote.textContent = `${offlineNotice(at, "saved and in the cart")} Changes wait until Pantry is back.`;
+    for (const button of article.querySelectorAll("button")) button.disabled = true;
+  };
   if (loggedIn) {
-    get("/v1/me/cart").then((cart) => {
-      const line = cart.result.lines.find((l) => l.recipeId === recipe.id);
-      count.textContent = String(line ? line.count : 0);
-    }).catch(() => {});
+    showCart().catch((error) => {
+      const line = recall("cart")?.value.lines.find((l) => l.recipeId === recipe.id);
+      if (isOffline(error)) count.textContent = String(line ? line.count : 0);
+      wentOffline(error);
+    });
   }
 
   const experiences = h("ul", { class: "list", "aria-label": "Tips from cooks" });
@@ -91,25 +131,43 @@ export async function recipeScreen(id) {
     } catch (error) { announce(error.message); }
   } }, h("label", {}, "Your tip", tip), h("button", { type: "submit" }, "Post tip"));
 
+  // Saved or not, as the favourites say on opening; the one button saves and removes.
+  const savedState = h("span", { id: "saved-state", class: "meta" });
+  const favouritePath = `/v1/me/favourites/${encodeURIComponent(recipe.id)}`;
+  const showSaved = (saved) => {
+    save.dataset.saved = saved ? "yes" : "no";
+    save.textContent = saved ? "Remove from favourites" : "Save to favourites";
+    savedState.textContent = saved ? "Saved" : "";
+  };
   const save = h("button", { type: "button", disabled: !loggedIn, onclick: async () => {
+    const saved = save.dataset.saved === "yes";
     try {
-      await put(`/v1/me/favourites/${encodeURIComponent(recipe.id)}`);
-      save.textContent = "Saved"; save.disabled = true; announce("Saved to favourites");
+      await (saved ? del(favouritePath) : put(favouritePath));
+      showSaved(!saved);
+      announce(saved ? "Removed from favourites" : "Saved to favourites");
     } catch (error) {
-      if (error.code === "already_saved") { save.textContent = "Saved"; save.disabled = true; return; }
+      if (error.code === "already_saved") { showSaved(true); return; }
+      if (error.code === "not_saved" && saved) { showSaved(false); return; }
       announce(error.message);
     }
   } }, "Save to favourites");
+  if (loggedIn) {
+    get(`/v1/me/favourites?q=${encodeURIComponent(recipe.title.slice(0, 256))}`)
+      .then((answer) => showSaved(answer.result.some((f) => f.recipeId === recipe.id)))
+      .catch((error) => {
+        if (isOffline(error)) showSaved((recall("favourites")?.value ?? []).some((f) => f.recipeId === recipe.id));
+        wentOffline(error);
+      });
+  }
 
-  return [
-    h("article", { class: "detail" },
-      h("h1", {}, recipe.title),
+  const article = h("article", { class: "detail" },
+      h("h1", {}, recipe.title), offlineNote,
       h("div", { class: "columns" },
         h("div", {},
           recipe.image ? h("img", { class: "hero", src: imageSource(recipe.image), alt: recipe.title, width: 480, height: 360 }) : null,
           h("p", { class: "meta" }, facts.join(" · ")), credit,
           loggedIn ? null : h("p", {}, h("a", { href: "#/account" }, "Log in"), " to save it, earn points and fill your cart."),
-          h("div", { class: "row" }, save,
+          h("div", { class: "row" }, save, savedState,
             h("span", { class: "stepper", role: "group", "aria-label": "In the cart" },
               h("button", { type: "button", class: "secondary", disabled: !loggedIn, "aria-label": "One fewer in the cart", onclick: step(-1) }, "−"),
               count,
@@ -125,6 +183,6 @@ export async function recipeScreen(id) {
       h("ol", {}, recipe.instructions.map((text) => h("li", {}, text))),
       h("h2", {}, "Tips"),
       experiences,
-      loggedIn ? tipForm : null),
-  ];
+      loggedIn ? tipForm : null);
+  return [article];
 }

@@ -1,7 +1,7 @@
 // Seeds 000 and 002: find recipes with what is at home (1-5 ingredients, with autocomplete), fewest
 // missing first; or by keyword, with a diet and sections by how long a recipe takes.
 import { get } from "../api.js";
-import { cards, h, problem } from "../dom.js";
+import { cards, h, originNote, problem } from "../dom.js";
 
 const diets = ["vegetarian", "vegan", "gluten free", "dairy free", "ketogenic", "pescatarian", "paleo", "primal", "whole 30"];
 
@@ -30,7 +30,7 @@ export function searchScreen() {
     found.replaceChildren(h("p", {}, "Searching…"));
     try {
       const answer = await get(`/v1/recipes/by-ingredients?ingredients=${encodeURIComponent(names.join(","))}&number=20`);
-      found.replaceChildren(h("h2", {}, "Recipes using what you have"), cards(answer.payload.summaries, "Recipes using what you have"));
+      found.replaceChildren(h("h2", {}, "Recipes using what you have"), cards(answer.payload.summaries, "Recipes using what you have", answer));
     } catch (error) { found.replaceChildren(problem(error)); }
   } }, inputs, suggestions, h("button", { type: "submit" }, "Find recipes"));
 
@@ -49,11 +49,11 @@ export function searchScreen() {
     try {
       const answer = await get(`/v1/recipes/search?${params}`);
       if (answer.sections) {
-        results.replaceChildren(...answer.sections.filter((s) => s.results.length).map((section) =>
+        results.replaceChildren(originNote(answer), ...answer.sections.filter((s) => s.results.length).map((section) =>
           h("section", {}, h("h2", {}, section.title), cards(section.results, section.title))));
-        if (!answer.payload.searchPage.results.length) results.replaceChildren(h("p", {}, "Nothing found."));
+        if (!answer.payload.searchPage.results.length) results.replaceChildren(cards([], "Results", answer));
       } else {
-        results.replaceChildren(h("h2", {}, "Results"), cards(answer.payload.searchPage.results, "Results"));
+        results.replaceChildren(h("h2", {}, "Results"), cards(answer.payload.searchPage.results, "Results", answer));
       }
     } catch (error) { results.replaceChildren(problem(error)); }
   } },
