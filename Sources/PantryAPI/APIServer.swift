@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import Logging
+import PantryDomain
 import PantryLog
 import Metrics
 import PantryBus
@@ -59,12 +60,17 @@ package struct APIServer {
         package var trustedProxies: Set<String> = []
         /// Where the documentation renderer's script is (ops/setup puts it there).
         package var docsAssets = ".cache/docs"
+        /// Where the read models are kept between runs (`APISnapshotFile`); nil for nowhere.
+        package var snapshotPath: String?
+        /// Positions between two snapshots of the read models.
+        package var snapshotEvery: Int64 = 100_000
 
         package init(dataDirectory: URL, endpoints: BusEndpoints, log: LogAccess) {
             self.dataDirectory = dataDirectory
             self.endpoints = endpoints
             self.log = log
             accessLogPath = dataDirectory.appendingPathComponent("access.log").path
+            snapshotPath = dataDirectory.appendingPathComponent("api.snapshot").path
         }
     }
 
@@ -100,17 +106,26 @@ package struct APIServer {
         let leaderboard = LeaderboardReadModel()
         let feed: APIFeed
         let endpoints = configuration.endpoints
+        let snapshots = { [logger = self.logger] (keys: (any PersonalDataVault & Sendable)?) in
+            configuration.snapshotPath.map {
+                APISnapshotFile(path: $0, every: configuration.snapshotEvery, accounts: accounts, revocations: revocations,
+                                leaderboard: leaderboard, keys: keys, logger: logger)
+            }
+        }
         switch configuration.log {
         case .direct(let openLog, let vault):
             feed = try APIFeed(models: [accounts, leaderboard], keys: vault, context: context, feed: endpoints.events,
-                               highWaterMark: endpoints.feedHighWaterMark, openLog: openLog, openHeadReader: openLog, logger: logger)
+                               highWaterMark: endpoints.feedHighWaterMark, openLog: openLog, openHeadReader: openLog,
+                               snapshots: snapshots(vault), logger: logger)
         case .service:
             let remote = RemoteEventStore(context: context, endpoint: endpoints.log)
             feed = try APIFeed(models: [accounts, leaderboard], keys: nil, context: context, feed: endpoints.events,
                                highWaterMark: endpoints.feedHighWaterMark, openLog: { remote }, openHeadReader: {
                 RemoteEventStore(context: context, endpoint: endpoints.log, timeout: .milliseconds(500))
-            }, logger: logger)
+            }, snapshots: snapshots(nil), logger: logger)
         }
+        // Before serving: the first leaderboard read is answered from the snapshot.
+        await feed.restoreSnapshot()
         let core = try CoreConnection(context: context, endpoint: configuration.endpoints.commands,
                                       timeout: configuration.coreTimeout, logger: logger)
         let queries = try WorkerQueries(context: context, endpoints: endpoints, timeout: configuration.queryTimeout,

@@ -18,22 +18,6 @@ struct CoreSnapshot: Equatable {
     /// password change.
     var accountPositions: [UserID: [Int64]]
 
-    enum Failure: Error, CustomStringConvertible {
-        case notASnapshot
-        case otherVersion(format: UInt32, holdings: UInt32)
-        case checksumMismatch
-        case truncated
-
-        var description: String {
-            switch self {
-            case .notASnapshot: "not a core snapshot"
-            case .otherVersion(let format, let holdings): "written by another version (format \(format), state \(holdings))"
-            case .checksumMismatch: "its checksum does not match: the file is damaged"
-            case .truncated: "the file ends early"
-            }
-        }
-    }
-
     private static let magic = Array("PANTRY-CORE-SNAPSHOT\n".utf8)
     /// 2: grocery lists sealed per user.
     private static let formatVersion: UInt32 = 2
@@ -92,17 +76,17 @@ struct CoreSnapshot: Equatable {
     init(decoding data: Data, vault: any PersonalDataVault) throws {
         let bytes = [UInt8](data)
         guard bytes.count >= Self.magic.count + SHA256.byteCount, bytes.starts(with: Self.magic) else {
-            throw Failure.notASnapshot
+            throw SnapshotFailure.notASnapshot
         }
         let body = bytes[..<(bytes.count - SHA256.byteCount)]
         // The version first: it says how the rest is read (and a file of another is removed).
         var r = SnapshotReader(bytes: body, offset: Self.magic.count)
         let format = try r.uint32(), holdingsVersion = try r.uint32()
         guard format == Self.formatVersion, holdingsVersion == PantryState.holdingsVersion else {
-            throw Failure.otherVersion(format: format, holdings: holdingsVersion)
+            throw SnapshotFailure.otherVersion(format: format, holdings: holdingsVersion)
         }
         guard Array(SHA256.hash(data: body)) == Array(bytes[(bytes.count - SHA256.byteCount)...]) else {
-            throw Failure.checksumMismatch
+            throw SnapshotFailure.checksumMismatch
         }
         position = try r.int()
         commandIdAtPosition = try r.string()
@@ -119,7 +103,7 @@ struct CoreSnapshot: Equatable {
             guard let list = try vault.open(sealed, for: userId) else { continue }
             var items = SnapshotReader(bytes: list[...], offset: 0)
             groceries[userId] = try items.map { try $0.int() != 0 }
-            guard items.offset == list.count else { throw Failure.notASnapshot }
+            guard items.offset == list.count else { throw SnapshotFailure.notASnapshot }
         }
         let carts: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
         let experiences: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
@@ -131,92 +115,10 @@ struct CoreSnapshot: Equatable {
             let image = try r.int() == 0 ? nil : try r.string()
             return (id, RecipeFacts(title: title, image: image, ingredients: try r.array { try $0.string() }))
         }
-        guard r.offset == body.count else { throw Failure.notASnapshot }
+        guard r.offset == body.count else { throw SnapshotFailure.notASnapshot }
         holdings = PantryState.Holdings(deletedUsers: deletedUsers, earnedPoints: earnedPoints,
                                         unrecordedPoints: unrecordedPoints, savedRecipes: savedRecipes,
                                         groceries: groceries, carts: carts, experiences: experiences, cooking: cooking,
                                         pointsDue: pointsDue, tipsDue: tipsDue, recipes: recipes)
-    }
-}
-
-/// Little-endian integers and length-prefixed UTF-8: a snapshot of a million entries is read in
-/// a fraction of the time its JSON would take.
-private struct SnapshotWriter {
-    var bytes: [UInt8] = []
-
-    mutating func uint32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-    mutating func int(_ value: Int64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-
-    mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
-            int(Int64(utf8.count))
-            bytes.append(contentsOf: utf8)
-        }
-    }
-
-    mutating func sequence<S: Collection>(_ values: S, _ element: (inout SnapshotWriter, S.Element) -> Void) {
-        int(Int64(values.count))
-        for value in values { element(&self, value) }
-    }
-
-    mutating func map<K: LosslessStringConvertible, V>(_ values: [K: V], _ value: (inout SnapshotWriter, V) -> Void) {
-        int(Int64(values.count))
-        for (key, element) in values {
-            string(key.description)
-            value(&self, element)
-        }
-    }
-}
-
-private struct SnapshotReader {
-    let bytes: ArraySlice<UInt8>
-    var offset: Int
-
-    mutating func uint32() throws -> UInt32 {
-        UInt32(littleEndian: try fixed(UInt32.self))
-    }
-
-    mutating func int() throws -> Int64 {
-        Int64(littleEndian: try fixed(Int64.self))
-    }
-
-    mutating func string() throws -> String {
-        let count = try int()
-        guard count >= 0, count <= bytes.count - offset else { throw CoreSnapshot.Failure.truncated }
-        let start = bytes.startIndex + offset
-        offset += Int(count)
-        return String(decoding: bytes[start..<(start + Int(count))], as: UTF8.self)
-    }
-
-    mutating func array<T>(_ element: (inout SnapshotReader) throws -> T) throws -> [T] {
-        let count = try int()
-        guard count >= 0, count <= bytes.count - offset else { throw CoreSnapshot.Failure.truncated }
-        var values: [T] = []
-        values.reserveCapacity(Int(count))
-        for _ in 0..<count { values.append(try element(&self)) }
-        return values
-    }
-
-    mutating func map<K: LosslessStringConvertible, V>(_ value: (inout SnapshotReader) throws -> V) throws -> [K: V] {
-        let count = try int()
-        guard count >= 0, count <= bytes.count - offset else { throw CoreSnapshot.Failure.truncated }
-        var values: [K: V] = [:]
-        values.reserveCapacity(Int(count))
-        for _ in 0..<count {
-            guard let key = K(try string()) else { throw CoreSnapshot.Failure.notASnapshot }
-            values[key] = try value(&self)
-        }
-        return values
-    }
-
-    private mutating func fixed<T: FixedWidthInteger>(_: T.Type) throws -> T {
-        let size = MemoryLayout<T>.size
-        guard bytes.count - offset >= size else { throw CoreSnapshot.Failure.truncated }
-        var value: T = 0
-        let start = bytes.startIndex + offset
-        withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: bytes[start..<(start + size)]) }
-        offset += size
-        return value
     }
 }

@@ -37,7 +37,7 @@ final class CoreSnapshotFile: Service {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         do {
             return try CoreSnapshot(decoding: data, vault: vault)
-        } catch CoreSnapshot.Failure.otherVersion(let format, let holdings) {
+        } catch SnapshotFailure.otherVersion(let format, let holdings) {
             // An older format may hold in the clear what this one seals (grocery lists): it goes
             // now, not at the next snapshot, which may be 100,000 events away.
             logger.warning("removing a core snapshot of another version; the state is folded from the log",

@@ -8,6 +8,13 @@ package protocol PersonalDataVault {
     func seal(_ plaintext: [UInt8], for userId: UserID) throws -> String
     /// Nil when the user's key has been destroyed.
     func open(_ sealed: String, for userId: UserID) throws -> [UInt8]?
+    /// A vault for opening many users' fields at once (a rebuild, a start from a snapshot); this
+    /// one unless a vault has a faster way.
+    func preloaded() throws -> any PersonalDataVault & Sendable
+}
+
+extension PersonalDataVault where Self: Sendable {
+    package func preloaded() throws -> any PersonalDataVault & Sendable { self }
 }
 
 /// The JSON form of event payloads (`schemas/events/*.json`) and the upcasting of old versions.

@@ -1,12 +1,14 @@
+import Foundation
 import Crypto
 import PantryDomain
 
 /// The keys of a `UserKeyStore` as they were when read (`keyRing()`), held in memory: it opens
 /// sealed fields only, and only those of users whose key existed then.
-package struct KeyRing: PersonalDataVault {
-    private let keys: [UserID: SymmetricKey]
+package struct KeyRing: PersonalDataVault, Sendable {
+    /// The keys' bytes: Crypto's `SymmetricKey` is not `Sendable`, and a ring is shared by threads.
+    private let keys: [UserID: Data]
 
-    init(keys: [UserID: SymmetricKey]) {
+    init(keys: [UserID: Data]) {
         self.keys = keys
     }
 
@@ -20,6 +22,6 @@ package struct KeyRing: PersonalDataVault {
 
     package func open(_ sealed: String, for userId: UserID) throws -> [UInt8]? {
         guard let key = keys[userId] else { return nil }
-        return try UserKeyStore.open(sealed, for: userId, with: key)
+        return try UserKeyStore.open(sealed, for: userId, with: SymmetricKey(data: key))
     }
 }

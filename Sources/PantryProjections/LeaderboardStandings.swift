@@ -25,6 +25,40 @@ package struct LeaderboardStandings: Sendable {
 
     package init() {}
 
+    /// One user's place, as a snapshot keeps it (`standings`, `init(restoring:)`).
+    package struct Standing: Sendable, Equatable {
+        package var userId: UserID
+        package var username: String
+        package var points: Int
+        package var reachedAt: Int64
+
+        package init(userId: UserID, username: String, points: Int, reachedAt: Int64) {
+            self.userId = userId; self.username = username; self.points = points; self.reachedAt = reachedAt
+        }
+    }
+
+    /// Every user's place, best first.
+    package var standings: [Standing] {
+        order.elements(from: 0, limit: order.count).map { place in
+            Standing(userId: place.userId, username: usernames[place.userId] ?? place.userId, points: place.points,
+                     reachedAt: place.reachedAt)
+        }
+    }
+
+    /// The standings `standings` listed (in any order): what a snapshot restores, without a fold.
+    package init(restoring standings: [Standing]) {
+        var sorted: [Place] = []
+        sorted.reserveCapacity(standings.count)
+        for standing in standings {
+            let place = Place(points: standing.points, reachedAt: standing.reachedAt, userId: standing.userId)
+            places[standing.userId] = place
+            usernames[standing.userId] = standing.username
+            sorted.append(place)
+        }
+        sorted.sort()
+        order = RankedBlocks(sorted: sorted)
+    }
+
     package var count: Int { places.count }
 
     package static let eventTypes: Set<EventType> = [.userRegistered, .pointEarned, .userDeleted]
@@ -36,16 +70,45 @@ package struct LeaderboardStandings: Sendable {
             usernames[e.userId] = e.account?.username ?? LeaderboardProjection.erasedName
             if places[e.userId] == nil { place(Place(points: 0, reachedAt: position, userId: e.userId)) }
         case .pointEarned(let e):
-            // Points for a user the leaderboard never saw count under the user id, as in the file.
-            let current = places[e.userId]
-            if let current { order.remove(current) } else { usernames[e.userId] = e.userId }
-            place(Place(points: (current?.points ?? 0) + 1, reachedAt: position, userId: e.userId))
+            award(1, to: e.userId, reachedAt: position)
         case .userDeleted(let e):
             if let current = places.removeValue(forKey: e.userId) { order.remove(current) }
             usernames[e.userId] = nil
         default:
             break
         }
+    }
+
+    /// Folds `events` (in log order, each with its position) as `apply(_:at:)` one by one would, but
+    /// moves each user in the order once per batch rather than once per point: a replay or a busy
+    /// feed brings the same users again and again, and a move is a removal and an insertion in the
+    /// sorted blocks. A user's points wait until the batch ends, or until that user's registration
+    /// or deletion, whichever comes first, so the order of their own events is kept.
+    package mutating func apply(_ events: [(event: Event, position: Int64)]) {
+        var pending: [UserID: (count: Int, last: Int64)] = [:]
+        for (event, position) in events {
+            switch event {
+            case .pointEarned(let e):
+                pending[e.userId, default: (0, position)].count += 1
+                pending[e.userId]!.last = position
+            case .userRegistered(let e):
+                if let points = pending.removeValue(forKey: e.userId) { award(points.count, to: e.userId, reachedAt: points.last) }
+                apply(event, at: position)
+            case .userDeleted(let e):
+                pending[e.userId] = nil
+                apply(event, at: position)
+            default:
+                break
+            }
+        }
+        for (userId, points) in pending { award(points.count, to: userId, reachedAt: points.last) }
+    }
+
+    private mutating func award(_ points: Int, to userId: UserID, reachedAt position: Int64) {
+        // Points for a user the leaderboard never saw count under the user id, as in the file.
+        let current = places[userId]
+        if let current { order.remove(current) } else { usernames[userId] = userId }
+        place(Place(points: (current?.points ?? 0) + points, reachedAt: position, userId: userId))
     }
 
     private mutating func place(_ place: Place) {

@@ -27,6 +27,9 @@ package protocol Projection: Sendable {
     /// default applies them one by one; a projection may fold a batch more cheaply as long as the
     /// tables end exactly as one-by-one would leave them.
     func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws
+    /// For a rebuild from position 0 (`Replayer`): a fold that may keep what it folds in memory
+    /// across batches and write it when the rebuild ends. Nil (the default): batch by batch.
+    func rebuildFold() -> (any ProjectionFold)?
     /// A SHA-256 (hex) over the projection's whole state in a canonical order, not including the
     /// checkpoint: a replayed copy and a live copy at the same position have the same checksum.
     func checksum(_ db: Database) throws -> String
@@ -38,6 +41,16 @@ extension Projection {
     package func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws {
         for (event, recorded) in batch { try apply(event, recorded: recorded, db: db) }
     }
+
+    package func rebuildFold() -> (any ProjectionFold)? { nil }
+}
+
+/// Batches folded into memory across transactions and written by `finish`, for a rebuild: its file
+/// is thrown away unless the whole rebuild succeeds, so its tables may lag its checkpoint until
+/// `finish`. The tables must end exactly as batch-by-batch `apply` would leave them.
+package protocol ProjectionFold: AnyObject {
+    func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws
+    func finish(_ db: Database) throws
 }
 
 package enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible {

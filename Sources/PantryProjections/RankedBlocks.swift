@@ -11,6 +11,14 @@ struct RankedBlocks<Element: Comparable> {
 
     init() {}
 
+    /// The elements of `sorted` (in order, no two equal), in half-full blocks: room to grow before
+    /// the first split.
+    init(sorted: [Element]) {
+        let size = Self.maxBlockSize / 2
+        blocks = stride(from: 0, to: sorted.count, by: size).map { Array(sorted[$0..<min(sorted.count, $0 + size)]) }
+        count = sorted.count
+    }
+
     mutating func insert(_ element: Element) {
         guard !blocks.isEmpty else {
             blocks = [[element]]

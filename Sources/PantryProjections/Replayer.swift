@@ -50,7 +50,9 @@ package enum Replayer {
                 for index in indexes { try db.execute(sql: "DROP INDEX \(index.name)") }
                 return indexes
             }
-            let applied = try store.catchUp(from: log, batchSize: batchSize, through: last, progress: progress)
+            let fold = projection.rebuildFold()
+            let applied = try store.catchUp(from: log, batchSize: batchSize, through: last, into: fold, progress: progress)
+            if let fold { try store.write { try fold.finish($0) } }
             try store.write { db in for index in indexes { try db.execute(sql: index.sql) } }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
             report = ReplayReport(projection: projection.name, events: applied, checkpoint: try store.checkpoint,

@@ -32,6 +32,68 @@ struct LeaderboardStandingsTests {
         }
     }
 
+    @Test("Standings folded in batches of any size answer exactly as standings folded one event at a time")
+    func batchesAnswerAsOneByOne() throws {
+        for seed: UInt64 in [5, 33] {
+            let h = try randomHistory(seed: seed, commands: 1_500)
+            var one = LeaderboardStandings()
+            var batched = LeaderboardStandings()
+            var rng = SeededGenerator(seed: seed)
+            var events: [(event: Event, position: Int64)] = []
+            var userIds: Set<String> = []
+            for recorded in try h.events() {
+                let event = try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
+                                                   data: recorded.data, vault: h.keys)
+                one.apply(event, at: recorded.position)
+                events.append((event, recorded.position))
+                userIds.insert(event.userId)
+            }
+            var start = 0
+            while start < events.count {
+                let end = min(events.count, start + Int.random(in: 1...400, using: &rng))
+                batched.apply(Array(events[start..<end]))
+                start = end
+            }
+            #expect(batched.count == one.count && batched.top(.max / 2) == one.top(.max / 2), "seed \(seed)")
+            for userId in userIds { #expect(batched.entry(userId) == one.entry(userId), "seed \(seed) user \(userId)") }
+        }
+    }
+
+    @Test("A leaderboard rebuilt with every user's points held across batches has the checksum of one applied batch by batch")
+    func rebuildFoldMatchesBatchByBatch() throws {
+        let h = try randomHistory(seed: 11, commands: 1_500)
+        let live = try h.caughtUp(LeaderboardProjection())
+        for batchSize in [7, 100, 100_000] {
+            let report = try Replayer.rebuild(LeaderboardProjection(), directory: h.directory.appendingPathComponent("rebuilt-\(batchSize)"),
+                                              from: h.log, keys: h.keys, batchSize: batchSize)
+            #expect(report.checksum == (try live.checksum()), "batch size \(batchSize)")
+        }
+    }
+
+    @Test("In one batch, a ghost's points before its registration, and points before a deletion, land as one by one")
+    func batchKeepsEachUsersOrder() {
+        let events: [(event: Event, position: Int64)] = [
+            (.pointEarned(PointEarned(userId: "u2", recipeId: "r", ingredient: "egg")), 1),
+            (.userRegistered(UserRegistered(userId: "u2", username: "bea", email: "b@example.org", passwordHash: "h")), 2),
+            (.pointEarned(PointEarned(userId: "u2", recipeId: "r", ingredient: "ham")), 3),
+            (.userRegistered(UserRegistered(userId: "u1", username: "anna", email: "a@example.org", passwordHash: "h")), 4),
+            (.pointEarned(PointEarned(userId: "u1", recipeId: "r", ingredient: "egg")), 5),
+            (.pointEarned(PointEarned(userId: "u1", recipeId: "r", ingredient: "ham")), 6),
+            (.userRegistered(UserRegistered(userId: "u3", username: "cas", email: "c@example.org", passwordHash: "h")), 7),
+            (.pointEarned(PointEarned(userId: "u3", recipeId: "r", ingredient: "egg")), 8),
+            (.userDeleted(UserDeleted(userId: "u3")), 9),
+            (.pointEarned(PointEarned(userId: "u3", recipeId: "r", ingredient: "ham")), 10),
+        ]
+        var one = LeaderboardStandings()
+        for (event, position) in events { one.apply(event, at: position) }
+        var batched = LeaderboardStandings()
+        batched.apply(events)
+        #expect(batched.top(10) == one.top(10))
+        #expect(batched.top(10) == [LeaderboardEntry(rank: 1, userId: "u2", username: "bea", points: 2),
+                                    LeaderboardEntry(rank: 2, userId: "u1", username: "anna", points: 2),
+                                    LeaderboardEntry(rank: 3, userId: "u3", username: "u3", points: 1)])
+    }
+
     @Test func pointsForAUserNeverRegisteredCountUnderTheirIdAndADeletionRemovesThem() {
         var standings = LeaderboardStandings()
         standings.apply(.userRegistered(UserRegistered(userId: "u1", username: "anna", email: "a@example.org", passwordHash: "h")), at: 1)

@@ -31,4 +31,9 @@ package final class RevocationList: Sendable {
     package func isRevoked(_ tokenId: String) -> Bool {
         state.withLock { $0.expiries[tokenId] != nil }
     }
+
+    /// The revoked ids of tokens not yet expired, with their expiry: what a snapshot keeps.
+    func live(now: Int64 = Int64(Date().timeIntervalSince1970)) -> [String: Int64] {
+        state.withLock { $0.expiries.filter { $0.value > now } }
+    }
 }

@@ -34,6 +34,9 @@ package final class APIFeed: Service {
         package var lastFeedMessage: ContinuousClock.Instant?
         /// The log as it stood at start has been read: until then no account can be vouched for.
         package var loaded = false
+        /// The models hold the log up to `position` (from the API's snapshot, or once loaded): the
+        /// leaderboard may be answered, at the position it stands at.
+        package var restored = false
     }
 
     private struct Waiter {
@@ -68,6 +71,10 @@ package final class APIFeed: Service {
     private let openLog: @Sendable () throws -> (any EventLogReader)?
     /// The follower's thread; woken when a request has learnt a head.
     private let thread: ServiceThread<Never>
+    /// Where the models are kept between runs; nil for none.
+    private let snapshots: APISnapshotFile?
+    /// The position the follower starts after: the snapshot's, once restored.
+    private let restoredAt = Atomic<Int64>(0)
 
     /// Opens a reader of the log for its head (its own, beside the follower's); kept once open.
     private let openHeadReader: (@Sendable () throws -> (any EventLogReader)?)?
@@ -83,8 +90,10 @@ package final class APIFeed: Service {
     init(models: [any FeedReadModel], keys: (any PersonalDataVault & Sendable)?, context: ZMQContext, feed: String,
          highWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark,
          openLog: @escaping @Sendable () throws -> (any EventLogReader)?,
-         openHeadReader: (@Sendable () throws -> (any EventLogReader)?)? = nil, logger: Logger) throws {
+         openHeadReader: (@Sendable () throws -> (any EventLogReader)?)? = nil, snapshots: APISnapshotFile? = nil,
+         logger: Logger) throws {
         self.models = models
+        self.snapshots = snapshots
         eventTypes = models.reduce(into: Set<EventType>()) { $0.formUnion($1.eventTypes) }
         eventTypeNames = eventTypes.names
         self.keys = keys
@@ -193,15 +202,23 @@ package final class APIFeed: Service {
             opened = try openLog()
         }
         guard let log = opened else { return }
-        let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: 0,
+        let restored = restoredAt.load(ordering: .relaxed)
+        let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: restored,
                                              types: eventTypes, highWaterMark: highWaterMark, logger: logger)
+        var snapshotAt = restored
+        // Whatever stops the follower, the next start reads only what comes after this.
+        defer { snapshotAtStop(log, after: snapshotAt) }
         guard let head = try untilLogAnswers(thread, { try log.headPosition() }) else { return }
         while follower.position < head {
             guard let batch = try untilLogAnswers(thread, { try follower.readLog() }) else { return }
             try apply(batch, follower: follower, fedAt: nil)
         }
-        state.withLock { $0.progress.loaded = true }
-        logger.info("read models loaded", metadata: ["position": "\(follower.position)"])
+        state.withLock { state in
+            state.progress.loaded = true
+            state.progress.restored = true
+        }
+        logger.info("read models loaded", metadata: ["position": "\(follower.position)", "from snapshot": "\(restored)"])
+        snapshotIfDue(log, &snapshotAt)
         var poller = ZMQPoller()
         poller.register(follower.socket)
         poller.register(fileDescriptor: thread.wakeDescriptor)
@@ -214,7 +231,44 @@ package final class APIFeed: Service {
             guard readable || follower.isBehind else { continue }
             guard let batch = try untilLogAnswers(thread, { try follower.drain() }) else { return }
             try apply(batch, follower: follower, fedAt: readable ? ContinuousClock.now : nil)
+            snapshotIfDue(log, &snapshotAt)
         }
+    }
+
+    /// Puts the models back from the API's snapshot, if there is one and it belongs to the log,
+    /// before the API serves: its first leaderboard read is then answered, at the snapshot's
+    /// position, while the follower reads the rest. On NIO's pool for blocking work.
+    package func restoreSnapshot() async {
+        guard let snapshots else { return }
+        let restored = try? await NIOThreadPool.singleton.runIfActive { [self] () throws -> Int64? in
+            guard let log = try openLog() else { return nil }
+            return snapshots.restore(from: log)
+        }
+        guard let position = restored ?? nil else { return }
+        restoredAt.store(position, ordering: .relaxed)
+        state.withLock { state in
+            state.progress.position = position
+            state.progress.restored = true
+        }
+    }
+
+    /// Hands a snapshot to the background writer once `every` positions have been applied since
+    /// the last one.
+    private func snapshotIfDue(_ log: any EventLogReader, _ snapshotAt: inout Int64) {
+        guard let snapshots else { return }
+        let position = progress.position
+        guard position - snapshotAt >= snapshots.every, let snapshot = snapshots.capture(at: position, log: log) else { return }
+        snapshots.writeInBackground(snapshot)
+        snapshotAt = position
+    }
+
+    /// The process ends after this: a write under way on the pool is waited for.
+    private func snapshotAtStop(_ log: any EventLogReader, after snapshotAt: Int64) {
+        guard let snapshots else { return }
+        snapshots.waitForWrites()
+        let position = progress.position
+        guard position > snapshotAt, let snapshot = snapshots.capture(at: position, log: log) else { return }
+        snapshots.writeNow(snapshot)
     }
 
     /// Runs `body`, which reads the log, until the log answers (nil once stopping): while the core
@@ -263,7 +317,7 @@ extension APIFeed {
     /// refuses at once a position beyond the log's head, which may never be written.
     func readyToRead(after: Int64?) async throws {
         let progress = self.progress
-        guard progress.loaded else {
+        guard progress.restored else {
             throw Problem(.notCaughtUp,
                           detail: "the API is still reading the log (at position \(progress.position))", headers: [.retryAfter: "1"])
         }

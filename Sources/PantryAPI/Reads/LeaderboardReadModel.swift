@@ -30,12 +30,27 @@ final class LeaderboardReadModel: FeedReadModel {
 
     func apply(_ events: [(event: Event, position: Int64)], through position: Int64) {
         state.withLock { state in
-            for (event, at) in events { state.standings.apply(event, at: at) }
+            state.standings.apply(events)
             if !events.isEmpty {
                 state.version += 1
                 state.results.removeAll(keepingCapacity: true)
             }
             state.position = position
+        }
+    }
+
+    /// The standings and the position they stand at, for a snapshot (a copy: the feed goes on).
+    var standings: (standings: LeaderboardStandings, position: Int64) {
+        state.withLock { ($0.standings, $0.position) }
+    }
+
+    /// Replaces the standings with a snapshot's, standing at `position`.
+    func restore(_ standings: LeaderboardStandings, at position: Int64) {
+        state.withLock { state in
+            state.standings = standings
+            state.position = position
+            state.version += 1
+            state.results.removeAll()
         }
     }
 

@@ -1,0 +1,176 @@
+"""ops/bench-scale: every process's start to ready on big logs, from its snapshot and without one, a
+fresh worker's catch-up, the replay of each projection beside the log's raw read speed, backup and
+restore, each with the RSS of the process measured. Run through ops/bench-scale."""
+import argparse
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+from bench_start import Bench
+
+PROJECTIONS = ["leaderboard", "carts", "favourites", "groceries", "experiences"]
+# (events, users): the issue's sizes; --huge adds the last.
+SIZES = [(1_000_000, 100_000), (10_000_000, 1_000_000)]
+HUGE = (50_000_000, 1_000_000)
+
+
+def timed(args):
+    """Runs ARGS to the end; returns (seconds, its stdout)."""
+    started = time.monotonic()
+    result = subprocess.run(args, capture_output=True)
+    if result.returncode != 0:
+        raise SystemExit(f"bench-scale: {' '.join(map(str, args))} failed: {result.stderr.decode(errors='replace')[-2000:]}")
+    return time.monotonic() - started, result.stdout.decode()
+
+
+def peak_rss_mib(args):
+    """Runs ARGS under GNU time; returns (seconds, peak RSS in MiB, stdout)."""
+    started = time.monotonic()
+    result = subprocess.run(["/usr/bin/time", "-f", "%M", *args], capture_output=True)
+    seconds = time.monotonic() - started
+    if result.returncode != 0:
+        raise SystemExit(f"bench-scale: {' '.join(map(str, args))} failed: {result.stderr.decode(errors='replace')[-2000:]}")
+    return seconds, int(result.stderr.decode().strip().splitlines()[-1]) / 1024, result.stdout.decode()
+
+
+class Scale(Bench):
+    def worker_ready(self, name, head):
+        """`pantry worker NAME` from its start until it answers at `head`; (seconds, RSS, process)."""
+        query = {"query": "status", "after": head, "wait": 10_000}
+        return self.timed_start(["worker", name], f"{name}-queries.sock", query,
+                                lambda reply: reply.get("position", 0) >= head)
+
+    def api_twice(self):
+        """The API folding the log (no snapshot), then the API from the snapshot the first wrote
+        when it stopped: each (seconds to its first 200 leaderboard answer, RSS)."""
+        snapshot = os.path.join(self.data, "api.snapshot")
+        if os.path.exists(snapshot):
+            os.remove(snapshot)
+        folded = self.api()
+        if not os.path.exists(snapshot):
+            raise SystemExit("bench-scale: the API wrote no snapshot when it stopped")
+        return folded, self.api()
+
+
+def link_log(cache, work):
+    """The cached log in a working directory, hard-linked: nothing here writes to it."""
+    for name in os.listdir(cache):
+        if name.startswith(("events.sqlite", "user-keys.sqlite")) and not name.endswith("-shm"):
+            os.link(os.path.join(cache, name), os.path.join(work, name))
+
+
+def run_size(options, events, users):
+    rows, figures = [], {"events": events, "users": users}
+
+    def row(what, seconds, rss=None, target=""):
+        rows.append((what, seconds, rss, target))
+        figures[what] = {"seconds": round(seconds, 3), **({"rss_mib": round(rss, 1)} if rss is not None else {})}
+        print(f"  {what}: {seconds:.2f} s" + (f", {rss:.0f} MiB" if rss is not None else ""), flush=True)
+
+    cache = os.path.join(options.cache, f"{events}-{users}")
+    os.makedirs(cache, exist_ok=True)
+    seconds, out = timed([f"{options.bin}/pantry-bench", "log", "--events", str(events), "--users", str(users), "--data", cache])
+    print(f"{events:,} events, {users:,} users: {out.strip()} ({seconds:.1f} s)", flush=True)
+    figures["log bytes"] = os.path.getsize(os.path.join(cache, "events.sqlite"))
+    work = tempfile.mkdtemp(prefix="pantry-bench-scale-", dir=options.directory)
+    try:
+        link_log(cache, work)
+        bench = Scale(options.bin, work, users)
+        head = bench.head()
+        figures["head"] = head
+
+        _, rss, out = peak_rss_mib([f"{options.bin}/pantry-bench", "replay", "--data", work, "--directory", work,
+                                    "--json", os.path.join(work, "replay.json")])
+        with open(os.path.join(work, "replay.json")) as f:
+            replay = json.load(f)
+        read = replay["read events/s"]
+        figures["read events/s"] = read
+        slowest = min(PROJECTIONS, key=lambda p: replay[f"replay {p} events/s"])
+        for name in PROJECTIONS:
+            rate = replay[f"replay {name} events/s"]
+            figures[f"replay {name} events/s"] = rate
+            print(f"  replay {name}: {rate:,.0f} events/s ({rate / read:.2f} of reading {read:,.0f}/s)", flush=True)
+        slow = replay[f"replay {slowest} events/s"]
+        figures["slowest replay"] = {"projection": slowest, "events/s": slow, "ratio to read": slow / read,
+                                     "target met": slow >= 1_000_000 and slow >= 0.5 * read, "peak rss_mib": rss}
+
+        whole, whole_rss = bench.core()
+        row("core, folding the whole log", whole, whole_rss)
+        snap, snap_rss = bench.core()
+        row("core, from its snapshot", snap, snap_rss, "<= 2 s")
+
+        for name in PROJECTIONS:
+            seconds, rss, worker = bench.worker_ready(name, head)
+            bench.stop(worker)
+            row(f"fresh {name} worker to the head", seconds, rss, "<= 10 s")
+            seconds, rss, worker = bench.worker_ready(name, head)
+            bench.stop(worker)
+            row(f"{name} worker, from its file", seconds, rss, "<= 2 s")
+
+        (folded, folded_rss), (snapped, snapped_rss) = bench.api_twice()
+        row("API, folding the log", folded, folded_rss)
+        row("API, from its snapshot", snapped, snapped_rss, "<= 2 s")
+        figures["API RSS MiB per million users"] = snapped_rss / users * 1_000_000
+
+        backup = os.path.join(work, "backup")
+        seconds, rss, _ = peak_rss_mib([f"{options.bin}/pantry", "backup", backup, "--data", work])
+        row("backup", seconds, rss)
+        restored = os.path.join(work, "restored")
+        seconds, rss, _ = peak_rss_mib([f"{options.bin}/pantry", "restore", backup, "--data", restored])
+        row("restore", seconds, rss)
+        seconds, rss, out = peak_rss_mib([f"{options.bin}/pantry", "replay", "leaderboard", "--verify", "--data", restored])
+        if "same" not in out:
+            raise SystemExit(f"bench-scale: replay --verify after restore: {out}")
+        row("replay --verify leaderboard after restore", seconds, rss)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return rows, figures
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--events", type=int, action="append",
+                        help="log sizes (repeat); default 1000000 (100,000 users) and 10000000 (1,000,000 users)")
+    parser.add_argument("--users", type=int, help="users for every size (default: the issue's pairing)")
+    parser.add_argument("--huge", action="store_true", help="also 50,000,000 events")
+    parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "pantry-bench-scale"),
+                        help="where built logs are kept and reused by the next run")
+    parser.add_argument("--directory", default=tempfile.gettempdir())
+    parser.add_argument("--json", default="bench-scale.json")
+    options = parser.parse_args()
+    pairs = dict(SIZES + [HUGE])
+    sizes = [(e, options.users or pairs.get(e, 100_000)) for e in options.events] if options.events else SIZES
+    if options.huge:
+        sizes.append(HUGE)
+    results = []
+    for events, users in sizes:
+        rows, figures = run_size(options, events, users)
+        results.append(figures)
+        print()
+        print(f"| {events:,} events, {users:,} users | seconds | RSS | target |")
+        print("|---|---:|---:|---|")
+        for what, seconds, rss, target in rows:
+            verdict = ""
+            if target:
+                limit = float(target.split()[1])
+                verdict = f"{target} " + ("met" if seconds <= limit else "MISSED")
+            print(f"| {what} | {seconds:.2f} | {'' if rss is None else f'{rss:.0f} MiB'} | {verdict} |")
+        slowest = figures["slowest replay"]
+        print(f"| slowest replay ({slowest['projection']}) | {slowest['events/s']:,.0f} events/s, "
+              f"{slowest['ratio to read']:.2f} of reading {figures['read events/s']:,.0f}/s | | "
+              f">= 1,000,000/s and >= 0.5 of reading: {'met' if slowest['target met'] else 'MISSED'} |")
+        print(f"API RSS per million users: {figures['API RSS MiB per million users']:.0f} MiB")
+        print()
+    with open(options.json, "w") as f:
+        json.dump({"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                   "cores": os.cpu_count(), "runs": results}, f, indent=1)
+    print(f"wrote {options.json}")
+
+
+if __name__ == "__main__":
+    main()
