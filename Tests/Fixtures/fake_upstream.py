@@ -14,6 +14,8 @@ Control endpoints (not counted):
          &quota=N         -> the day's points (default 10000)
          &quota_left=N    -> points left now (sets what is used to quota - N)
          &retry_after=N   -> Retry-After sent with 429 (default 7)
+         &day_ends=T      -> the upstream's own midnight (seconds since 1970, its clock): from then
+                             on its day's points are counted from 0 again (once)
 Spoonacular charges as it documents: 1 point per call plus 0.01 per result returned (a detail
 costs 1), with X-API-Quota-Request/Used/Left on every answer, and 402 once a call would not fit.
 Helpers for the HTTP client tests (counted): /test/status/<code>, /test/headers,
@@ -36,7 +38,7 @@ from urllib.parse import parse_qs, urlparse
 MEALDB = "/mealdb/api/json/v1/1/"
 LOCK = threading.Lock()
 STATE = {"counts": {}, "mode": "normal", "delay": 3.0, "quota": 10000.0, "used": 0.0, "retry_after": 7,
-         "in_flight": 0, "too_many_at_once": 0, "abandoned": 0}
+         "in_flight": 0, "too_many_at_once": 0, "abandoned": 0, "day_ends": None}
 # Spoonacular's free plan allows 2 calls at once; a third is answered 429.
 MAX_AT_ONCE = 2
 
@@ -97,6 +99,13 @@ for _i in range(1, 21):
 
 INGREDIENT_NAMES = ["apple", "apricot", "avocado", "bacon", "banana", "basil", "butter", "carrot",
                     "cauliflower", "cheddar", "chicken breast", "egg", "eggs", "egg yolk", "garlic", "tomato"]
+
+
+def roll_day():
+    """Past the upstream's midnight its day starts again (the caller holds LOCK). Its clock is
+    not the client's: Spoonacular's day may reset a few seconds after the client's midnight."""
+    if STATE["day_ends"] is not None and time.time() >= STATE["day_ends"]:
+        STATE["used"], STATE["day_ends"] = 0.0, None
 
 
 def number(value, default):
@@ -286,6 +295,7 @@ class Handler(BaseHTTPRequestHandler):
     def charge(cost):
         """Spends `cost` points if they fit today; the quota headers after it, or None."""
         with LOCK:
+            roll_day()
             if STATE["used"] + cost > STATE["quota"] + 1e-9:
                 return None
             STATE["used"] = round(STATE["used"] + cost, 2)
@@ -295,6 +305,7 @@ class Handler(BaseHTTPRequestHandler):
     def spent(self):
         # As the stand-in the issue was measured with: the 402 says what the upstream's day has used.
         with LOCK:
+            roll_day()
             used, left = STATE["used"], round(max(0.0, STATE["quota"] - STATE["used"]), 2)
         return self.send(402, json.dumps({"status": "failure", "code": 402,
                                           "message": "Your daily points limit has been reached."}).encode(),
@@ -304,7 +315,7 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             if path == "/_reset":
                 STATE.update({"counts": {}, "mode": "normal", "delay": 3.0, "quota": 10000.0, "used": 0.0, "retry_after": 7,
-                              "too_many_at_once": 0, "abandoned": 0})
+                              "too_many_at_once": 0, "abandoned": 0, "day_ends": None})
             elif path == "/_mode":
                 STATE["mode"] = q.get("set", [STATE["mode"]])[0]
                 STATE["delay"] = float(q.get("delay", [STATE["delay"]])[0])
@@ -313,8 +324,11 @@ class Handler(BaseHTTPRequestHandler):
                 if "quota_left" in q:
                     STATE["used"] = max(0.0, STATE["quota"] - float(q["quota_left"][0]))
                 STATE["retry_after"] = number(q.get("retry_after", [STATE["retry_after"]])[0], 7)
+                if "day_ends" in q:
+                    STATE["day_ends"] = float(q["day_ends"][0])
             elif path != "/_count":
                 return self.send(404, b"{}")
+            roll_day()
             body = {"total": sum(STATE["counts"].values()), "paths": STATE["counts"], "mode": STATE["mode"],
                     "used": STATE["used"], "tooManyAtOnce": STATE["too_many_at_once"], "abandoned": STATE["abandoned"]}
         self.send(200, json.dumps(body).encode())
