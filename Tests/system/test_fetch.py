@@ -1,5 +1,7 @@
 """`pantry fetch` as a real process behind real ZeroMQ, calling a local server that speaks the
 Spoonacular format through the real libcurl client."""
+import calendar
+import glob
 import json
 import pathlib
 import random
@@ -44,6 +46,8 @@ class FetchWorker:
 
     def start(self):
         self.process = self.processes.start("fetch", env=self.env)
+        # Popen returns once exec succeeded: a clock faked from the worker's start starts about here.
+        self.started = time.time()
         wait_for(lambda: (self.processes.data / "fetch.sock").exists(), what="the fetch socket")
         self.socket = zmq.Context.instance().socket(zmq.DEALER)
         self.socket.setsockopt(zmq.LINGER, 0)
@@ -292,3 +296,97 @@ def test_against_a_5_s_upstream_under_a_tenth_of_the_charged_calls_are_abandoned
     # A search nothing cached answered is given the catalog's answer within about a second, marked.
     searches = [a for n, a in enumerate(answers) if (n % 20) % 2]
     assert sum(1 for a in searches if a["ok"] and a["response"]["origin"] == "fallback") >= len(searches) // 2
+
+
+# libfaketime moves the worker's wall clock (Foundation's Date, CLOCK_REALTIME: the UTC day and the
+# quota's midnight) to just before midnight and runs it 10 times as fast, so the 60 s probe after a
+# 402 takes 6 s. Its monotonic clock (ContinuousClock and curl: timeouts, latency) stays real.
+FAKETIME_LIB = next(iter(sorted(glob.glob("/usr/lib/*/faketime/libfaketimeMT.so.1"))), None)
+MIDNIGHT = calendar.timegm((2026, 11, 28, 0, 0, 0))
+SPEED = 10
+# The stand-in's day resets 20 s of the worker's clock (2 s real) after the worker's midnight.
+UPSTREAM_LATE = 20
+
+
+class WorkerClock:
+    """The fetch worker's faked wall clock, started at 23:59:30 UTC as it was exec'd."""
+    START = MIDNIGHT - 30
+
+    def __init__(self, started):
+        # libfaketime starts the clock as it is loaded, just after exec: the worker's clock may be a
+        # few ms (tenths of its seconds) behind this one, hence 00:00:00.5 rather than 00:00:00.1 below.
+        self.started = started
+
+    def real(self, fake):
+        return self.started + (fake - self.START) / SPEED
+
+    def sleep_until(self, fake):
+        time.sleep(max(0.0, self.real(fake) - time.time()))
+
+
+def midnight_worker(processes, upstream):
+    assert FAKETIME_LIB, "libfaketime is missing: ops/setup installs the faketime package"
+    env = {"LD_PRELOAD": FAKETIME_LIB, "FAKETIME": "@2026-11-27 23:59:30 x%d" % SPEED,
+           "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+           # Set, so that libfaketime (0.9.10) replaces it with its shared clock's names rather than
+           # adding it as it loads: a variable added then left pantry without its arguments (it
+           # printed its help). `faketime` sets it up before the exec, but does not pass SIGTERM on.
+           "FAKETIME_SHARED": "unset unset"}
+    fetch = FetchWorker(processes, upstream, quota=150, env=env)
+    fetch.clock = WorkerClock(fetch.started)
+    assert time.time() < fetch.clock.real(MIDNIGHT - 5), "the worker was not ready well before its midnight"
+    return fetch
+
+
+def upstream_used(base):
+    with urllib.request.urlopen(f"{base}/_count", timeout=5) as response:
+        return json.load(response)["used"]
+
+
+def persisted_day_and_used(processes):
+    import sqlite3
+    with sqlite3.connect(processes.data / "fetch.sqlite") as db:
+        return db.execute("SELECT day, used FROM limiter WHERE provider = 'spoonacular'").fetchone()
+
+
+def test_a_402_just_past_midnight_with_the_old_days_count_is_probed_again_rather_than_blocking_the_new_day(
+        processes, upstream):
+    fetch = midnight_worker(processes, upstream)
+    # The upstream's day is spent (150 of 150) until its own midnight, 20 s after the worker's.
+    set_mode(upstream, "normal", f"&quota=150&quota_left=0&day_ends={fetch.clock.real(MIDNIGHT + UPSTREAM_LATE)}")
+
+    fetch.clock.sleep_until(MIDNIGHT + 0.5)
+    spent, = fetch.ask(search("soup"))
+    assert upstream_calls(upstream) == 1
+    # The 402 says `X-API-Quota-Used: 150`, of the upstream's old day: a probe in a minute, not
+    # "retry in 86,340 s".
+    assert spent["ok"] and spent["response"]["origin"] == "fallback", spent
+    assert 0 < spent["response"]["upstreamRetryAfterSeconds"] <= 60, spent
+    blocked, = fetch.ask(search("stew"))
+    assert blocked["response"]["origin"] == "fallback" and upstream_calls(upstream) == 1, "no call before the probe"
+
+    fetch.clock.sleep_until(MIDNIGHT + 62)
+    probe, = fetch.ask(search("broth"))
+    assert probe["ok"] and probe["response"]["origin"] == "upstream", probe
+    assert upstream_calls(upstream) == 2
+    assert persisted_day_and_used(processes) == ("2026-11-28", upstream_used(upstream))
+
+
+def test_a_200_just_past_midnight_with_the_old_days_count_does_not_become_the_new_days_count(processes, upstream):
+    fetch = midnight_worker(processes, upstream)
+    # 145.3 of 150 used on the upstream's day, which ends 20 s after the worker's.
+    set_mode(upstream, "normal", f"&quota=150&quota_left=4.7&day_ends={fetch.clock.real(MIDNIGHT + UPSTREAM_LATE)}")
+
+    fetch.clock.sleep_until(MIDNIGHT + 0.5)
+    old_day, = fetch.ask(search("soup"))
+    assert old_day["ok"] and old_day["response"]["origin"] == "upstream", old_day
+    assert upstream_used(upstream) == 146.35, "answered with the upstream's old day's count"
+    # The worker's new day holds only what it sent since its midnight (a search of 5: 1.05 at most).
+    assert persisted_day_and_used(processes) == ("2026-11-28", 1.05)
+
+    fetch.clock.sleep_until(MIDNIGHT + UPSTREAM_LATE + 10)
+    new_day = fetch.ask(*[search(f"stew {n}") for n in range(6)])
+    # Taken as the new day's, 146.35 would have left room for three of these.
+    assert all(a["ok"] and a["response"]["origin"] == "upstream" for a in new_day), new_day
+    assert upstream_used(upstream) == 6.3
+    assert persisted_day_and_used(processes) == ("2026-11-28", 6.3), "the upstream's own count of the new day"
