@@ -309,12 +309,13 @@ UPSTREAM_LATE = 20
 
 
 class WorkerClock:
-    """The fetch worker's faked wall clock, started at 23:59:30 UTC as it was exec'd."""
-    START = MIDNIGHT - 30
+    """The fetch worker's faked wall clock, started at 23:59:10 UTC as it was exec'd."""
+    START = MIDNIGHT - 50
 
     def __init__(self, started):
-        # libfaketime starts the clock as it is loaded, just after exec: the worker's clock may be a
-        # few ms (tenths of its seconds) behind this one, hence 00:00:00.5 rather than 00:00:00.1 below.
+        # libfaketime starts the clock as it is loaded, just after exec: on a loaded machine the
+        # worker's clock may lag this one by tens of ms (tenths of its seconds), hence calls at
+        # 00:00:02 below rather than the issue's 00:00:00.1.
         self.started = started
 
     def real(self, fake):
@@ -326,7 +327,7 @@ class WorkerClock:
 
 def midnight_worker(processes, upstream):
     assert FAKETIME_LIB, "libfaketime is missing: ops/setup installs the faketime package"
-    env = {"LD_PRELOAD": FAKETIME_LIB, "FAKETIME": "@2026-11-27 23:59:30 x%d" % SPEED,
+    env = {"LD_PRELOAD": FAKETIME_LIB, "FAKETIME": "@2026-11-27 23:59:10 x%d" % SPEED,
            "FAKETIME_DONT_FAKE_MONOTONIC": "1",
            # Set, so that libfaketime (0.9.10) replaces it with its shared clock's names rather than
            # adding it as it loads: a variable added then left pantry without its arguments (it
@@ -334,7 +335,7 @@ def midnight_worker(processes, upstream):
            "FAKETIME_SHARED": "unset unset"}
     fetch = FetchWorker(processes, upstream, quota=150, env=env)
     fetch.clock = WorkerClock(fetch.started)
-    assert time.time() < fetch.clock.real(MIDNIGHT - 5), "the worker was not ready well before its midnight"
+    assert time.time() < fetch.clock.real(MIDNIGHT - 10), "the worker was not ready well before its midnight"
     return fetch
 
 
@@ -355,17 +356,17 @@ def test_a_402_just_past_midnight_with_the_old_days_count_is_probed_again_rather
     # The upstream's day is spent (150 of 150) until its own midnight, 20 s after the worker's.
     set_mode(upstream, "normal", f"&quota=150&quota_left=0&day_ends={fetch.clock.real(MIDNIGHT + UPSTREAM_LATE)}")
 
-    fetch.clock.sleep_until(MIDNIGHT + 0.5)
+    fetch.clock.sleep_until(MIDNIGHT + 2)
     spent, = fetch.ask(search("soup"))
     assert upstream_calls(upstream) == 1
     # The 402 says `X-API-Quota-Used: 150`, of the upstream's old day: a probe in a minute, not
-    # "retry in 86,340 s".
+    # "retry in 86,398 s" (the rest of the day).
     assert spent["ok"] and spent["response"]["origin"] == "fallback", spent
     assert 0 < spent["response"]["upstreamRetryAfterSeconds"] <= 60, spent
     blocked, = fetch.ask(search("stew"))
     assert blocked["response"]["origin"] == "fallback" and upstream_calls(upstream) == 1, "no call before the probe"
 
-    fetch.clock.sleep_until(MIDNIGHT + 62)
+    fetch.clock.sleep_until(MIDNIGHT + 63)
     probe, = fetch.ask(search("broth"))
     assert probe["ok"] and probe["response"]["origin"] == "upstream", probe
     assert upstream_calls(upstream) == 2
@@ -377,7 +378,7 @@ def test_a_200_just_past_midnight_with_the_old_days_count_does_not_become_the_ne
     # 145.3 of 150 used on the upstream's day, which ends 20 s after the worker's.
     set_mode(upstream, "normal", f"&quota=150&quota_left=4.7&day_ends={fetch.clock.real(MIDNIGHT + UPSTREAM_LATE)}")
 
-    fetch.clock.sleep_until(MIDNIGHT + 0.5)
+    fetch.clock.sleep_until(MIDNIGHT + 2)
     old_day, = fetch.ask(search("soup"))
     assert old_day["ok"] and old_day["response"]["origin"] == "upstream", old_day
     assert upstream_used(upstream) == 146.35, "answered with the upstream's old day's count"
