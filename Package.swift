@@ -43,6 +43,8 @@ let package = Package(
         // In-memory structures with a fixed bound: token buckets per key (the API's log-in limits,
         // the fetch worker's client budgets) and a generational LRU (answers kept for reuse).
         .target(name: "PantryBounded"),
+        // Files replaced whole and durably (write, sync, rename, sync the directory): the snapshots.
+        .target(name: "PantryFiles"),
         // The durable event log (SQLite through GRDB), behind the `EventStore` protocol.
         .target(
             name: "PantryEventStore",
@@ -84,6 +86,7 @@ let package = Package(
             name: "PantryCore",
             dependencies: [
                 "PantryDomain",
+                "PantryFiles",
                 "PantryJSON",
                 "PantryLog",
                 "PantryWire",
@@ -183,12 +186,14 @@ let package = Package(
         .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryWire", "PantryBounded", "PantryDomain", "Curl", "PantryTestSupport"]),
         // Bearer tokens and the operator's proof, signed with the API's token key.
         .target(name: "PantryTokens", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "PantryFilesTests", dependencies: ["PantryFiles"]),
         .testTarget(name: "PantryTokensTests", dependencies: ["PantryTokens", .product(name: "Crypto", package: "swift-crypto")]),
         // The HTTP API process: accounts, tokens, command endpoints, health and metrics (Hummingbird).
         .target(
             name: "PantryAPI",
             dependencies: [
                 "PantryDomain",
+                "PantryFiles",
                 "PantryJSON",
                 "PantryLog",
                 "PantryWire",

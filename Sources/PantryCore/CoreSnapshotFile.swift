@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
 import PantryDomain
+import PantryFiles
 import PantryKeys
 import ServiceLifecycle
 
@@ -79,23 +80,7 @@ final class CoreSnapshotFile: Service {
     func write(_ snapshot: CoreSnapshot) throws {
         let started = ContinuousClock.now
         let data = try snapshot.encoded(sealingWith: keys)
-        let temporary = path + ".new"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary])
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
-        do {
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            try? handle.close()
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
-        }
-        guard rename(temporary, path) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
+        try DurableFile.replace(path, with: data, through: path + ".new")
         logger.info("wrote the core snapshot", metadata: [
             "position": "\(snapshot.position)", "bytes": "\(data.count)",
             "milliseconds": "\((ContinuousClock.now - started) / .milliseconds(1))",

@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
 import PantryDomain
+import PantryFiles
 import PantryLog
 import PantryProjections
 
@@ -185,25 +186,7 @@ final class APISnapshotFile: Sendable {
     func write(_ snapshot: APISnapshot) throws {
         let started = ContinuousClock.now
         let data = snapshot.encoded()
-        let temporary = "\(path).\(getpid()).new"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary])
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
-        do {
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            try? handle.close()
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
-        }
-        guard rename(temporary, path) == 0 else {
-            let failure = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw failure
-        }
+        try DurableFile.replace(path, with: data, through: "\(path).\(getpid()).new")
         logger.info("wrote the API snapshot", metadata: [
             "position": "\(snapshot.position)", "bytes": "\(data.count)",
             "milliseconds": "\((ContinuousClock.now - started) / .milliseconds(1))",
