@@ -25,7 +25,7 @@ package struct DataDirectory: Sendable {
             guard let mode = (try? manager.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber,
                   mode.intValue & 0o077 != 0 else { continue }
             var isDirectory: ObjCBool = false
-            manager.fileExists(atPath: path, isDirectory: &isDirectory)
+            _ = manager.fileExists(atPath: path, isDirectory: &isDirectory)
             try? manager.setAttributes([.posixPermissions: isDirectory.boolValue ? 0o700 : mode.intValue & 0o700], ofItemAtPath: path)
         }
     }

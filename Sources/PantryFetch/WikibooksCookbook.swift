@@ -144,7 +144,7 @@ package enum WikibooksCookbook {
         let joined = steps.joined(separator: " ").lowercased()
         // "deep-fry (less than 2 minutes)" bounds one step, it does not time the recipe.
         let text = NSMutableString(string: joined)
-        Self.stepBounds.replaceMatches(in: text, range: NSRange(location: 0, length: text.length), withTemplate: " ")
+        _ = Self.stepBounds.replaceMatches(in: text, range: NSRange(location: 0, length: text.length), withTemplate: " ")
         guard Self.unknowableStepTime.firstMatch(in: text as String, range: NSRange(location: 0, length: text.length)) == nil else {
             return nil
         }

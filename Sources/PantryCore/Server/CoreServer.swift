@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import PantryCore
 import PantryDomain
 import PantryEventStore
 import PantryThreads
