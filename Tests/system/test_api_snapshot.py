@@ -142,3 +142,24 @@ def test_a_token_revoked_before_the_snapshot_stays_refused_when_the_api_starts_f
         return answer if answer.status != 503 else None
     assert wait_for(lambda: judged(token)).status == 401
     assert wait_for(lambda: judged(kept)).status == 200
+
+
+def test_the_api_writes_its_snapshot_every_snapshot_every_positions_as_configured(processes):
+    """`snapshot-every` is read by the API as by the core: with 1,000, an API that has folded a
+    20,000-event log writes `api.snapshot` while it runs; with the default (100,000) it waits for
+    its stop."""
+    fill(processes, 20_000)
+    snapshot = processes.data / "api.snapshot"
+    process, client = start_api(processes)
+    leaderboard_when_loaded(client)
+    assert not snapshot.exists(), "the default waits for 100,000 positions or the stop"
+    stop(process)
+    assert snapshot.exists()
+    snapshot.unlink()
+
+    port = free_port()
+    process = processes.start("api", "--port", str(port), "--password-cost", "10", env={"PANTRY_SNAPSHOT_EVERY": "1000"})
+    leaderboard_when_loaded(APIClient(port))
+    wait_for(snapshot.exists, timeout=30, what="the API's snapshot, written while it runs")
+    assert process.poll() is None
+    stop(process)

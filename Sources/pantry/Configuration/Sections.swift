@@ -153,6 +153,7 @@ extension ConfigurationSources {
         configuration.tokenLifetimeSeconds = Int64(try int("token-lifetime", default: Int(configuration.tokenLifetimeSeconds),
                                                            in: 1...10 * 365 * 86_400))
         configuration.tokenKey = try tokenKey(configuration.dataDirectory)
+        configuration.snapshotEvery = Int64(try int("snapshot-every", default: Int(configuration.snapshotEvery), in: 1...1_000_000_000))
         configuration.passwordLogN = try int("password-cost", default: configuration.passwordLogN, in: PasswordHasher.logNRange)
         // A rate R allows R a second with a burst of 10 R.
         for (key, limit) in [("login-rate-per-client", \APIServer.Configuration.loginLimitPerClient),
