@@ -88,7 +88,7 @@ import ZeroMQ
         quiet.logLevel = .critical
         let first = try NamedWorker(context: context, endpoint: endpoint("first"), name: "first")
         let connection = try RequestConnection(context: context, endpoint: "\(endpoint("first")) \(endpoint("second"))",
-                                               timeout: .seconds(5), logger: quiet)
+                                               timeout: .seconds(20), logger: quiet)
         let running = Task.immediate { try await connection.run() }
         defer { running.cancel() }
         // The connection's socket links to its peers on libzmq's own thread and tells nobody: each
@@ -112,7 +112,7 @@ import ZeroMQ
         let clock = ContinuousClock()
         let asked = clock.now
         await #expect(throws: RequestConnection.Unavailable.self) { try await connection.send(Data("{}".utf8)) }
-        #expect(clock.now - asked < .seconds(3), "at once, not after the 5 s timeout")
+        #expect(clock.now - asked < .seconds(5), "at once, not after the 20 s timeout (with room for a loaded CI machine)")
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -140,7 +140,7 @@ import ZeroMQ
         } catch let error as RequestConnection.Unavailable {
             #expect(error.notConnected)
         }
-        #expect(clock.now - asked < .seconds(1), "at once, not after the 20 s timeout")
+        #expect(clock.now - asked < .seconds(5), "at once, not after the 20 s timeout (with room for a loaded CI machine)")
         let back = try NamedWorker(context: context, endpoint: endpoint("fetch"), name: "fetch again")
         defer { back.stop() }
         #expect(try await waitUntil { await ask(connection) == .name("fetch again") }, "served again")

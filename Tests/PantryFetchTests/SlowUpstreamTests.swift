@@ -25,7 +25,8 @@ import PantryWire
         let asked = ContinuousClock.now
         let search = await service.handle(.search(query: "stew", diet: nil, maxReadyTime: nil, offset: 0, number: 5), deadline: 1.5)
         #expect(search.response?.origin == .fallback, "\(search)")
-        #expect(ContinuousClock.now - asked < .seconds(1.5))
+        // The count below proves no call was made; the bound only catches a wait for the upstream.
+        #expect(ContinuousClock.now - asked < .seconds(4))
         guard case .upstreamUnavailable(let reason)? = await service.handle(.detail(id: "spoonacular:2"), deadline: 1.5).error else {
             Issue.record("expected the upstream to be called too slow"); return
         }
@@ -35,10 +36,12 @@ import PantryWire
 
     @Test("With nothing cached the fallback answers within about a second when the upstream is late, marked as such")
     func aLateUpstreamIsAnsweredByTheFallback() async throws {
-        try await upstream.mode("slow", "&delay=4")
+        // The upstream takes 8 s so that a CI machine busy with every other suite (which once
+        // took 3.9 s here for the 1 s answer) still tells "answered early" from "waited".
+        try await upstream.mode("slow", "&delay=8")
         let asked = ContinuousClock.now
         let answer = await service.handle(.byIngredients(ingredients: ["egg"], number: 3), deadline: 19)
         #expect(answer.response?.origin == .fallback, "\(answer)")
-        #expect(ContinuousClock.now - asked < .seconds(3), "1 s, with room for a loaded machine")
+        #expect(ContinuousClock.now - asked < .seconds(6), "1 s, with room for a loaded machine; never the upstream's 8 s")
     }
 }
