@@ -44,7 +44,9 @@ let package = Package(
         // the fetch worker's client budgets) and a generational LRU (answers kept for reuse).
         .target(name: "PantryBounded"),
         // Files replaced whole and durably (write, sync, rename, sync the directory): the snapshots.
-        .target(name: "PantryFiles"),
+        .target(name: "PantryFiles", dependencies: [
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         // The durable event log (SQLite through GRDB), behind the `EventStore` protocol.
         .target(
             name: "PantryEventStore",
@@ -186,7 +188,7 @@ let package = Package(
         .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryWire", "PantryBounded", "PantryDomain", "Curl", "PantryTestSupport"]),
         // Bearer tokens and the operator's proof, signed with the API's token key.
         .target(name: "PantryTokens", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "PantryFilesTests", dependencies: ["PantryFiles"]),
+        .testTarget(name: "PantryFilesTests", dependencies: ["PantryFiles", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "PantryTokensTests", dependencies: ["PantryTokens", .product(name: "Crypto", package: "swift-crypto")]),
         // The HTTP API process: accounts, tokens, command endpoints, health and metrics (Hummingbird).
         .target(

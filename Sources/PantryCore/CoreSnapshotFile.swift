@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOPosix
 import PantryDomain
 import PantryFiles
@@ -15,8 +14,8 @@ final class CoreSnapshotFile: Service {
     let path: String
     /// Seals the grocery lists in the file.
     private let keys: UserKeyStore
-    /// Writes under way: 0 or 1.
-    private let writing = ConditionLock(value: 0)
+    /// One write at a time; a periodic one asked for meanwhile is skipped.
+    private let writer = BackgroundWriter()
     private let logger: Logger
 
     init(path: String, keys: UserKeyStore, logger: Logger) {
@@ -55,13 +54,7 @@ final class CoreSnapshotFile: Service {
     /// Encodes and writes `snapshot` in the background, unless a write is still going on (the next
     /// one will come). The state in it is a copy: the writer goes on meanwhile.
     func writeInBackground(_ snapshot: CoreSnapshot) {
-        guard writing.lock(whenValue: 0, timeoutSeconds: 0) else { return }
-        writing.unlock(withValue: 1)
-        NIOThreadPool.singleton.submit { [self] _ in
-            defer {
-                writing.lock()
-                writing.unlock(withValue: 0)
-            }
+        writer.submit { [self] in
             do {
                 try write(snapshot)
             } catch {
@@ -73,8 +66,7 @@ final class CoreSnapshotFile: Service {
 
     /// Waits for a write in progress (tests, and a clean stop).
     func waitForWrites() {
-        writing.lock(whenValue: 0)
-        writing.unlock()
+        writer.waitForWrites()
     }
 
     func write(_ snapshot: CoreSnapshot) throws {

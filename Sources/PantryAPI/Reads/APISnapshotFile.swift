@@ -1,7 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
-import NIOPosix
 import PantryDomain
 import PantryFiles
 import PantryLog
@@ -21,8 +19,8 @@ final class APISnapshotFile: Sendable {
     private let leaderboard: LeaderboardReadModel
     /// Opens the sealed fields of the events read back, when the log file is read here.
     private let keys: (any PersonalDataVault & Sendable)?
-    /// Writes under way: 0 or 1.
-    private let writing = ConditionLock(value: 0)
+    /// One write at a time; a periodic one asked for meanwhile is skipped.
+    private let writer = BackgroundWriter()
     private let logger: Logger
 
     init(path: String, every: Int64, accounts: AccountDirectory, revocations: RevocationList, leaderboard: LeaderboardReadModel,
@@ -150,21 +148,12 @@ final class APISnapshotFile: Sendable {
     /// Encodes and writes `snapshot` on NIO's pool for blocking work, unless a write is still going
     /// on (the next one will come).
     func writeInBackground(_ snapshot: APISnapshot) {
-        guard writing.lock(whenValue: 0, timeoutSeconds: 0) else { return }
-        writing.unlock(withValue: 1)
-        NIOThreadPool.singleton.submit { [self] _ in
-            defer {
-                writing.lock()
-                writing.unlock(withValue: 0)
-            }
-            writeLogged(snapshot)
-        }
+        writer.submit { [self] in writeLogged(snapshot) }
     }
 
     /// Waits for a write under way (the process is about to end).
     func waitForWrites() {
-        writing.lock(whenValue: 0)
-        writing.unlock()
+        writer.waitForWrites()
     }
 
     /// Waits for a write under way, then writes `snapshot` (at shutdown).
