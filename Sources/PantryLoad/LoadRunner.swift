@@ -330,47 +330,26 @@ package struct LoadRunner: Sendable {
     /// Sends a command until its outcome is known; true when it is the expected one.
     private func command(_ operation: LoadOperation, token: String, client: PantryClient, shared: Shared,
                          stats: inout RunStats, ledger: inout PointsLedger, workload: inout ClientWorkload) -> Bool {
-        let first = now()
-        var attempt = 0
-        while true {
-            if attempt > 0 {
-                guard now() - first < Self.retryWindow else {
-                    stats.indefinite += 1
-                    return false
-                }
-                stats.retries += 1
-                Thread.sleep(forTimeInterval: min(0.05 * Double(attempt), 1))
-            }
-            attempt += 1
-            let response: HTTPResponse
-            do {
-                response = try client.useIngredient(operation.item!, token: token, key: operation.key!)
-            } catch {
-                stats.error(ErrorKind.transport(error))
-                continue
-            }
-            switch response.status {
-            case 201:
-                if attempt > 1, response.headers["Idempotent-Replayed"] == "true" { stats.replayed += 1 }
-                if let position = PantryClient.position(in: response.body) { shared.accepted(position) }
-                if operation.kind == .repeat {
-                    stats.doubled += 1
-                    stats.error("repeat accepted (point doubled)")
-                    return false
-                }
-                ledger.earn(user: operation.user)
-                workload.accepted(operation)
-                return true
-            case let status where Self.worthRetrying(status):
-                // The outcome is unknown: the same key makes the retry safe.
-                stats.error(ErrorKind.http(status, code: client.problemCode(response)))
-                continue
-            default:
-                let code = client.problemCode(response)
-                if operation.kind == .repeat, response.status == 409, code == "already_used" { return true }
-                stats.error(ErrorKind.http(response.status, code: code))
+        guard let (response, attempts) = untilKnown(client: client, stats: &stats, { () throws(CurlError) in
+            try client.useIngredient(operation.item!, token: token, key: operation.key!)
+        }) else { return false }
+        switch response.status {
+        case 201:
+            if attempts > 1, response.headers["Idempotent-Replayed"] == "true" { stats.replayed += 1 }
+            if let position = PantryClient.position(in: response.body) { shared.accepted(position) }
+            if operation.kind == .repeat {
+                stats.doubled += 1
+                stats.error("repeat accepted (point doubled)")
                 return false
             }
+            ledger.earn(user: operation.user)
+            workload.accepted(operation)
+            return true
+        default:
+            let code = client.problemCode(response)
+            if operation.kind == .repeat, response.status == 409, code == "already_used" { return true }
+            stats.error(ErrorKind.http(response.status, code: code))
+            return false
         }
     }
 
@@ -385,38 +364,47 @@ package struct LoadRunner: Sendable {
                 try client.startCooking(recipeId, minutes: LoadConfiguration.cookingMinutes, token: token, key: key + "-cook") }),
         ]
         for step in steps {
-            let first = now()
-            var attempt = 0
-            answered: while true {
-                if attempt > 0 {
-                    guard now() - first < Self.retryWindow else {
-                        stats.indefinite += 1
-                        return false
-                    }
-                    stats.retries += 1
-                    Thread.sleep(forTimeInterval: min(0.05 * Double(attempt), 1))
-                }
-                attempt += 1
-                let response: HTTPResponse
-                do {
-                    response = try step.send()
-                } catch {
-                    stats.error(ErrorKind.transport(error))
-                    continue
-                }
-                switch response.status {
-                case step.expected:
-                    if let position = PantryClient.position(in: response.body) { shared.accepted(position) }
-                    break answered
-                case let status where Self.worthRetrying(status):
-                    stats.error(ErrorKind.http(status, code: client.problemCode(response)))
-                default:
-                    stats.error(ErrorKind.http(response.status, code: client.problemCode(response)))
-                    return false
-                }
+            guard let (response, _) = untilKnown(client: client, stats: &stats, step.send) else { return false }
+            guard response.status == step.expected else {
+                stats.error(ErrorKind.http(response.status, code: client.problemCode(response)))
+                return false
             }
+            if let position = PantryClient.position(in: response.body) { shared.accepted(position) }
         }
         return true
+    }
+
+    /// Sends one request, always with the same Idempotency-Key, until its outcome is known: the
+    /// first answer not worth retrying and the attempts it took, or nil once the retry window is
+    /// over (the outcome stays unknown).
+    private func untilKnown(client: PantryClient, stats: inout RunStats,
+                            _ send: () throws(CurlError) -> HTTPResponse) -> (response: HTTPResponse, attempts: Int)? {
+        let first = now()
+        var attempt = 0
+        while true {
+            if attempt > 0 {
+                guard now() - first < Self.retryWindow else {
+                    stats.indefinite += 1
+                    return nil
+                }
+                stats.retries += 1
+                Thread.sleep(forTimeInterval: min(0.05 * Double(attempt), 1))
+            }
+            attempt += 1
+            let response: HTTPResponse
+            do {
+                response = try send()
+            } catch {
+                stats.error(ErrorKind.transport(error))
+                continue
+            }
+            guard !Self.worthRetrying(response.status) else {
+                // The outcome is unknown: the same key makes the retry safe.
+                stats.error(ErrorKind.http(response.status, code: client.problemCode(response)))
+                continue
+            }
+            return (response, attempt)
+        }
     }
 
     private func read(_ operation: LoadOperation, token: String, client: PantryClient, shared: Shared,
