@@ -158,7 +158,8 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     app.settled()
     app.heading_is(title)
     recipe_route = browser.execute_script("return location.hash").lstrip("#")
-    app.find("article img.hero")
+    # No photograph: no big drawn picture above the fold (it was the title again); cards keep theirs.
+    assert not browser.find_elements(By.CSS_SELECTOR, "article img"), "the recipe screen repeats no title card"
     app.text_appears("#cart-count", "0")
     have = app.button("I have this")
     have.click()
