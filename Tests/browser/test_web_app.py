@@ -382,6 +382,7 @@ def test_one_search_screen_offers_a_choice_above_the_fold_that_keeps_the_focus_a
         above_the_fold()  # with the diet and grouping shown
         browser.switch_to.active_element.send_keys("soup", Keys.ENTER)
         app.text_appears("section[aria-label='Recipes by name'] h2", "minutes")
+        assert "null" not in app.find("section[aria-label='Recipes by name']").text.split(), "no note is no text"
         hash_has(by="name", q="soup")
 
         # By keyboard: the arrow moves the choice and the focus with it; what was typed there is back.

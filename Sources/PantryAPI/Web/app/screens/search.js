@@ -104,7 +104,8 @@ export function searchScreen(params = new URLSearchParams()) {
     try {
       const answer = await get(`/v1/recipes/search?${search}`);
       if (answer.sections) {
-        found.replaceChildren(originNote(answer), ...answer.sections.filter((s) => s.results.length).map((section) =>
+        // Without a note, nothing: replaceChildren would print a null as "null".
+        found.replaceChildren(...[originNote(answer)].filter(Boolean), ...answer.sections.filter((s) => s.results.length).map((section) =>
           h("section", {}, h("h2", {}, section.title), cards(section.results, section.title))));
         if (!answer.payload.searchPage.results.length) found.replaceChildren(cards([], "Results", answer));
       } else {
@@ -125,7 +126,8 @@ export function searchScreen(params = new URLSearchParams()) {
     run();
   } },
   h("fieldset", { class: "segments" }, h("legend", { class: "visually-hidden" }, "Search"), choices),
-  h("div", { class: "row" }, h("div", { class: "field grow" }, h("label", { for: "search-field" }, fieldName), field), submit), hint,
+  // The hint between the label and the field, so the button stays beside the field at 360 px.
+  h("div", { class: "field" }, h("label", { for: "search-field" }, fieldName), hint, h("div", { class: "row" }, field, submit)),
   suggestions, filters);
 
   show();
