@@ -366,6 +366,15 @@ def test_one_search_screen_offers_a_choice_above_the_fold_that_keeps_the_focus_a
             assert segment.size["width"] >= 24 and segment.size["height"] >= 24, f"a 24 px target: {segment.size}"
         assert app.find("#search-field").get_attribute("list") == "ingredient-suggestions", "ingredients come first"
 
+        # More than five: said plainly, nothing asked. The autocomplete completes the last name typed.
+        app.search("egg, tomato, rice, onion, garlic, leek")
+        app.text_appears("section[aria-label='Recipes using your ingredients'] .error", "At most 5 ingredients: this has 6.")
+        field = app.find("#search-field")
+        field.clear()
+        field.send_keys("egg, tom")
+        app.wait.until(lambda d: d.execute_script(
+            "return [...document.querySelectorAll('#ingredient-suggestions option')].some(o => o.value === 'egg, tomato')"))
+
         # By ingredients, one field for all of them; the answer stays below the form.
         app.search("egg, tomato")
         assert "uses 2 of yours" in app.find("ul[aria-label='Recipes using what you have'] li.card").text
