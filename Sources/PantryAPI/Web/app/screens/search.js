@@ -11,7 +11,7 @@ const diets = ["vegetarian", "vegan", "gluten free", "dairy free", "ketogenic", 
 const modes = {
   ingredients: { label: "By ingredients", field: "Ingredients you have", hint: "Up to 5, separated by commas: egg, tomato",
     button: "Find recipes", results: "Recipes using your ingredients" },
-  name: { label: "By name", field: "Recipe name or word", hint: "A word of the title: soup, curry, pancake",
+  name: { label: "By name", field: "Recipe name or word", hint: "A word of its name, or a kind of dish: soup, curry, dessert",
     button: "Search", results: "Recipes by name" },
 };
 
