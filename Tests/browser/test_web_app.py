@@ -73,6 +73,19 @@ class App:
         field.send_keys(text)
         return field
 
+    def search(self, text):
+        """Types into the search's one field and asks."""
+        field = self.find("#search-field")
+        field.clear()
+        field.send_keys(text)
+        self.find("form[role=search] button[type=submit]").click()
+
+    def choose(self, choice):
+        """Picks "By ingredients" or "By name" as a tap would, on the segment's label."""
+        self.wait.until(lambda d: d.find_element(By.XPATH, f"//fieldset[@class='segments']//label[normalize-space()='{choice}']")).click()
+        self.wait.until(lambda d: d.execute_script(
+            "const on = document.querySelector('.segments input:checked'); return on && on.parentElement.innerText.trim() === arguments[0]", choice))
+
     def focused_is(self, element):
         return self.driver.execute_script("return document.activeElement === arguments[0]", element)
 
@@ -87,7 +100,7 @@ class App:
         self.wait.until(lambda d: d.execute_script(
             "return [...document.querySelectorAll(arguments[0])].some(e => e.innerText.includes(arguments[1]))", css, text))
 
-    def check_screen(self, name):
+    def check_screen(self, name, screenshots=True):
         """No serious or critical accessibility violation, and the screenshots when asked for."""
         axe = Axe(self.driver)
         axe.inject()
@@ -96,7 +109,7 @@ class App:
                for v in results["violations"] if v["impact"] in ("serious", "critical")]
         assert not bad, f"{name}: {bad}"
         self.checked.append(name)
-        if SCREENSHOTS:
+        if SCREENSHOTS and screenshots:
             folder = pathlib.Path(SCREENSHOTS)
             folder.mkdir(parents=True, exist_ok=True)
             self.driver.execute_script("document.getElementById('status').textContent = ''; scrollTo(0, 0)")
@@ -128,18 +141,15 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
 
     # Search by what is at home.
     app.go("/")
-    form = app.find("form[aria-label='Search by ingredients']")
-    app.fill("Ingredient 1", "egg", form)
-    app.fill("Ingredient 2", "tomato", form)
-    app.button("Find recipes", form).click()
+    app.search("egg, tomato")
     first = app.find("ul[aria-label='Recipes using what you have'] li.card a")
     assert "uses 2 of yours" in app.find("ul[aria-label='Recipes using what you have'] li.card").text
     app.check_screen("search")
-    keyword = app.find("form[aria-label='Search by keyword']")
-    app.fill("Keyword", "soup", keyword)
-    app.button("Search", keyword).click()
+    app.choose("By name")
+    app.search("soup")
     app.text_appears("#view h2", "minutes")
     app.check_screen("search-by-time")
+    app.choose("By ingredients")
 
     # Open a recipe; "I have this" starts cooking it (a cart line with its timer), earns a point and the rank shows.
     first = app.find("ul[aria-label='Recipes using what you have'] li.card a")
@@ -148,7 +158,8 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     app.settled()
     app.heading_is(title)
     recipe_route = browser.execute_script("return location.hash").lstrip("#")
-    app.find("article img.hero")
+    # No photograph: no big drawn picture above the fold (it was the title again); cards keep theirs.
+    assert not browser.find_elements(By.CSS_SELECTOR, "article img"), "the recipe screen repeats no title card"
     app.text_appears("#cart-count", "0")
     have = app.button("I have this")
     have.click()
@@ -313,10 +324,8 @@ def test_the_app_works_with_the_keyboard_alone(processes, browser):
     first = tab_to(lambda e: e.tag_name == "a")
     assert first.text == "Skip to content"
     # Type two ingredients and press Enter.
-    field = tab_to(lambda e: e.get_attribute("name") == "ingredient")
-    field.send_keys("egg")
-    field.send_keys(Keys.TAB)
-    browser.switch_to.active_element.send_keys("tomato", Keys.ENTER)
+    field = tab_to(lambda e: e.get_attribute("id") == "search-field")
+    field.send_keys("egg, tomato", Keys.ENTER)
     app.find("ul[aria-label='Recipes using what you have'] li.card a")
     card = tab_to(lambda e: e.tag_name == "a" and e.find_elements(By.TAG_NAME, "h3"))
     title = card.find_element(By.TAG_NAME, "h3").text
@@ -328,6 +337,87 @@ def test_the_app_works_with_the_keyboard_alone(processes, browser):
     link.send_keys(Keys.ENTER)
     app.wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "Leaderboard")
     assert browser.switch_to.active_element.get_attribute("id") == "view", "the new screen takes the focus"
+
+
+def test_one_search_screen_offers_a_choice_above_the_fold_that_keeps_the_focus_and_that_back_returns_to(processes, browser):
+    """Issue 33, point 9: both searches were on one screen, the keyword form 6,000 px down on a phone
+    once the ingredients had answered. Now one form with a choice, at 360 and 1280 px."""
+    from selenium.webdriver.common.keys import Keys
+
+    api = start_core_and_api(processes)
+    app = App(browser, api.port)
+
+    def above_the_fold():
+        bottom = browser.execute_script(
+            "return Math.max(...[...document.querySelectorAll('form[role=search] :is(input, select, button)')]"
+            ".filter(e => e.offsetParent).map(e => e.getBoundingClientRect().bottom)) - innerHeight")
+        assert bottom <= 0, f"the search form ends {bottom:.0f} px below the fold"
+
+    def hash_has(**wanted):
+        app.wait.until(lambda d: all(d.execute_script(
+            "return new URLSearchParams(location.hash.split('?')[1] ?? '').get(arguments[0])", key) == value
+            for key, value in wanted.items()))
+
+    for width, height in ((360, 640), (1280, 800)):
+        browser.set_window_size(width, height)
+        app.open("/")
+        above_the_fold()
+        for segment in browser.find_elements(By.CSS_SELECTOR, ".segments label"):
+            assert segment.size["width"] >= 24 and segment.size["height"] >= 24, f"a 24 px target: {segment.size}"
+        assert app.find("#search-field").get_attribute("list") == "ingredient-suggestions", "ingredients come first"
+
+        # More than five: said plainly, nothing asked. The autocomplete completes the last name typed.
+        app.search("egg, tomato, rice, onion, garlic, leek")
+        app.text_appears("section[aria-label='Recipes using your ingredients'] .error", "At most 5 ingredients: this has 6.")
+        field = app.find("#search-field")
+        field.clear()
+        field.send_keys("egg, tom")
+        app.wait.until(lambda d: d.execute_script(
+            "return [...document.querySelectorAll('#ingredient-suggestions option')].some(o => o.value === 'egg, tomato')"))
+
+        # By ingredients, one field for all of them; the answer stays below the form.
+        app.search("egg, tomato")
+        assert "uses 2 of yours" in app.find("ul[aria-label='Recipes using what you have'] li.card").text
+        hash_has(by="ingredients", q="egg, tomato")
+
+        # Switched by a tap: the focus is on the choice made, the field is next, and it is empty.
+        app.choose("By name")
+        assert browser.execute_script("return document.activeElement.value") == "name", "the focus stays on the choice"
+        browser.switch_to.active_element.send_keys(Keys.TAB)
+        assert browser.switch_to.active_element.get_attribute("id") == "search-field"
+        assert browser.switch_to.active_element.get_attribute("value") == ""
+        assert not app.find("section[aria-label='Recipes using your ingredients']").is_displayed()
+        hash_has(by="name")
+        above_the_fold()  # with the diet and grouping shown
+        browser.switch_to.active_element.send_keys("soup", Keys.ENTER)
+        app.text_appears("section[aria-label='Recipes by name'] h2", "minutes")
+        assert "null" not in app.find("section[aria-label='Recipes by name']").text.split(), "no note is no text"
+        hash_has(by="name", q="soup")
+
+        # By keyboard: the arrow moves the choice and the focus with it; what was typed there is back.
+        browser.execute_script("document.querySelector('.segments input:checked').focus()")
+        browser.switch_to.active_element.send_keys(Keys.ARROW_LEFT)
+        app.wait.until(lambda d: d.execute_script("return document.activeElement.value") == "ingredients")
+        assert app.find("#search-field").get_attribute("value") == "egg, tomato"
+        assert app.find("ul[aria-label='Recipes using what you have'] li.card").is_displayed()
+
+        # Back returns to the choice before, with its search asked again.
+        browser.back()
+        app.settled()
+        hash_has(by="name", q="soup")
+        app.wait.until(lambda d: d.execute_script("return document.querySelector('.segments input:checked').value") == "name")
+        app.text_appears("section[aria-label='Recipes by name'] h2", "minutes")
+        # And from a recipe, back finds the results it was opened from.
+        card = app.find("section[aria-label='Recipes by name'] li.card a")
+        title = card.find_element(By.TAG_NAME, "h3").text
+        card.click()
+        app.heading_is(title)
+        browser.back()
+        app.heading_is("Find recipes")
+        app.text_appears("section[aria-label='Recipes by name'] li.card", title)
+        assert app.find("#search-field").get_attribute("value") == "soup"
+        app.check_screen(f"search at {width} px", screenshots=False)
+    browser.set_window_size(1280, 900)
 
 
 def test_a_change_not_confirmed_is_sent_again_with_its_key_and_counts_once(processes, browser):
@@ -441,18 +531,15 @@ def test_a_fallback_answer_says_so_and_an_empty_one_is_not_nothing_found(process
             "PANTRY_PROVIDER": "spoonacular", "PANTRY_SPOONACULAR_URL": base, "PANTRY_SPOONACULAR_KEY": "k"})
         app = App(browser, api.port)
         app.open("/")
-        form = app.find("form[aria-label='Search by ingredients']")
-        app.fill("Ingredient 1", "egg", form)
-        app.button("Find recipes", form).click()
+        app.search("egg")
         app.find("ul[aria-label='Recipes using what you have'] li.card")
         app.text_appears("#view .notice", "these come from the offline catalog")
         app.check_screen("search-fallback")
 
-        keyword = app.find("form[aria-label='Search by keyword']")
-        app.fill("Keyword", "zzzyxq", keyword)
-        app.button("Search", keyword).click()
+        app.choose("By name")
+        app.search("zzzyxq")
         app.text_appears("#view .notice", "the offline catalog has nothing for this")
-        assert "Nothing found" not in app.find("section[aria-label='Keyword results']").text
+        assert "Nothing found" not in app.find("section[aria-label='Recipes by name']").text
     finally:
         upstream.terminate()
         upstream.wait(timeout=10)

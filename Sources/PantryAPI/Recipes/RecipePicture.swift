@@ -1,32 +1,52 @@
+import Foundation
 import PantryDomain
 
-/// A picture for a recipe that has none (the offline catalog has no photographs): an SVG card with
-/// the dish's name over colours taken from its first ingredients, so every card has an image offline.
-/// The title is the only text from outside and is XML-escaped; the route also forbids scripts.
+/// A picture for a recipe that has none (the offline catalog has no photographs), so every card has
+/// an image offline: the dish's main ingredients, each with a dot of its colour, over colours taken
+/// from them. Not the title: issue 33 found the card repeating the title printed beside it. With no
+/// main ingredient, a plate. The title is only the accessible name. Text from outside is
+/// XML-escaped; the route also forbids scripts.
 enum RecipePicture {
     static func svg(title: String, ingredients: [String]) -> String {
-        let colours = ingredients.prefix(6).map(colour)
+        let main = mainIngredients(ingredients)
+        let colours = (main.isEmpty ? Array(ingredients.prefix(2)) : main).map(colour)
         let background = colours.first ?? colour("")
         let accent = colours.dropFirst().first ?? background
-        var circles = ""
-        for (index, fill) in colours.enumerated() {
-            let x = 60 + index * 72
-            circles += ##"<circle cx="\##(x)" cy="290" r="30" fill="\##(fill)" stroke="#fff" stroke-width="4"/>"##
-        }
-        let lines = wrap(title, width: 22, maxLines: 3)
-        var text = ""
-        for (index, line) in lines.enumerated() {
-            let y = 150 - (lines.count - 1) * 22 + index * 44
-            text += #"<text x="240" y="\#(y)" text-anchor="middle">\#(escape(line))</text>"#
+        var drawing = ""
+        if main.isEmpty {
+            drawing = ##"<circle cx="240" cy="180" r="110" fill="#fff" fill-opacity="0.85"/>"##
+                + ##"<circle cx="240" cy="180" r="70" fill="none" stroke="#222" stroke-opacity="0.25" stroke-width="6"/>"##
+                + ##"<path d="M92 90v70M80 90v40a12 12 0 0 0 24 0V90M92 160v110M388 90c-16 20-16 60 0 80v100" "##
+                + ##"fill="none" stroke="#fff" stroke-width="10" stroke-linecap="round"/>"##
+        } else {
+            let top = 180 - main.count * 40
+            drawing = ##"<rect x="32" y="\##(top - 16)" width="416" height="\##(main.count * 80 + 32)" rx="16" fill="#fff" fill-opacity="0.88"/>"##
+            for (index, name) in main.enumerated() {
+                let middle = top + 40 + index * 80
+                drawing += ##"<circle cx="80" cy="\##(middle)" r="20" fill="\##(colours[index])" stroke="#222" stroke-opacity="0.3" stroke-width="2"/>"##
+                drawing += ##"<text x="116" y="\##(middle + 12)">\##(escape(shortened(name, to: 18)))</text>"##
+            }
+            drawing = ##"<g font-family="sans-serif" font-size="30" font-weight="bold" fill="#222">"## + drawing + "</g>"
         }
         return """
             <svg xmlns="http://www.w3.org/2000/svg" width="480" height="360" viewBox="0 0 480 360" role="img" \
             aria-label="\(escape(title))"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1">\
             <stop offset="0" stop-color="\(background)"/><stop offset="1" stop-color="\(accent)"/></linearGradient></defs>\
-            <rect width="480" height="360" fill="url(#g)"/><rect x="24" y="60" width="432" height="170" rx="16" \
-            fill="#fff" fill-opacity="0.85"/><g font-family="sans-serif" font-size="36" font-weight="bold" \
-            fill="#222">\(text)</g>\(circles)</svg>
+            <rect width="480" height="360" fill="url(#g)"/>\(drawing)</svg>
             """
+    }
+
+    /// The first three ingredients that are not what every kitchen has (salt, pepper, water, oil),
+    /// each named once: in a recipe's list the dish's own come first.
+    static func mainIngredients(_ ingredients: [String]) -> [String] {
+        var seen: Set<String> = []
+        var main: [String] = []
+        for name in ingredients where main.count < 3 && !IngredientName.isPantryStaple(name) {
+            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty, seen.insert(IngredientName.key(trimmed)).inserted else { continue }
+            main.append(trimmed)
+        }
+        return main
     }
 
     /// Colours of what an ingredient mostly looks like; others get a stable hue from their name.
@@ -53,25 +73,12 @@ enum RecipePicture {
         return "hsl(\(hue), 55%, 55%)"
     }
 
-    private static func wrap(_ title: String, width: Int, maxLines: Int) -> [String] {
-        var lines: [String] = []
-        var current = ""
-        for word in title.split(separator: " ") {
-            if current.isEmpty {
-                current = String(word)
-            } else if current.count + 1 + word.count <= width {
-                current += " " + word
-            } else {
-                lines.append(current)
-                current = String(word)
-            }
-        }
-        if !current.isEmpty { lines.append(current) }
-        if lines.count > maxLines {
-            lines = Array(lines.prefix(maxLines))
-            lines[maxLines - 1] += "…"
-        }
-        return lines.map { $0.count > width + 8 ? String($0.prefix(width + 7)) + "…" : $0 }
+    /// A name cut at a word when it is longer than `limit` characters ("boneless skinless chicken…").
+    private static func shortened(_ name: String, to limit: Int) -> String {
+        guard name.count > limit else { return name }
+        let cut = name.prefix(limit)
+        let atWord = cut.lastIndex(of: " ").map { cut[..<$0] } ?? cut
+        return atWord.trimmingCharacters(in: .whitespaces) + "…"
     }
 
     static func escape(_ text: String) -> String {

@@ -13,7 +13,7 @@ import { recipeScreen } from "./screens/recipe.js";
 import { searchScreen } from "./screens/search.js";
 
 const routes = [
-  [/^\/?$/, () => searchScreen(), "Find recipes"],
+  [/^\/?$/, (query) => searchScreen(query), "Find recipes"],
   [/^\/recipe\/(.+)$/, (id) => recipeScreen(decodeURIComponent(id)), "Recipe"],
   [/^\/browse$/, () => browseScreen(), "Browse"],
   [/^\/favourites$/, () => favouritesScreen(), "Favourites"],
@@ -28,13 +28,14 @@ let rendering = 0;
 let rendered = false;
 
 async function render() {
-  const path = location.hash.replace(/^#/, "") || "/";
+  // A screen's choices ride after a "?" (#/?by=name&q=soup): the route is what comes before.
+  const [path, query] = splitRoute(location.hash.replace(/^#/, "") || "/");
   const [pattern, screen, title] = routes.find(([pattern]) => pattern.test(path)) ?? [];
   const ticket = ++rendering;
   view.setAttribute("aria-busy", "true");
   let nodes;
   try {
-    nodes = pattern ? await screen(...path.match(pattern).slice(1)) : [h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Find recipes"))];
+    nodes = pattern ? await screen(...path.match(pattern).slice(1), query) : [h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Find recipes"))];
   } catch (error) {
     nodes = [h("h1", {}, title ?? "Pantry"), problem(error)];
   }
@@ -53,6 +54,11 @@ async function render() {
   // first page load leaves it at the top, where the skip link is.
   if (rendered) view.focus({ preventScroll: true });
   rendered = true;
+}
+
+function splitRoute(route) {
+  const mark = route.indexOf("?");
+  return mark < 0 ? [route, new URLSearchParams()] : [route.slice(0, mark) || "/", new URLSearchParams(route.slice(mark + 1))];
 }
 
 window.addEventListener("hashchange", render);

@@ -164,7 +164,8 @@ export async function recipeScreen(id) {
       h("h1", {}, recipe.title), offlineNote,
       h("div", { class: "columns" },
         h("div", {},
-          recipe.image ? h("img", { class: "hero", src: imageSource(recipe.image), alt: recipe.title, width: 480, height: 360 }) : null,
+          // A photograph only: the picture the API draws (/v1/recipes/ID/image) shows the ingredients listed beside it.
+          recipe.image && !recipe.image.startsWith("/v1/recipes/") ? h("img", { class: "hero", src: imageSource(recipe.image), alt: recipe.title, width: 480, height: 360 }) : null,
           h("p", { class: "meta" }, facts.join(" · ")), credit,
           loggedIn ? null : h("p", {}, h("a", { href: "#/account" }, "Log in"), " to save it, earn points and fill your cart."),
           h("div", { class: "row" }, save, savedState,
