@@ -16,6 +16,9 @@ enum BenchLog {
 
     /// Appends the mix until the log holds `events` events (users and recipes first, on an empty log).
     static func fill(_ processor: CommandProcessor, to events: Int, users: Int) {
+        // A cached log that is already long enough is reused as it is: the cooking steps below
+        // once grew a 10,000,000-event log to 12,000,000 on a second run.
+        guard processor.head < Int64(events) else { return }
         if processor.head == 0 {
             _ = processor.process((0..<users).map { n in
                 CommandEnvelope(commandId: "r\(n)", command: .registerUser(RegisterUser(
