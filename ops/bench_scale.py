@@ -77,8 +77,11 @@ class LogTail:
 
 
 def wait_for_file(path, predicate, timeout, what):
+    """Until `path` exists and, unless `predicate` is None, its text satisfies it."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if os.path.exists(path) and predicate is None:
+            return
         if os.path.exists(path):
             try:
                 with open(path) as f:
@@ -96,7 +99,7 @@ def new_host_workers(options, bench, work, users, head, row, figures):
     files they made: (seconds of the replay, its RSS)."""
     core = subprocess.Popen([f"{options.bin}/pantry", "core", "--data", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_for_file(os.path.join(work, "core-log.sock"), lambda _: True, 120, "the core's log service")
+        wait_for_file(os.path.join(work, "core-log.sock"), None, 120, "the core's log service")
         for name in PROJECTIONS:
             # The peer on the core's host leaves a copy at the head (one a second here, 300 s by default).
             peer = subprocess.Popen([f"{options.bin}/pantry", "worker", name, "--data", work],

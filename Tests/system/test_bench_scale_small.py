@@ -7,8 +7,10 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -32,10 +34,17 @@ def test_a_small_bench_scale_run_starts_every_process_from_its_snapshot_and_its_
     if not os.path.exists(os.path.join(bin_dir, "pantry-bench")):
         pytest.fail(f"{bin_dir}/pantry-bench does not exist: build every product (swift build --build-tests)")
     figures = tmp_path / "scale.json"
-    run = subprocess.run([sys.executable, str(ROOT / "ops" / "bench_scale.py"), "--bin", bin_dir,
-                          "--events", str(EVENTS), "--users", str(USERS), "--cache", str(tmp_path / "cache"),
-                          "--directory", str(tmp_path), "--json", str(figures)],
-                         capture_output=True, text=True, timeout=600)
+    # The processes' ipc:// sockets live in the working directory: a short path (a socket's is at most 107 bytes).
+    work = tempfile.mkdtemp(prefix="scale-", dir="/tmp")
+    try:
+        run = subprocess.run([sys.executable, str(ROOT / "ops" / "bench_scale.py"), "--bin", bin_dir,
+                              "--events", str(EVENTS), "--users", str(USERS), "--cache", str(tmp_path / "cache"),
+                              "--directory", work, "--json", str(figures)],
+                             capture_output=True, text=True, timeout=600,
+                             # A core snapshot every 100,000 events (the default) would be none at this size.
+                             env={**os.environ, "PANTRY_SNAPSHOT_EVERY": "5000"})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     written = json.loads(figures.read_text())
     assert written["cores"] >= 1 and len(written["runs"]) == 1
