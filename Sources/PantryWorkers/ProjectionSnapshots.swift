@@ -51,8 +51,11 @@ package final class ProjectionSnapshots: Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         let source = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? source.close() }
+        // An idle worker's file is not copied again: hundreds of MB every few minutes for nothing.
+        let current = try source.read { db in try Int64.fetchOne(db, sql: "SELECT position FROM checkpoint WHERE id = 1") ?? 0 }
+        guard current > state.withLock({ $0.published }) else { return nil }
         try source.inDatabase { try $0.execute(sql: "VACUUM INTO ?", arguments: [temporary]) }
-        try source.close()
         do {
             let position = try Self.checkpoint(ofCopy: temporary)
             guard position > state.withLock({ $0.published }) else {

@@ -43,6 +43,16 @@ def head(processes):
     return ask(f"ipc://{processes.data}/core-log.sock", {"read": "head"})["head"]
 
 
+def start_core(processes):
+    """The core, once it serves: a `pantry submit` before that would write the log itself and hold
+    the writer's lock the core needs."""
+    core = processes.start("core", env=ENV)
+    wait_for(lambda: (processes.data / "core-commands.sock").exists() and (processes.data / "core-log.sock").exists(),
+             timeout=60, what="the core to serve")
+    head(processes)
+    return core
+
+
 def manifest(processes):
     path = processes.data / "snapshots" / "leaderboard.json"
     return json.loads(path.read_text()) if path.exists() else None
@@ -56,7 +66,7 @@ def stop(process):
 def history_with_a_snapshot(processes, extra=600):
     """The core, a leaderboard worker on its host that leaves a snapshot at the head, then `extra`
     more commands after the worker stopped: returns (snapshot's position, head)."""
-    processes.start("core", env=ENV)
+    start_core(processes)
     local = processes.start("worker", "leaderboard", env=ENV)
     submit(processes, [register(n) for n in range(USERS)] + [mixed_command(n, USERS) for n in range(6_000)])
     first = head(processes)
@@ -215,7 +225,7 @@ def test_a_corrupt_partial_old_or_future_snapshot_is_refused_with_a_log_line_and
 
 
 def test_a_snapshot_left_for_the_log_service_never_holds_a_person_deleted_before_it(processes, tmp_path):
-    processes.start("core", env=ENV)
+    start_core(processes)
     local = processes.start("worker", "leaderboard", env=ENV)
     erased = {"commandId": "reg-erased", "type": "RegisterUser",
               "data": {"userId": "u-erased", "username": "erasable-cook", "email": "erasable@example.org", "passwordHash": HASH}}
