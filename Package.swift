@@ -157,6 +157,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .testTarget(name: "PantryWorkersTests", dependencies: ["PantryWorkers", "PantryProjections", "PantryWire"]),
         // libcurl, wrapped once: a C shim for the variadic setopt, one thin Swift client over it.
         .systemLibrary(
             name: "CCurl",
