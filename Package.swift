@@ -146,16 +146,20 @@ let package = Package(
             name: "PantryWorkers",
             dependencies: [
                 "PantryBus",
+                "PantryDomain",
+                "PantryFiles",
                 "PantryLog",
                 "PantryWire",
                 "PantryProjections",
                 "PantryThreads",
                 "ZeroMQ",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .testTarget(name: "PantryWorkersTests", dependencies: ["PantryWorkers", "PantryProjections", "PantryWire"]),
         // libcurl, wrapped once: a C shim for the variadic setopt, one thin Swift client over it.
         .systemLibrary(
             name: "CCurl",

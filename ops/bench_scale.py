@@ -5,6 +5,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -56,6 +57,84 @@ class Scale(Bench):
         return folded, self.api()
 
 
+class LogTail:
+    """What a process wrote to its log file in `directory` since this was made: the proof that it
+    started from its snapshot (a log line) rather than folding the log."""
+
+    def __init__(self, directory, name):
+        self.path = os.path.join(directory, f"{name}.log")
+        self.offset = os.path.getsize(self.path) if os.path.exists(self.path) else 0
+
+    def text(self):
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            return f.read().decode(errors="replace")
+
+    def number(self, line, key):
+        """The value of `key=N` on the last line holding `line`, or None."""
+        found = [m for l in self.text().splitlines() if line in l for m in re.findall(rf"\b{key}=(\d+)", l)]
+        return int(found[-1]) if found else None
+
+
+def wait_for_file(path, predicate, timeout, what):
+    """Until `path` exists and, unless `predicate` is None, its text satisfies it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path) and predicate is None:
+            return
+        if os.path.exists(path):
+            try:
+                with open(path) as f:
+                    if predicate(f.read()):
+                        return
+            except (OSError, ValueError):
+                pass
+        time.sleep(0.05)
+    raise SystemExit(f"bench-scale: timed out waiting for {what}")
+
+
+def new_host_workers(options, bench, work, users, head, row, figures):
+    """Each worker on a new host (an empty directory, the log read only through the core's log
+    service) from the snapshot its peer on the core's host left, then `pantry replay --verify` of the
+    files they made: (seconds of the replay, its RSS)."""
+    core = subprocess.Popen([f"{options.bin}/pantry", "core", "--data", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_file(os.path.join(work, "core-log.sock"), None, 120, "the core's log service")
+        for name in PROJECTIONS:
+            # The peer on the core's host leaves a copy at the head (one a second here, 300 s by default).
+            peer = subprocess.Popen([f"{options.bin}/pantry", "worker", name, "--data", work],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    env={**os.environ, "PANTRY_WORKER_SNAPSHOT_SECONDS": "1"})
+            wait_for_file(os.path.join(work, "snapshots", f"{name}.json"), lambda text: json.loads(text)["position"] >= head,
+                          600, f"the {name} worker's snapshot")
+            bench.stop(peer)
+            host = os.path.join(work, f"host-{name}")
+            os.makedirs(host)
+            tail = LogTail(host, "worker")
+            query = {"query": "status", "after": head, "wait": 10_000}
+            seconds, rss, worker = Bench(options.bin, host, users).timed_start(
+                ["worker", "--log-service", f"ipc://{work}/core-log.sock", name], f"{name}-queries.sock", query,
+                lambda reply: reply.get("position", 0) >= head, env={"PANTRY_CORE_EVENTS": f"ipc://{work}/core-events.sock"})
+            bench.stop(worker)
+            what = f"{name} worker on a new host, from the log service's snapshot"
+            row(what, seconds, rss, "<= 2 s")
+            figures[what]["snapshot position"] = tail.number("projection fetched from the log service", "position")
+            figures[what]["snapshot bytes"] = tail.number("projection fetched from the log service", "bytes")
+            # Its file replaces the one here, for the replay below to compare with.
+            projections = os.path.join(work, "projections")
+            for file in os.listdir(projections):
+                if file.startswith(f"{name}.sqlite"):
+                    os.remove(os.path.join(projections, file))
+            for file in os.listdir(os.path.join(host, "projections")):
+                if file.startswith(f"{name}.sqlite"):
+                    shutil.copy(os.path.join(host, "projections", file), projections)
+    finally:
+        bench.stop(core)
+    seconds, rss, out = peak_rss_mib([f"{options.bin}/pantry", "replay", "--verify", *PROJECTIONS, "--data", work])
+    figures["new-host workers equal a replay"] = {name: f"{name}: same at position {head}" in out for name in PROJECTIONS}
+    return seconds, rss
+
+
 def link_log(cache, work):
     """The cached log in a working directory, hard-linked: nothing here writes to it."""
     for name in os.listdir(cache):
@@ -100,21 +179,31 @@ def run_size(options, events, users):
 
         whole, whole_rss = bench.core()
         row("core, folding the whole log", whole, whole_rss)
+        tail = LogTail(work, "core")
         snap, snap_rss = bench.core()
         row("core, from its snapshot", snap, snap_rss, "<= 2 s")
+        figures["core, from its snapshot"]["snapshot position"] = tail.number("loaded the log", "snapshot")
 
         for name in PROJECTIONS:
             seconds, rss, worker = bench.worker_ready(name, head)
             bench.stop(worker)
             row(f"fresh {name} worker to the head", seconds, rss, "<= 10 s")
+            tail = LogTail(work, "worker")
             seconds, rss, worker = bench.worker_ready(name, head)
             bench.stop(worker)
             row(f"{name} worker, from its file", seconds, rss, "<= 2 s")
+            figures[f"{name} worker, from its file"]["file checkpoint"] = tail.number("worker serving", "checkpoint")
 
+        tail = LogTail(work, "api")
         (folded, folded_rss), (snapped, snapped_rss) = bench.api_twice()
         row("API, folding the log", folded, folded_rss)
         row("API, from its snapshot", snapped, snapped_rss, "<= 2 s")
+        figures["API, from its snapshot"]["restored from the snapshot"] = \
+            tail.text().count("read models restored from the API snapshot") == 1
         figures["API RSS MiB per million users"] = snapped_rss / users * 1_000_000
+
+        seconds, rss = new_host_workers(options, bench, work, users, head, row, figures)
+        row("replay --verify of the new-host workers' files", seconds, rss)
 
         backup = os.path.join(work, "backup")
         seconds, rss, _ = peak_rss_mib([f"{options.bin}/pantry", "backup", backup, "--data", work])

@@ -40,15 +40,16 @@ class Bench:
                                check=True, capture_output=True)
         return json.loads(stats.stdout)["head"]
 
-    def timed_start(self, args, socket_name, request, answered):
-        """Starts `pantry ARGS`, asks `request` on its socket until `answered(reply)`; returns
-        (seconds, RSS in MiB at that moment, the process)."""
+    def timed_start(self, args, socket_name, request, answered, env=None):
+        """Starts `pantry ARGS` (with `env` added to the environment), asks `request` on its socket
+        until `answered(reply)`; returns (seconds, RSS in MiB at that moment, the process)."""
         path = os.path.join(self.data, socket_name)
         if os.path.exists(path):
             os.remove(path)
         log = open(os.path.join(self.data, f"{args[0]}.log"), "ab")
         started = time.monotonic()
-        process = subprocess.Popen([f"{self.bin}/pantry", *args, "--data", self.data], stdout=log, stderr=log)
+        process = subprocess.Popen([f"{self.bin}/pantry", *args, "--data", self.data], stdout=log, stderr=log,
+                                   env={**os.environ, **(env or {})})
         while not os.path.exists(path):
             if process.poll() is not None:
                 raise SystemExit(f"bench-start: pantry {' '.join(args)} exited with {process.returncode}")

@@ -29,24 +29,39 @@ package final class RemoteEventStore: EventLogReader {
         self.timeout = timeout
     }
 
-    /// One read: the header and the events.
-    private func ask(_ read: LogRead) throws -> (answer: LogAnswer, events: [RecordedEvent]) {
+    /// One request and every frame of its answer.
+    private func exchange(_ read: LogRead) throws -> [Data] {
         try client.withLock { client in
             let connection = try client ?? RequestClient(context: context, endpoint: endpoint, timeout: timeout)
             client = connection
-            let frames: [Data]
             do {
-                frames = try connection.exchange(read.json)
+                return try connection.exchange(read.json)
             } catch RequestClient.Failure.timeout {
                 client = nil
                 throw Unavailable(endpoint: endpoint)
             }
-            let answer = try LogAnswer.decode(frames[0])
-            guard frames.count == answer.events + 1 else {
-                throw EventStoreError.corrupt("the log service announced \(answer.events) events and sent \(frames.count - 1)")
-            }
-            return (answer, try frames.dropFirst().map(FeedMessage.recordedEvent(document:)))
         }
+    }
+
+    /// One read: the header and the events.
+    private func ask(_ read: LogRead) throws -> (answer: LogAnswer, events: [RecordedEvent]) {
+        let frames = try exchange(read)
+        let answer = try LogAnswer.decode(frames[0])
+        guard frames.count == answer.events + 1 else {
+            throw EventStoreError.corrupt("the log service announced \(answer.events) events and sent \(frames.count - 1)")
+        }
+        return (answer, try frames.dropFirst().map(FeedMessage.recordedEvent(document:)))
+    }
+
+    /// A chunk of the snapshot of `projection` the service keeps (`LogRead.snapshot`): its header
+    /// and its bytes. Throws `SnapshotChunk.Refused` when the service has none (at that position).
+    package func snapshotChunk(of projection: WorkerName, position: Int64, offset: Int64) throws -> (chunk: SnapshotChunk, bytes: Data) {
+        let frames = try exchange(.snapshot(projection: projection, position: position, offset: offset))
+        let chunk = try SnapshotChunk.decode(frames[0])
+        guard frames.count == 2 else {
+            throw EventStoreError.corrupt("the log service sent a snapshot chunk in \(frames.count) frames, not 2")
+        }
+        return (chunk, frames[1])
     }
 
     package func read(after position: Int64, limit: Int) throws -> [RecordedEvent] {

@@ -40,6 +40,9 @@ package struct DataDirectory: Sendable {
     package var writerLock: String { url.appendingPathComponent("events.lock").path }
     /// The projection files, one per worker.
     package var projections: URL { url.appendingPathComponent("projections", isDirectory: true) }
+    /// The copies of their projections that the workers on this host leave for the core's log
+    /// service to serve to workers on new hosts (`ProjectionSnapshots`).
+    package var snapshots: URL { url.appendingPathComponent("snapshots", isDirectory: true) }
     /// Held by the running worker of a projection, so a replay never swaps a file in under it.
     package func workerLock(_ projection: String) -> String {
         projections.appendingPathComponent("\(projection).lock").path

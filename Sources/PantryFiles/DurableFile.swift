@@ -1,6 +1,6 @@
 import Foundation
 
-/// Files replaced whole: the snapshots of the core and of the API.
+/// Files replaced whole: the snapshots of the core, of the API and of the projections.
 package enum DurableFile {
     /// Writes `data` to `temporary`, syncs it, renames it over `path` and syncs the directory, so a
     /// crash or a full disk at any moment leaves either the old file or the new one, never a part,
@@ -14,6 +14,20 @@ package enum DurableFile {
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
             defer { try? handle.close() }
             try handle.write(contentsOf: data)
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+        try install(temporary, as: path)
+    }
+
+    /// Syncs the complete file `temporary` (written by someone else: SQLite's `VACUUM INTO`, a
+    /// download), renames it over `path` and syncs the directory, with `replace`'s guarantees.
+    /// `temporary` is removed when this fails.
+    package static func install(_ temporary: String, as path: String) throws {
+        do {
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: temporary))
+            defer { try? handle.close() }
             try handle.synchronize()
             guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {

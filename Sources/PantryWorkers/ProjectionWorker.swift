@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import GRDB
 import PantryBus
+import PantryDomain
 import PantryLog
 import PantryProjections
 import PantryThreads
@@ -23,12 +24,16 @@ package final class ProjectionWorker: Service {
     private let feed: String
     private let feedHighWaterMark: Int
     private let queryEndpoint: String
+    private let snapshots: ProjectionSnapshots?
     private let thread: ServiceThread<Never>
     private let logger: Logger
 
+    /// `snapshots`: the copies this worker leaves for the log service, removed at each deletion it applies.
     package init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
-                 feedHighWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, queryEndpoint: String, logger: Logger) throws {
+                 feedHighWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, queryEndpoint: String,
+                 snapshots: ProjectionSnapshots? = nil, logger: Logger) throws {
         self.store = store
+        self.snapshots = snapshots
         self.log = log
         self.context = context
         self.feed = feed
@@ -43,7 +48,7 @@ package final class ProjectionWorker: Service {
     package func run() async throws {
         try await thread.run { [self] thread in
             try WorkerLoop(store: store, log: log, context: context, feed: feed, feedHighWaterMark: feedHighWaterMark,
-                           queryEndpoint: queryEndpoint, thread: thread, logger: logger).run()
+                           queryEndpoint: queryEndpoint, snapshots: snapshots, thread: thread, logger: logger).run()
         }
     }
 }
@@ -55,6 +60,7 @@ private final class WorkerLoop {
     private let log: any EventLogReader
     private let follower: EventFeedFollower
     private let queries: ZMQSocket
+    private let snapshots: ProjectionSnapshots?
     private let thread: ServiceThread<Never>
     private let logger: Logger
     private let encoder = JSONEncoder()
@@ -77,8 +83,10 @@ private final class WorkerLoop {
     private var nextReport = ContinuousClock.now
 
     init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
-         feedHighWaterMark: Int, queryEndpoint: String, thread: ServiceThread<Never>, logger: Logger) throws {
+         feedHighWaterMark: Int, queryEndpoint: String, snapshots: ProjectionSnapshots?, thread: ServiceThread<Never>,
+         logger: Logger) throws {
         self.store = store
+        self.snapshots = snapshots
         worker = WorkerName(store.projection)
         self.log = log
         self.thread = thread
@@ -184,6 +192,10 @@ private final class WorkerLoop {
         do {
             try store.apply(decoded: events, after: written, through: through)
             written = through
+            // A copy left for the log service before this deletion still holds the person's rows.
+            if let snapshots, events.contains(where: { $0.recorded.type == EventType.userDeleted.rawValue }) {
+                snapshots.erased(through: through)
+            }
         } catch let error as ProjectionError {
             // The follower and the file disagree (the file was rebuilt, say): trust the file.
             written = try store.checkpoint

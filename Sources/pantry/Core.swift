@@ -60,7 +60,7 @@ struct Core: AsyncParsableCommand {
         // The log service reads with its own connections, beside the writer, on a thread of its own.
         let logServer = try LogServer(log: options.openExistingLog(directory, logger: logger),
                                       vault: UserKeyStore(path: directory.userKeys, readOnly: true),
-                                      context: context, endpoint: endpoints.log, logger: logger)
+                                      context: context, endpoint: endpoints.log, snapshots: directory.snapshots, logger: logger)
         let snapshots = processor.snapshotWriter
         let server = try CoreServer(processor: processor, context: context,
                                     configuration: .init(endpoints: endpoints), logger: logger)

@@ -36,4 +36,22 @@ import Testing
         #expect(FileManager.default.contents(atPath: path) == Data("old".utf8))
         #expect(!FileManager.default.fileExists(atPath: path + ".new"))
     }
+
+    @Test("An installed file (written by someone else, a download say) replaces the old one whole, and one that cannot be moved is removed")
+    func installsWhole() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("leaderboard.sqlite").path
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+        try Data("the downloaded copy".utf8).write(to: URL(fileURLWithPath: path + ".fetching"))
+        try DurableFile.install(path + ".fetching", as: path)
+        #expect(FileManager.default.contents(atPath: path) == Data("the downloaded copy".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["leaderboard.sqlite"])
+        let blocked = dir.appendingPathComponent("blocked").path
+        try FileManager.default.createDirectory(atPath: blocked + "/inside", withIntermediateDirectories: true)
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: path + ".fetching"))
+        #expect(throws: (any Error).self) { try DurableFile.install(path + ".fetching", as: blocked) }
+        #expect(!FileManager.default.fileExists(atPath: path + ".fetching"))
+        #expect(FileManager.default.contents(atPath: path) == Data("the downloaded copy".utf8))
+    }
 }

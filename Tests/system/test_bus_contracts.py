@@ -204,7 +204,9 @@ def test_the_log_service_answers_range_reads_as_the_schemas_say(deployment):
     assert [e["position"] for e in events] == [1, head]
     for bad in ({"read": "range", "after": 0}, {"read": "range", "after": -1, "limit": 5},
                 {"read": "range", "after": 0, "limit": 5, "extra": 1}, {"read": "everything"},
-                {"read": "positions", "positions": list(range(1, 10_002))}):
+                {"read": "positions", "positions": list(range(1, 10_002))},
+                {"read": "snapshot", "projection": "../events", "position": 0, "offset": 0},
+                {"read": "snapshot", "projection": "carts", "position": 0}):
         assert not request.is_valid(bad), bad
         socket.send(json.dumps(bad).encode())
         frames = socket.recv_multipart()
@@ -214,4 +216,12 @@ def test_the_log_service_answers_range_reads_as_the_schemas_say(deployment):
         assert reply["error"]["code"] == "bad_request", (bad, reply)
     socket.send(b"not json")
     assert json.loads(socket.recv())["error"]["code"] == "bad_request"
+    # No worker here left a snapshot (they do every 300 s by default): a snapshot read is refused alone.
+    snapshot = {"read": "snapshot", "projection": "carts", "position": 0, "offset": 0}
+    request.validate(snapshot)
+    socket.send(json.dumps(snapshot).encode())
+    frames = socket.recv_multipart()
+    assert len(frames) == 1
+    validator("snapshot-answer").validate(json.loads(frames[0]))
+    assert json.loads(frames[0])["error"]["code"] == "not_found"
     socket.close()

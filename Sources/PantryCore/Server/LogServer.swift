@@ -15,6 +15,10 @@ import PantryLog
 /// Sealed personal fields are opened here with the core's key vault before they are sent, so the
 /// keys never leave the core's host; the price is that those fields cross the network in the
 /// clear (ZeroMQ CURVE on this socket would close that).
+///
+/// It also serves, in chunks, the projection snapshots the workers on this host leave in
+/// `snapshots` (`ProjectionSnapshots`), so a worker on a new host starts from a recent copy of its
+/// projection instead of folding the whole log (docs/architecture.md, "A fresh worker").
 package final class LogServer: Service {
     package struct Limits: Sendable {
         /// Events in one answer.
@@ -23,6 +27,8 @@ package final class LogServer: Service {
         package var maxBytes = 4 << 20
         /// A request larger than this makes libzmq drop the sender.
         package var maxRequestBytes: Int64 = 1 << 20
+        /// Bytes of a snapshot in one answer: a projection file may be hundreds of MB.
+        package var snapshotChunkBytes = 4 << 20
 
         package init() {}
     }
@@ -31,13 +37,15 @@ package final class LogServer: Service {
     private let vault: any PersonalDataVault & Sendable
     private let context: ZMQContext
     private let endpoint: String
+    private let snapshots: URL?
     private let limits: Limits
     private let thread: ServiceThread<Never>
     private let logger: Logger
 
     package init(log: any EventStore, vault: any PersonalDataVault & Sendable, context: ZMQContext,
-                 endpoint: String, limits: Limits = Limits(), logger: Logger) throws {
+                 endpoint: String, snapshots: URL? = nil, limits: Limits = Limits(), logger: Logger) throws {
         self.log = log
+        self.snapshots = snapshots
         self.vault = vault
         self.context = context
         self.endpoint = endpoint
@@ -84,6 +92,35 @@ package final class LogServer: Service {
         }
     }
 
+    /// A chunk of the newest snapshot of `projection` (or of the one at `position`): its header and
+    /// its bytes. The file's name comes from the manifest's projection and position, never from the
+    /// request; a worker replacing its copy meanwhile makes a download at the old position refused.
+    private func snapshotChunk(_ projection: WorkerName, position: Int64, offset: Int64) -> [Data] {
+        guard let snapshots,
+              let data = FileManager.default.contents(atPath: snapshots.appendingPathComponent(SnapshotManifest.manifestName(projection)).path)
+        else {
+            return [LogAnswer.refusal("no snapshot of \(projection.rawValue) is kept here", code: .notFound)]
+        }
+        do {
+            let manifest = try SnapshotManifest(json: data)
+            guard manifest.projection == projection, position == 0 || manifest.position == position else {
+                return [LogAnswer.refusal("the snapshot of \(projection.rawValue) at \(position) was replaced (now at \(manifest.position))",
+                                          code: .notFound)]
+            }
+            guard offset <= manifest.size else {
+                return [LogAnswer.refusal("offset \(offset) is beyond the snapshot's \(manifest.size) bytes")]
+            }
+            let file = try FileHandle(forReadingFrom: snapshots.appendingPathComponent(manifest.fileName))
+            defer { try? file.close() }
+            try file.seek(toOffset: UInt64(offset))
+            let bytes = try file.read(upToCount: Int(min(Int64(limits.snapshotChunkBytes), manifest.size - offset))) ?? Data()
+            return [SnapshotChunk(manifest: manifest, offset: offset, bytes: bytes.count).json, bytes]
+        } catch {
+            logger.warning("log service could not read a snapshot", metadata: ["projection": "\(projection.rawValue)", "error": "\(error)"])
+            return [LogAnswer.refusal("the snapshot of \(projection.rawValue) could not be read: \(error)", code: .notFound)]
+        }
+    }
+
     /// The answer's frames: a header, then one event document per event.
     func answer(_ request: Data) -> [Data] {
         let read: LogRead
@@ -98,6 +135,8 @@ package final class LogServer: Service {
             switch read {
             case .head:
                 return [LogAnswer(head: head, through: head, events: 0).json]
+            case .snapshot(let projection, let position, let offset):
+                return snapshotChunk(projection, position: position, offset: offset)
             case .range(let after, let limit):
                 events = try log.read(after: after, limit: min(limit, limits.maxEvents))
                 reach = events.last?.position ?? after

@@ -2,7 +2,7 @@ import Foundation
 import PantryJSON
 
 /// A read of the log asked of the log service (`schemas/zeromq.md`, "The log";
-/// `bus/log-request.schema.json`): one JSON frame, `{"read": "range" | "types" | "positions" | "head", ...}`.
+/// `bus/log-request.schema.json`): one JSON frame, `{"read": "range" | "types" | "positions" | "head" | "snapshot", ...}`.
 package enum LogRead: Equatable, Sendable {
     /// Events after `after`, at most `limit`.
     case range(after: Int64, limit: Int)
@@ -12,6 +12,9 @@ package enum LogRead: Equatable, Sendable {
     case positions([Int64])
     /// Only the head position (every answer carries it).
     case head
+    /// `bytes` of the newest snapshot of `projection` from `offset` (`SnapshotChunk`); with a
+    /// `position` other than 0, of the snapshot at that position only (a download in progress).
+    case snapshot(projection: WorkerName, position: Int64, offset: Int64)
 
     /// Positions one `positions` read may name: a reader asks for more in several reads.
     package static let maxPositions = 10_000
@@ -22,7 +25,7 @@ package enum LogRead: Equatable, Sendable {
 
     private static let fields: [String: Set<String>] = [
         "range": ["read", "after", "limit"], "types": ["read", "after", "through", "types"],
-        "positions": ["read", "positions"], "head": ["read"],
+        "positions": ["read", "positions"], "head": ["read"], "snapshot": ["read", "projection", "position", "offset"],
     ]
 
     package var json: Data {
@@ -36,6 +39,9 @@ package enum LogRead: Equatable, Sendable {
             w.field("read", "positions"); w.field("positions", positions)
         case .head:
             w.field("read", "head")
+        case .snapshot(let projection, let position, let offset):
+            w.field("read", "snapshot"); w.field("projection", projection.rawValue); w.field("position", position)
+            w.field("offset", offset)
         }
         return Data(w.finish())
     }
@@ -63,6 +69,12 @@ package enum LogRead: Equatable, Sendable {
                 case "positions":
                     guard let positions = try json.optionalIntegers("positions") else { throw Invalid(description: "positions are missing") }
                     return .positions(positions.map(Int64.init))
+                case "snapshot":
+                    let name = try json.string("projection")
+                    guard let projection = WorkerName(rawValue: name) else { throw Invalid(description: "unknown projection '\(name.prefix(32))'") }
+                    let position = try json.int64("position"), offset = try json.int64("offset")
+                    guard position >= 0, offset >= 0 else { throw Invalid(description: "position and offset must not be negative") }
+                    return .snapshot(projection: projection, position: position, offset: offset)
                 default:
                     return .head
                 }
@@ -107,6 +119,8 @@ package struct LogAnswer: Equatable, Sendable {
         case badRequest = "bad_request"
         /// The log could not be read.
         case unavailable
+        /// No snapshot of that projection (at that position) is kept here.
+        case notFound = "not_found"
     }
 
     package static func refusal(_ message: String, code: RefusalCode = .badRequest) -> Data {

@@ -19,7 +19,7 @@ extension ConfigurationSources {
                           "core-commands", "core-events", "core-log", "fetch-endpoint", "feed-high-water-mark",
                           "keys", "insecure-network"]
         let queries = WorkerName.allCases.map { "\($0.rawValue)-queries" }
-        let core = ["snapshot-every", "command-id-filter-mib", "points-pace", "tips-pace"]
+        let core = ["snapshot-every", "command-id-filter-mib", "points-pace", "tips-pace", "worker-snapshot-seconds"]
         let api = ["host", "port", "core-timeout", "token-lifetime", "token-key", "password-cost",
                    "login-rate-per-client", "login-rate-overall", "trusted-proxies", "header-timeout", "body-timeout",
                    "idle-timeout", "max-connections", "max-connections-per-address", "recipe-reuse", "cors-origins",
@@ -129,6 +129,13 @@ extension ConfigurationSources {
             commandIdFilterMiB: try int("command-id-filter-mib", default: 64, in: 0...(1 << 20)),
             paces: Paces(points: try pace("points-pace", default: Paces.human.points),
                          tips: try pace("tips-pace", default: Paces.human.tips)))
+    }
+
+    /// `worker-snapshot-seconds`: how often a worker on the core's host leaves a copy of its
+    /// projection for the log service to serve to new worker hosts; nil (0) for never.
+    func workerSnapshotInterval() throws -> Duration? {
+        let seconds = try int("worker-snapshot-seconds", default: 300, in: 0...86_400)
+        return seconds == 0 ? nil : .seconds(seconds)
     }
 
     /// `BURST/SECONDS`: at most BURST at once, then one every SECONDS (`Pace`). Only benchmarks

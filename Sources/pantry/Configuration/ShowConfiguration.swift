@@ -32,6 +32,7 @@ struct ShowConfiguration: ParsableCommand {
         let data = URL(fileURLWithPath: deployment.data, isDirectory: true).standardizedFileURL
         let endpoints = try config.endpoints(data).bus
         _ = try config.core()
+        _ = try config.workerSnapshotInterval()
         var api = APIServer.Configuration(dataDirectory: data, endpoints: endpoints, log: .service)
         try config.api(&api)
         var fetch = FetchConfiguration(databasePath: data.appendingPathComponent("fetch.sqlite").path)

@@ -8,6 +8,7 @@ import PantryKeys
 import Testing
 import ZeroMQ
 import PantryLog
+import PantryWire
 
 /// The log service and `RemoteEventStore`, in process over real ZeroMQ sockets: every read a
 /// follower makes answers what the log's file answers, with sealed fields opened.
@@ -30,7 +31,8 @@ import PantryLog
             quiet.logLevel = .critical
             context = try ZMQContext()
             let endpoint = "ipc://\(directory.appendingPathComponent("log.sock").path)"
-            let server = try LogServer(log: store, vault: keys, context: context, endpoint: endpoint, limits: limits, logger: quiet)
+            let server = try LogServer(log: store, vault: keys, context: context, endpoint: endpoint,
+                                       snapshots: directory.appendingPathComponent("snapshots"), limits: limits, logger: quiet)
             serving = Task.immediate { try await server.run() }
             remote = RemoteEventStore(context: context, endpoint: endpoint)
         }
@@ -86,6 +88,46 @@ import PantryLog
         #expect(accounts.contains(.userRegistered(UserRegistered(userId: "u5", username: "user_u5", email: "u5@example.org",
                                                                  passwordHash: CoreServerTests.hash))))
         #expect(accounts.contains(.passwordChanged(PasswordChanged(userId: "u4", passwordHash: CoreServerTests.hash))))
+    }
+
+    @Test("The log service sends a worker's snapshot in bounded chunks that reassemble to the file, and refuses one it does not keep, a replaced one and an offset beyond the end",
+          .timeLimit(.minutes(2)))
+    func snapshotsGoInChunks() throws {
+        var limits = LogServer.Limits()
+        limits.snapshotChunkBytes = 1_000
+        let served = try Served(limits: limits) { store, keys in
+            _ = try CommandProcessor(store: store, keys: keys).process((0..<3).flatMap { CoreServerTests.script(for: $0).map(\.0) })
+        }
+        let snapshots = served.directory.appendingPathComponent("snapshots")
+        try FileManager.default.createDirectory(at: snapshots, withIntermediateDirectories: true)
+        let bytes = Data((0..<3_500).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let manifest = SnapshotManifest(projection: .carts, layout: 1, position: 5, size: Int64(bytes.count),
+                                        sha256: String(repeating: "ab", count: 32))
+        try bytes.write(to: snapshots.appendingPathComponent(manifest.fileName))
+        try manifest.json.write(to: snapshots.appendingPathComponent(SnapshotManifest.manifestName(.carts)))
+
+        var received = Data()
+        while received.count < bytes.count {
+            let (chunk, piece) = try served.remote.snapshotChunk(of: .carts, position: received.isEmpty ? 0 : 5, offset: Int64(received.count))
+            #expect(chunk.manifest == manifest && chunk.offset == Int64(received.count) && chunk.bytes == piece.count)
+            #expect(piece.count == min(1_000, bytes.count - received.count))
+            received += piece
+        }
+        #expect(received == bytes)
+
+        func refusal(_ projection: WorkerName, position: Int64, offset: Int64) -> String? {
+            do {
+                _ = try served.remote.snapshotChunk(of: projection, position: position, offset: offset)
+                return nil
+            } catch let refused as SnapshotChunk.Refused {
+                return refused.code
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal(.leaderboard, position: 0, offset: 0) == "not_found")
+        #expect(refusal(.carts, position: 4, offset: 0) == "not_found")   // replaced by the copy at 5
+        #expect(refusal(.carts, position: 5, offset: 3_501) == "bad_request")
     }
 
     /// The whole delivery path without a key file: the core publishes, a follower reading the log
