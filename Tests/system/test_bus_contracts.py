@@ -64,7 +64,8 @@ def test_every_query_answer_follows_the_schema(deployment):
     answer = validator("query-answer")
     asked = {
         "leaderboard": [{"query": "top", "limit": 10}, {"query": "entry", "userId": user_id},
-                        {"query": "around", "userId": user_id, "radius": 2}],
+                        {"query": "around", "userId": user_id, "radius": 2},
+                        {"query": "counted", "userId": user_id, "recipeId": recipe["id"]}],
         "carts": [{"query": "cart", "userId": user_id}],
         "favourites": [{"query": "list", "userId": user_id}, {"query": "search", "userId": user_id, "text": recipe["title"][:3]},
                        {"query": "suggestion", "userId": user_id}],

@@ -61,6 +61,12 @@ struct ReadRoutes {
         routes.get("v1/me/cart") { request, context in
             try await ask(.carts(.cart), request) {
                 $0.userId = try context.requireSession().userId
+        routes.get("v1/me/owned-ingredients/:recipeId") { request, context in
+            try await ask(.leaderboard(.counted), request) {
+                $0.userId = try context.requireSession().userId
+                $0.recipeId = try PathParameter.value("recipeId", in: context)
+            }
+        }
                 try Self.page(request, into: &$0)
             }
         }
