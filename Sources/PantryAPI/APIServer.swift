@@ -157,10 +157,12 @@ package struct APIServer {
             .register(public: router, authenticated: authenticated)
         CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
         // Browsing needs no account: recipes, the leaderboard and experiences are public.
-        ReadRoutes(queries: queries, feed: feed, leaderboard: leaderboard, recipes: recipes).register(public: router.group(), authenticated: authenticated)
+        let liked = LikedRecipes(queries: queries, recipes: recipes)
+        ReadRoutes(queries: queries, feed: feed, leaderboard: leaderboard, recipes: recipes, liked: liked)
+            .register(public: router.group(), authenticated: authenticated)
         var signedInIfAny = authenticator
         signedInIfAny.optional = true
-        RecipeRoutes(recipes: recipes).register(on: router.group().add(middleware: signedInIfAny))
+        RecipeRoutes(recipes: recipes, liked: liked).register(on: router.group().add(middleware: signedInIfAny))
         routeMethods.learn(router.routes)
 
         let logger = logger

@@ -20,7 +20,7 @@ final class AnswerMemo: Sendable {
     /// session shuffles with its own seed and reads a page once) or `image` (bytes, not JSON).
     static func remembers(_ kind: FetchRequest.Kind) -> Bool {
         switch kind {
-        case .search, .byIngredients, .detail, .autocomplete, .featured: true
+        case .search, .byIngredients, .detail, .autocomplete, .featured, .liked: true
         case .random, .feed, .image: false
         }
     }

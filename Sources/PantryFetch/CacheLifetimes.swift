@@ -20,7 +20,7 @@ package struct CacheLifetimes: Sendable, Equatable {
         case .autocomplete: autocomplete
         case .image: image
         // Answered by the catalog, never cached.
-        case .featured, .feed: 0
+        case .featured, .liked, .feed: 0
         }
     }
 }

@@ -19,6 +19,8 @@ enum CanonicalKey {
             body = "image|\(url)"
         case .featured(let day):
             body = "featured|\(day)"
+        case .liked(let ids, let day, let number):
+            body = "liked|ids=\(ids.sorted().joined(separator: ","))|d=\(day)|n=\(number)"
         case .feed(let seed, let offset, let count):
             body = "feed|s=\(seed)|o=\(offset)|n=\(count)"
         }

@@ -1,3 +1,4 @@
+import Foundation
 import PantryDomain
 import PantryWire
 import PantryRandom
@@ -21,6 +22,11 @@ struct CatalogSearch: Sendable {
     /// (a debug build), most of it copying each recipe's index.
     private let withIngredientWord: [String: [Int]]
     private let withWord: [String: [Int]]
+    /// What each recipe's taste is compared by (`liked`): the words of its ingredients that are
+    /// not staples, and its diets (marked apart: the diet "vegan" is not an ingredient word);
+    /// and in how many recipes each occurs.
+    private let tastes: [Set<String>]
+    private let tasteFrequency: [String: Int]
 
     /// A recipe's words, folded (`FoodVocabulary.words`).
     private struct Indexed: Sendable {
@@ -54,6 +60,12 @@ struct CatalogSearch: Sendable {
         }
         self.withIngredientWord = withIngredientWord
         self.withWord = withWord
+        tastes = zip(indexed, recipes).map { index, recipe in
+            Set(zip(index.ingredients, index.isStaple).filter { !$0.1 }.flatMap(\.0)).union(recipe.diets.map { "diet:" + $0 })
+        }
+        tasteFrequency = tastes.reduce(into: [:]) { counts, words in
+            for word in words { counts[word, default: 0] += 1 }
+        }
         titles = recipes.map(\.title)
         positions = Dictionary(recipes.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         ingredientNames = IngredientMatching.Names(recipes.flatMap { $0.ingredients.map(\.name) })
@@ -190,10 +202,34 @@ struct CatalogSearch: Sendable {
             let choices = complete.isEmpty ? Array(recipes.indices) : complete
             guard !choices.isEmpty else { throw .notFound }
             return .recipe(recipes[choices[Int(StableHash.of(day.utf8) % UInt64(choices.count))]])
+        case .liked(let ids, let day, let number):
+            return .summaries(liked(ids, day: day, number: number).map { recipe in
+                RecipeSummary(id: recipe.id, title: recipe.title, image: recipe.image, readyInMinutes: recipe.readyInMinutes,
+                              servings: recipe.servings)
+            })
         case .feed(let seed, let offset, let count):
             var shuffler = SeededGenerator(seed: seed)
             return .recipes(Array(recipes.shuffled(using: &shuffler).dropFirst(offset).prefix(count)))
         }
+    }
+
+    /// Complete recipes ranked by what they share with the recipes `ids` (those the catalog
+    /// holds): each ingredient word (staples left out) or diet they share counts once per liked
+    /// recipe that has it, so what a user saves and cooks most weighs most, and by how rare it is
+    /// in the catalog (log N/n), so "chicken" says more than "onion" or "gluten free". Those
+    /// sharing nothing are left out; equal scores go by a hash of the day and the id.
+    func liked(_ ids: [String], day: String, number: Int) -> [Recipe] {
+        let liked = Set(ids.compactMap { positions[$0] })
+        var weights: [String: Double] = [:]
+        for position in liked {
+            for word in tastes[position] { weights[word, default: 0] += log(Double(recipes.count) / Double(tasteFrequency[word] ?? 1)) }
+        }
+        let scored = complete.compactMap { position -> (score: Double, tie: UInt64, position: Int)? in
+            guard !liked.contains(position) else { return nil }
+            let score = tastes[position].reduce(0) { $0 + weights[$1, default: 0] }
+            return score > 0 ? (score, StableHash.of("\(day)|\(recipes[position].id)".utf8), position) : nil
+        }
+        return scored.sorted { ($0.score, $1.tie) > ($1.score, $0.tie) }.prefix(number).map { recipes[$0.position] }
     }
 
     static func isComplete(_ recipe: Recipe) -> Bool {

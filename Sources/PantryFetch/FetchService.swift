@@ -231,7 +231,7 @@ package actor FetchService {
                 return .failure(.notFound)
             }
             return .success(.provider(provider))
-        case .featured, .feed:
+        case .featured, .liked, .feed:
             return .success(.provider(catalog))
         default:
             guard let provider = providers[configuration.primary.rawValue] else {

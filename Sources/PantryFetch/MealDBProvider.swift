@@ -43,7 +43,7 @@ struct MealDBProvider: RecipeProvider {
             return .suggestions(IngredientMatching.autocomplete(prefix: prefix, in: names, limit: number))
         case .image:
             throw .rejected("images are not fetched through a recipe provider")
-        case .featured, .feed:
+        case .featured, .liked, .feed:
             throw .rejected("the featured recipe and the browsing feed come from the catalog")
         }
     }

@@ -42,7 +42,7 @@ struct SpoonacularProvider: RecipeProvider {
             return .suggestions(names.map(\.name).filter { offered.insert(FoodVocabulary.words($0)).inserted })
         case .image:
             throw .rejected("images are not fetched through a recipe provider")
-        case .featured, .feed:
+        case .featured, .liked, .feed:
             throw .rejected("the featured recipe and the browsing feed come from the catalog")
         }
     }

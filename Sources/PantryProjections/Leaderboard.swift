@@ -4,8 +4,9 @@ import PantryLog
 
 /// One row of the points leaderboard.
 package struct LeaderboardEntry: Sendable, Equatable, Codable {
-    /// 1 for the leader. Ties on points go to whoever reached that score first; users without
-    /// points come after everyone with points, in registration order.
+    /// 1 for the leader; equal points share a rank, the next score ranking by how many are above
+    /// it ("1, 2, 2, 4"). Listed in the order of `points DESC`, then whoever reached that score
+    /// first; users without points come last, in registration order, and never in the top.
     package var rank: Int
     package var userId: UserID
     package var username: String
@@ -16,14 +17,25 @@ package struct LeaderboardEntry: Sendable, Equatable, Codable {
     }
 }
 
+/// A user's counted ingredients for one recipe, as point keys (`PointEarned.ingredient`: lowercase
+/// singular words, `IngredientName.key`), in order.
+package struct CountedIngredients: Sendable, Equatable, Codable {
+    package var recipeId: String
+    package var ingredients: [String]
+
+    package init(recipeId: String, ingredients: [String]) { self.recipeId = recipeId; self.ingredients = ingredients }
+}
+
 /// Points per user. The order is `points DESC, reached_at_position ASC`, where
 /// `reached_at_position` is the log position of the event that gave the user the current score
-/// (their registration while they have 0 points), so positions are unique and ranks never tie.
+/// (their registration while they have 0 points), so places are unique; ranks are shared by equal points.
 /// The index on exactly that order keeps `top`, `entry` and `around` index-only for 100k users.
 package struct LeaderboardProjection: Projection {
     package init() {}
     package var name: String { "leaderboard" }
     package var eventTypes: Set<EventType> { [.userRegistered, .pointEarned, .userDeleted] }
+    /// 2: each user's counted ingredients per recipe (`counted`).
+    package var layoutVersion: Int { 2 }
 
     package func migrate(_ db: Database) throws {
         try db.execute(sql: """
@@ -35,6 +47,12 @@ package struct LeaderboardProjection: Projection {
                 registered_at_position INTEGER NOT NULL
             ) WITHOUT ROWID;
             CREATE INDEX leaderboard_rank ON leaderboard_users (points DESC, reached_at_position, user_id, username);
+            CREATE TABLE earned_points (
+                user_id TEXT NOT NULL,
+                recipe_id TEXT NOT NULL,
+                ingredient TEXT NOT NULL,
+                PRIMARY KEY (user_id, recipe_id, ingredient)
+            ) WITHOUT ROWID;
             """)
     }
 
@@ -83,9 +101,15 @@ package struct LeaderboardProjection: Projection {
                 case .userDeleted(let e):
                     pending[e.userId] = nil
                     try db.cachedStatement(sql: "DELETE FROM leaderboard_users WHERE user_id = ?").execute(arguments: [e.userId])
+                    try db.cachedStatement(sql: "DELETE FROM earned_points WHERE user_id = ?").execute(arguments: [e.userId])
                 case .pointEarned(let e):
                     pending[e.userId, default: Pending(first: recorded.position, last: recorded.position)].count += 1
                     pending[e.userId]!.last = recorded.position
+                    // Written at once, unlike the sums: a user's points for one recipe are few, and
+                    // a deletion later in the batch must find them. IGNORE: the decider gives one
+                    // point per ingredient, a log written before that rule may hold two.
+                    try db.cachedStatement(sql: "INSERT OR IGNORE INTO earned_points (user_id, recipe_id, ingredient) VALUES (?, ?, ?)")
+                        .execute(arguments: [e.userId, e.recipeId, e.ingredient])
                 default:
                     break
                 }
@@ -115,6 +139,7 @@ package struct LeaderboardProjection: Projection {
     package func checksum(_ db: Database) throws -> String {
         try ProjectionChecksum.sha256(db, queries: [
             "SELECT user_id, username, points, reached_at_position, registered_at_position FROM leaderboard_users ORDER BY user_id",
+            "SELECT user_id, recipe_id, ingredient FROM earned_points ORDER BY user_id, recipe_id, ingredient",
         ])
     }
 
@@ -125,33 +150,51 @@ package struct LeaderboardProjection: Projection {
         ORDER BY points DESC, reached_at_position ASC
         """
 
-    /// The first `n` users, ranks 1...n.
+    /// The first `n` users with points, best first; equal points share a rank.
     package static func top(_ n: Int, in db: Database) throws -> [LeaderboardEntry] {
         guard n > 0 else { return [] }
-        return try page(offset: 0, limit: n, db)
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT user_id, username, points FROM leaderboard_users INDEXED BY leaderboard_rank
+            WHERE points > 0 ORDER BY points DESC, reached_at_position ASC LIMIT ?
+            """), arguments: [n])
+        return try ranked(rows, from: 0, db)
     }
 
-    /// The user's points and rank; nil for a user the leaderboard has never seen.
+    /// The user's points and rank (1 + how many have more points); nil for a user the leaderboard
+    /// has never seen.
     package static func entry(_ userId: UserID, in db: Database) throws -> LeaderboardEntry? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT username, points, reached_at_position FROM leaderboard_users WHERE user_id = ?
+            SELECT username, points FROM leaderboard_users WHERE user_id = ?
             """), arguments: [userId]) else { return nil }
         let points: Int = row["points"]
+        return LeaderboardEntry(rank: try rank(of: points, db), userId: userId, username: row["username"], points: points)
+    }
+
+    /// The users listed `radius` places above and below `userId` (fewer at the edges), the user
+    /// included; empty for an unknown user. Places, not ranks: a tie is cut where the window ends.
+    package static func around(_ userId: UserID, radius: Int, in db: Database) throws -> [LeaderboardEntry] {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT points, reached_at_position FROM leaderboard_users WHERE user_id = ?
+            """), arguments: [userId]) else { return [] }
+        let points: Int = row["points"]
         let reached: Int64 = row["reached_at_position"]
-        let ahead = try Int.fetchOne(db.cachedStatement(sql: """
+        let index = try Int.fetchOne(db.cachedStatement(sql: """
             SELECT (SELECT COUNT(*) FROM leaderboard_users INDEXED BY leaderboard_rank WHERE points > ?1)
                  + (SELECT COUNT(*) FROM leaderboard_users INDEXED BY leaderboard_rank WHERE points = ?1 AND reached_at_position < ?2)
             """), arguments: [points, reached]) ?? 0
-        return LeaderboardEntry(rank: ahead + 1, userId: userId, username: row["username"], points: points)
+        let radius = max(0, radius)
+        let first = max(0, index - radius)
+        let rows = try Row.fetchAll(db.cachedStatement(sql: ordered + " LIMIT ? OFFSET ?"),
+                                    arguments: [index + radius - first + 1, first])
+        return try ranked(rows, from: first, db)
     }
 
-    /// The users ranked `rank - radius ... rank + radius` around `userId` (fewer at the edges),
-    /// the user included; empty for an unknown user.
-    package static func around(_ userId: UserID, radius: Int, in db: Database) throws -> [LeaderboardEntry] {
-        guard let me = try entry(userId, in: db) else { return [] }
-        let radius = max(0, radius)
-        let first = max(1, me.rank - radius)
-        return try page(offset: first - 1, limit: me.rank + radius - first + 1, db)
+    /// The ingredients that earned `userId` a point for `recipeId`: what "I have this" would
+    /// answer `already_used` to.
+    package static func counted(_ userId: UserID, recipeId: String, in db: Database) throws -> CountedIngredients {
+        CountedIngredients(recipeId: recipeId, ingredients: try String.fetchAll(db.cachedStatement(sql: """
+            SELECT ingredient FROM earned_points WHERE user_id = ? AND recipe_id = ? ORDER BY ingredient
+            """), arguments: [userId, recipeId]))
     }
 
     /// How many users the leaderboard holds.
@@ -159,10 +202,26 @@ package struct LeaderboardProjection: Projection {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM leaderboard_users")) ?? 0
     }
 
-    private static func page(offset: Int, limit: Int, _ db: Database) throws -> [LeaderboardEntry] {
-        let rows = try Row.fetchAll(db.cachedStatement(sql: ordered + " LIMIT ? OFFSET ?"), arguments: [limit, offset])
-        return rows.enumerated().map { index, row in
-            LeaderboardEntry(rank: offset + index + 1, userId: row["user_id"], username: row["username"], points: row["points"])
+    /// The standard competition rank of a score ("1, 2, 2, 4"): one more than the users with more points.
+    private static func rank(of points: Int, _ db: Database) throws -> Int {
+        try (Int.fetchOne(db.cachedStatement(sql: """
+            SELECT COUNT(*) FROM leaderboard_users INDEXED BY leaderboard_rank WHERE points > ?
+            """), arguments: [points]) ?? 0) + 1
+    }
+
+    /// Entries for `rows` in order, listed from index `offset`, ranked as `LeaderboardStandings` ranks them.
+    private static func ranked(_ rows: [Row], from offset: Int, _ db: Database) throws -> [LeaderboardEntry] {
+        var entries: [LeaderboardEntry] = []
+        for (index, row) in rows.enumerated() {
+            let points: Int = row["points"]
+            var rank = offset + index + 1
+            if let previous = entries.last, previous.points == points {
+                rank = previous.rank
+            } else if entries.isEmpty, offset > 0 {
+                rank = try Self.rank(of: points, db)
+            }
+            entries.append(LeaderboardEntry(rank: rank, userId: row["user_id"], username: row["username"], points: points))
         }
+        return entries
     }
 }

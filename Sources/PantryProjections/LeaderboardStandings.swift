@@ -6,7 +6,7 @@ import PantryDomain
 /// the two to the same answers over random histories.
 package struct LeaderboardStandings: Sendable {
     /// A user's place in the order: more points first, then whoever reached that score first.
-    /// Positions are unique, so no two users tie.
+    /// Positions are unique, so no two places are equal; equal points still share a rank.
     struct Place: Comparable, Sendable {
         var points: Int
         var reachedAt: Int64
@@ -116,28 +116,49 @@ package struct LeaderboardStandings: Sendable {
         order.insert(place)
     }
 
-    /// The first `n` users, ranks 1...n.
-    package func top(_ n: Int) -> [LeaderboardEntry] { page(offset: 0, limit: n) }
+    /// The first `n` users with points, best first; equal points share a rank.
+    package func top(_ n: Int) -> [LeaderboardEntry] {
+        guard n > 0 else { return [] }
+        return ranked(order.elements(from: 0, limit: n).prefix { $0.points > 0 }, from: 0)
+    }
 
-    /// The user's points and rank; nil for a user the leaderboard has never seen.
+    /// The user's points and rank (1 + how many have more points); nil for a user the leaderboard
+    /// has never seen.
     package func entry(_ userId: UserID) -> LeaderboardEntry? {
-        guard let place = places[userId], let rank = order.rank(of: place) else { return nil }
-        return entry(place, rank: rank + 1)
+        guard let place = places[userId] else { return nil }
+        return entry(place, rank: rank(of: place.points))
     }
 
-    /// The users ranked `rank - radius ... rank + radius` around `userId` (fewer at the edges),
-    /// the user included; empty for an unknown user.
+    /// The users listed `radius` places above and below `userId` (fewer at the edges), the user
+    /// included; empty for an unknown user. Places, not ranks: a tie is cut where the window ends.
     package func around(_ userId: UserID, radius: Int) -> [LeaderboardEntry] {
-        guard let me = entry(userId) else { return [] }
-        let first = max(1, me.rank - max(0, radius))
-        return page(offset: first - 1, limit: me.rank + max(0, radius) - first + 1)
+        guard let place = places[userId], let index = order.rank(of: place) else { return [] }
+        let first = max(0, index - max(0, radius))
+        return ranked(order.elements(from: first, limit: index + max(0, radius) - first + 1)[...], from: first)
     }
 
-    private func page(offset: Int, limit: Int) -> [LeaderboardEntry] {
-        guard limit > 0 else { return [] }
-        return order.elements(from: offset, limit: limit).enumerated().map { index, place in
-            entry(place, rank: offset + index + 1)
+    /// The standard competition rank of a score ("1, 2, 2, 4"): one more than the users with more
+    /// points, counted as the users ordered before the first place a score can take. One search of
+    /// the blocks, as the place's own index was.
+    private func rank(of points: Int) -> Int {
+        order.count(below: Place(points: points, reachedAt: .min, userId: "")) + 1
+    }
+
+    /// Entries for `places`, listed from index `offset`: a place with fewer points than the one
+    /// before it ranks by its index (everyone above has more), an equal one shares the rank.
+    private func ranked(_ places: ArraySlice<Place>, from offset: Int) -> [LeaderboardEntry] {
+        var entries: [LeaderboardEntry] = []
+        entries.reserveCapacity(places.count)
+        for (index, place) in places.enumerated() {
+            var rank = offset + index + 1
+            if let previous = entries.last, previous.points == place.points {
+                rank = previous.rank
+            } else if entries.isEmpty, offset > 0 {
+                rank = self.rank(of: place.points)
+            }
+            entries.append(entry(place, rank: rank))
         }
+        return entries
     }
 
     private func entry(_ place: Place, rank: Int) -> LeaderboardEntry {

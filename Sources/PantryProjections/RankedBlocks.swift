@@ -57,6 +57,13 @@ struct RankedBlocks<Element: Comparable> {
         return blocks[..<b].reduce(i) { $0 + $1.count }
     }
 
+    /// How many elements are below `element`, whether or not it is there.
+    func count(below element: Element) -> Int {
+        guard !blocks.isEmpty else { return 0 }
+        let b = block(for: element)
+        return blocks[..<b].reduce(Self.firstIndex(notBelow: element, in: blocks[b])) { $0 + $1.count }
+    }
+
     /// Up to `limit` elements in order, the first being the one of rank `offset`.
     func elements(from offset: Int, limit: Int) -> [Element] {
         var result: [Element] = []

@@ -123,6 +123,37 @@ import PantryWire
         #expect(Set(random.map(\.id)).count == 10)
     }
 
+    @Test("A cook who saves and cooks chicken dishes is offered chicken dishes first: complete, none of theirs, in one order all day")
+    func likedRanksByWhatIsShared() async throws {
+        let shipped = try service(catalog: nil)
+        let liked = ["catalog:chicken-fajitas", "catalog:teriyaki-chicken", "catalog:chicken-caesar-wrap"]
+        func ranked(_ ids: [String], day: String = "2026-11-27") async throws -> [RecipeSummary] {
+            guard case .summaries(let found) = try await shipped.handle(.liked(ids: ids, day: day, number: 10)).get().payload
+            else { Issue.record("not summaries"); return [] }
+            return found
+        }
+        let found = try await ranked(liked)
+        #expect(found.count == 10 && Set(found.map(\.id)).isDisjoint(with: liked))
+        #expect(found.allSatisfy { $0.readyInMinutes != nil && $0.servings != nil })
+        var chicken: [Bool] = []
+        for summary in found.prefix(5) {
+            guard case .recipe(let recipe) = try await shipped.handle(.detail(id: summary.id)).get().payload else { continue }
+            chicken.append(recipe.ingredients.contains { IngredientName.words($0.name).contains("chicken") })
+        }
+        // 9 of the catalog's 135 recipes have chicken; the two best, and most of the five, do.
+        #expect(chicken.prefix(2) == [true, true] && chicken.filter { $0 }.count >= 3, "\(found.map(\.title))")
+        #expect(try await ranked(liked).map(\.id) == found.map(\.id), "the same all day")
+        #expect(try await ranked(Array(liked.reversed())).map(\.id) == found.map(\.id), "whatever order they come in")
+        // Recipes the catalog does not hold rank nothing: the caller shows what everyone sees.
+        #expect(try await ranked(["spoonacular:716429"]).isEmpty)
+        // Bad input is refused, not ranked.
+        for bad: FetchRequest in [.liked(ids: [], day: "2026-11-27", number: 10), .liked(ids: ["nonsense"], day: "2026-11-27", number: 10),
+                                  .liked(ids: liked, day: "tomorrow", number: 10), .liked(ids: liked, day: "2026-11-27", number: 0),
+                                  .liked(ids: (0...50).map { "mealdb:\($0)" }, day: "2026-11-27", number: 10)] {
+            #expect(throws: FetchError.self, "\(bad)") { try bad.validated() }
+        }
+    }
+
 }
 
 @Suite struct StoreLocationTests {

@@ -12,6 +12,7 @@ import PantryWire
         .search(query: "soup", diet: nil, maxReadyTime: nil, offset: 0, number: 10),
         .detail(id: "catalog:shakshuka"), .random(count: 3), .autocomplete(prefix: "av", number: 4),
         .image(url: "https://img.spoonacular.com/a.jpg"), .featured(day: "2026-11-25"),
+        .liked(ids: ["catalog:shakshuka", "mealdb:52772"], day: "2026-11-25", number: 10),
         .feed(seed: .max, offset: 10, count: 10),
     ]
 

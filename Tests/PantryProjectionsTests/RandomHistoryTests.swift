@@ -159,15 +159,20 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
             default: break
             }
         }
+        // Rank: one more than the users with more points, counted naively.
         let expected = points.sorted { a, b in
             a.value.points != b.value.points ? a.value.points > b.value.points : a.value.reached < b.value.reached
-        }.enumerated().map { LeaderboardEntry(rank: $0.offset + 1, userId: $0.element.key, username: $0.element.value.name,
-                                              points: $0.element.value.points) }
-        #expect(try store.read { try LeaderboardProjection.top(1_000, in: $0) } == expected)
-        for entry in expected {
+        }.map { user in
+            LeaderboardEntry(rank: 1 + points.values.count { $0.points > user.value.points }, userId: user.key,
+                             username: user.value.name, points: user.value.points)
+        }
+        let withPoints = expected.filter { $0.points > 0 }
+        #expect(Set(withPoints.map(\.rank)).count < withPoints.count, "the history has ties")
+        #expect(try store.read { try LeaderboardProjection.top(1_000, in: $0) } == withPoints)
+        for (index, entry) in expected.enumerated() {
             #expect(try store.read { try LeaderboardProjection.entry(entry.userId, in: $0) } == entry)
             let around = try store.read { try LeaderboardProjection.around(entry.userId, radius: 3, in: $0) }
-            #expect(around == Array(expected[max(0, entry.rank - 4)..<min(expected.count, entry.rank + 3)]))
+            #expect(around == Array(expected[max(0, index - 3)..<min(expected.count, index + 4)]))
         }
     }
 }

@@ -12,7 +12,8 @@ import Testing
                                                            recipe: History.facts("Recipe r1"))))
     }
 
-    @Test func tiesGoToWhoeverGotThereFirst() throws {
+    @Test("Equal points share a rank (1, 2, 2), listed by who got there first, and users without points are not in the top")
+    func equalPointsShareARank() throws {
         let h = try History()
         for (id, name) in [("u1", "alice"), ("u2", "bob"), ("u3", "carol"), ("u4", "dave"), ("u5", "erin")] {
             h.register(id, name)
@@ -24,30 +25,37 @@ import Testing
         let store = try h.caughtUp(LeaderboardProjection())
 
         let top = try store.read { try LeaderboardProjection.top(10, in: $0) }
-        #expect(top.map(\.username) == ["carol", "bob", "alice", "dave", "erin"])
-        #expect(top.map(\.rank) == [1, 2, 3, 4, 5])
-        #expect(top.map(\.points) == [2, 1, 1, 0, 0])
+        #expect(top.map(\.username) == ["carol", "bob", "alice"])
+        #expect(top.map(\.rank) == [1, 2, 2])
+        #expect(top.map(\.points) == [2, 1, 1])
         #expect(try store.read { try LeaderboardProjection.top(2, in: $0) }.map(\.userId) == ["u3", "u2"])
         #expect(try store.read { try LeaderboardProjection.top(0, in: $0) }.isEmpty)
+        #expect(try store.read { try LeaderboardProjection.entry("u1", in: $0) }?.rank == 2)
 
-        // Alice reaches 2 after carol: behind carol, ahead of bob.
+        // Alice reaches 2 after carol: tied with carol, listed behind her; bob is third.
         point(h, "u1", "pepper")
         try store.catchUp(from: h.log)
-        #expect(try store.read { try LeaderboardProjection.top(10, in: $0) }.map(\.username)
-                == ["carol", "alice", "bob", "dave", "erin"])
-        // Users without points are ranked too, in registration order.
+        #expect(try store.read { try LeaderboardProjection.top(10, in: $0) }.map { "\($0.rank):\($0.username)" }
+                == ["1:carol", "1:alice", "3:bob"])
+        // Users without points rank after everyone with points, all on one rank.
         #expect(try store.read { try LeaderboardProjection.entry("u4", in: $0) }
                 == LeaderboardEntry(rank: 4, userId: "u4", username: "dave", points: 0))
+        #expect(try store.read { try LeaderboardProjection.entry("u5", in: $0) }?.rank == 4)
         #expect(try store.read { try LeaderboardProjection.entry("u1", in: $0) }
-                == LeaderboardEntry(rank: 2, userId: "u1", username: "alice", points: 2))
+                == LeaderboardEntry(rank: 1, userId: "u1", username: "alice", points: 2))
         #expect(try store.read { try LeaderboardProjection.entry("nobody", in: $0) } == nil)
         #expect(try store.read { try LeaderboardProjection.count(in: $0) } == 5)
+        // A window that starts inside a tie gives the tie's rank, not the place's.
+        #expect(try store.read { try LeaderboardProjection.around("u5", radius: 1, in: $0) }.map { "\($0.rank):\($0.userId)" }
+                == ["4:u4", "4:u5"])
+        #expect(try store.read { try LeaderboardProjection.around("u2", radius: 0, in: $0) }.map(\.rank) == [3])
+        #expect(try store.read { try LeaderboardProjection.around("u1", radius: 0, in: $0) }.map(\.rank) == [1])
     }
 
     @Test func aroundMeAtTheEdges() throws {
         let h = try History()
         for i in 1...7 { h.register("u\(i)", "user\(i)") }
-        // u7 leads with 3, u6 has 2, u5 has 1; u1...u4 have none (rank by registration).
+        // u7 leads with 3, u6 has 2, u5 has 1; u1...u4 have none (listed by registration, one rank).
         for (user, n) in [("u7", 3), ("u6", 2), ("u5", 1)] {
             for k in 0..<n { point(h, user, "ingredient\(k)") }
         }
@@ -57,9 +65,9 @@ import Testing
         }
         #expect(try around("u7", 2) == ["1:u7", "2:u6", "3:u5"])                        // top edge
         #expect(try around("u6", 2) == ["1:u7", "2:u6", "3:u5", "4:u1"])
-        #expect(try around("u2", 2) == ["3:u5", "4:u1", "5:u2", "6:u3", "7:u4"])        // middle
-        #expect(try around("u4", 2) == ["5:u2", "6:u3", "7:u4"])                        // bottom edge
-        #expect(try around("u4", 0) == ["7:u4"])
+        #expect(try around("u2", 2) == ["3:u5", "4:u1", "4:u2", "4:u3", "4:u4"])        // middle
+        #expect(try around("u4", 2) == ["4:u2", "4:u3", "4:u4"])                        // bottom edge
+        #expect(try around("u4", 0) == ["4:u4"])
         #expect(try around("u1", 100).count == 7)
         #expect(try around("nobody", 2).isEmpty)
     }

@@ -489,35 +489,77 @@ def test_a_session_is_refreshed_before_it_expires_and_the_password_can_be_change
     app.find("form[aria-labelledby='login-title']")
 
 
+def test_a_recipe_opens_with_the_ingredients_already_counted_said_and_disabled(processes, browser):
+    """Issue 33, point 3: an ingredient that already earned its point said "I have this" until
+    tapped (then 409 `already_used`). Now the recipe asks the API on opening."""
+    api = start_core_and_api(processes)
+    user_id, token = api.register_and_log_in("counted-cook")
+    recipe = api.catalog_recipe()
+    first, second = recipe["ingredients"][0]["name"], recipe["ingredients"][1]["name"]
+    api.start_cooking(recipe["id"], token)
+    ok(api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": first}, token=token), 201)
+    app = App(browser, api.port)
+    app.open("/")
+    browser.execute_script("localStorage.setItem('pantry.session', JSON.stringify({token: arguments[0], userId: arguments[1], "
+                           "username: 'counted-cook'}))", token, user_id)
+
+    def have_button(name):  # the ingredients are listed in the recipe's order
+        index = [i["name"] for i in recipe["ingredients"]].index(name) + 1
+        return app.find(f"ul[aria-label='Ingredients'] > li:nth-child({index}) button")
+
+    for width in (360, 1280):
+        browser.set_window_size(width, 900)
+        app.open(f"/recipe/{recipe['id']}")
+        app.heading_is(recipe["title"])
+        app.wait.until(lambda d: have_button(first).text == "Already counted")
+        counted = have_button(first)
+        assert counted.get_attribute("aria-disabled") == "true", "said and disabled, still focusable"
+        assert have_button(second).text == "I have this" and have_button(second).get_attribute("aria-disabled") is None
+        counted.click()  # does nothing: no request, no change
+        assert have_button(first).text == "Already counted"
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+    browser.set_window_size(1280, 900)
+
+
 def test_numbers_read_as_a_cook_says_them_and_ties_share_a_rank(processes, browser):
     """Issue 33, point 8: "Milk 266.16 ml" from 1 cup + 2 tbsp, "garlic 3 clove", tied points with
-    different ranks, and 0-point users filling the top ten."""
+    different ranks, and 0-point users filling the top ten. The ranks are the API's, the same in
+    every table: "around you" for the last of four tied cooks starts inside the tie."""
     api = start_core_and_api(processes)
     recipe = api.catalog_recipe()
-    cooks = [api.register_and_log_in(name) for name in ("tied-one", "tied-two", "no-points")]
-    for _, token in cooks[:2]:
+    names = ("tied-one", "tied-two", "tied-three", "tied-four", "no-points")
+    cooks = [api.register_and_log_in(name) for name in names]
+    for _, token in cooks[:4]:
         api.start_cooking(recipe["id"], token)
         ok(api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]},
                     token=token), 201)
-    user_id, token = cooks[0]
+    user_id, token = cooks[3]
     for body in ({"ingredient": "milk", "amount": 1, "unit": "cup"}, {"ingredient": "milk", "amount": 2, "unit": "tbsp"},
                  {"ingredient": "garlic", "amount": 3, "unit": "clove"}):
         ok(api.post("/v1/me/groceries", body, token=token), 201)
     app = App(browser, api.port)
     app.open("/")
     browser.execute_script("localStorage.setItem('pantry.session', JSON.stringify({token: arguments[0], userId: arguments[1], "
-                           "username: 'tied-one'}))", token, user_id)
+                           "username: 'tied-four'}))", token, user_id)
     app.open("/groceries")
     app.text_appears("#view li", "milk")
     rows = {row.find_element(By.CSS_SELECTOR, ".name").text: row.find_element(By.CSS_SELECTOR, ".meta").text
             for row in browser.find_elements(By.CSS_SELECTOR, "#view li")}
     assert rows["milk"] == "1⅛ cups" and rows["garlic"] == "3 cloves", rows
 
-    app.go("/leaderboard")
-    app.text_appears("#my-rank", "Rank 1 with 1 point.")
-    top = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
-           for row in browser.find_elements(By.CSS_SELECTOR, "table")[0].find_elements(By.CSS_SELECTOR, "tbody tr")]
-    assert sorted(top) == [["1", "tied-one", "1"], ["1", "tied-two", "1"]], top
+    for width in (360, 1280):
+        browser.set_window_size(width, 900)
+        app.go("/groceries")
+        app.go("/leaderboard")
+        app.text_appears("#my-rank", "Rank 1 with 1 point.")
+        top, around = [[[cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+                        for row in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+                       for table in browser.find_elements(By.CSS_SELECTOR, "table")]
+        assert top == [["1", name, "1"] for name in names[:4]], top
+        assert around == [["1", "tied-two", "1"], ["1", "tied-three", "1"], ["1", "tied-four", "1"],
+                          ["5", "no-points", "0"]], around
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+    browser.set_window_size(1280, 900)
 
 
 def test_a_fallback_answer_says_so_and_an_empty_one_is_not_nothing_found(processes, browser):

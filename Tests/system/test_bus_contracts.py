@@ -64,7 +64,8 @@ def test_every_query_answer_follows_the_schema(deployment):
     answer = validator("query-answer")
     asked = {
         "leaderboard": [{"query": "top", "limit": 10}, {"query": "entry", "userId": user_id},
-                        {"query": "around", "userId": user_id, "radius": 2}],
+                        {"query": "around", "userId": user_id, "radius": 2},
+                        {"query": "counted", "userId": user_id, "recipeId": recipe["id"]}],
         "carts": [{"query": "cart", "userId": user_id}],
         "favourites": [{"query": "list", "userId": user_id}, {"query": "search", "userId": user_id, "text": recipe["title"][:3]},
                        {"query": "suggestion", "userId": user_id}],
@@ -121,6 +122,7 @@ def test_every_fetch_request_kind_is_answered_as_the_schema_says(deployment):
         {"kind": "random", "count": 2},
         {"kind": "autocomplete", "prefix": "tom", "number": 5},
         {"kind": "featured", "day": "2026-11-25"},
+        {"kind": "liked", "ids": [recipe["id"], "mealdb:52772"], "day": "2026-11-25", "number": 5},
         {"kind": "feed", "seed": 18446744073709551615, "offset": 10, "count": 3, "client": "contract"},
         {"kind": "detail", "id": "catalog:no-such-recipe"},
     ]
@@ -136,6 +138,8 @@ def test_every_fetch_request_kind_is_answered_as_the_schema_says(deployment):
     assert ask(socket, good[-1])["error"] == {"error": "notFound"}
     for bad in ({"kind": "byIngredients", "ingredients": []}, {"kind": "random", "count": 1000},
                 {"kind": "featured", "day": "tomorrow"}, {"kind": "nope"}, {"kind": "search"},
+                {"kind": "liked", "ids": [], "day": "2026-11-25"}, {"kind": "liked", "ids": ["x"], "day": "2026-11-25"},
+                {"kind": "liked", "ids": [recipe["id"]], "day": "2026-11-25", "number": 101},
                 {"kind": "random", "count": 2, "colour": "red"}, {"kind": "detail", "id": recipe["id"], "query": "x"}):
         assert not request.is_valid(bad), bad
         reply = ask(socket, bad)

@@ -51,3 +51,24 @@ def test_a_leaderboard_read_after_a_command_it_does_not_read_sees_it(api):
     for path in [f"/v1/leaderboard/me?after={saved.json['position']}", f"/v1/leaderboard?after={saved.json['position']}"]:
         answer = api.get(path, token=token)
         assert answer.status == 200 and answer.json["position"] >= saved.json["position"], (path, answer)
+
+
+def test_a_users_counted_ingredients_are_read_at_once_after_the_point_and_only_by_that_user(api):
+    # The recipe page opens with "I have this" already counted: the read sees the point just earned.
+    _, token = api.register_and_log_in("counter")
+    _, other = api.register_and_log_in("onlooker")
+    path = f"/v1/me/owned-ingredients/{SHAKSHUKA}"
+    before = api.get(path, token=token)
+    assert before.status == 200 and before.json["result"] == {"recipeId": SHAKSHUKA, "ingredients": []}, before
+    api.start_cooking(SHAKSHUKA, token)
+    for ingredient in ("Eggs", "onion"):
+        earned = api.post("/v1/me/owned-ingredients", {"recipeId": SHAKSHUKA, "ingredient": ingredient}, token=token)
+        assert earned.status == 201, earned
+    counted = api.get(f"{path}?after={earned.json['position']}", token=token)
+    assert counted.status == 200 and counted.json["position"] >= earned.json["position"], counted
+    assert counted.json["result"]["ingredients"] == ["egg", "onion"], counted
+    # Another cook's read says nothing of them; no token, a bad id: refused, nothing read.
+    assert api.get(f"{path}?after={earned.json['position']}", token=other).json["result"]["ingredients"] == []
+    assert api.get(path).status == 401
+    assert api.get(f"/v1/me/owned-ingredients/{'x' * 129}", token=token).status == 422
+    assert api.get(f"{path}?after=nope", token=token).status == 422

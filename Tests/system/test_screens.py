@@ -61,6 +61,37 @@ def test_the_favourite_suggestion_comes_with_recipes(api):
     assert ok(api.get("/v1/me/favourite-suggestion", token=other))["result"] is None
 
 
+def test_featured_and_suggestions_follow_what_a_cook_saves_and_cooks(api):
+    """Issue 33: "Featured today" was one recipe for everyone and the suggestion the first titles
+    with its word. A cook who saves and cooks chicken dishes is featured a chicken dish, none of
+    theirs, all day; the suggestion puts it first; a new cook sees what everyone sees."""
+    day = "2026-11-27"
+    everyone = ok(api.get(f"/v1/recipes/featured?day={day}"))["payload"]["recipe"]
+    assert not any("chicken" in i["name"] for i in everyone["ingredients"]), "the day's pick for everyone has none"
+    _, new_cook = api.register_and_log_in("new-cook")
+    assert ok(api.get(f"/v1/recipes/featured?day={day}", token=new_cook))["payload"]["recipe"]["id"] == everyone["id"]
+
+    _, token = api.register_and_log_in("chicken-cook")
+    saved = ["catalog:chicken-fajitas", "catalog:chicken-caesar-wrap"]
+    for recipe_id in saved:
+        position = ok(api.put(f"/v1/me/favourites/{recipe_id}", token=token), 201)["position"]
+    cooking = api.start_cooking("catalog:teriyaki-chicken", token)["position"]
+    # Both workers have applied them (read-your-writes), so the featured read that asks them sees them.
+    ok(api.get(f"/v1/me/favourites?after={position}", token=token))
+    ok(api.get(f"/v1/me/cart?after={cooking}", token=token))
+    featured = ok(api.get(f"/v1/recipes/featured?day={day}", token=token))["payload"]["recipe"]
+    assert any("chicken" in i["name"] for i in featured["ingredients"]), featured["title"]
+    assert featured["id"] not in saved + ["catalog:teriyaki-chicken"]
+    assert featured["readyInMinutes"] and featured["servings"] and len(featured["instructions"]) > 1, "complete"
+    again = ok(api.get(f"/v1/recipes/featured?day={day}", token=token))["payload"]["recipe"]
+    assert again["id"] == featured["id"], "the same all day"
+
+    suggestion = ok(api.get("/v1/me/favourite-suggestion", token=token))["result"]
+    assert suggestion["keyword"] == "chicken" and "chicken" in featured["title"].lower()
+    assert suggestion["recipes"][0]["id"] == featured["id"], [r["title"] for r in suggestion["recipes"]]
+    assert not {r["id"] for r in suggestion["recipes"]} & set(saved)
+
+
 def test_a_cooking_timer_on_a_cart_line(api):
     _, token = api.register_and_log_in("cook-timer")
     recipe = api.catalog_recipe("egg")

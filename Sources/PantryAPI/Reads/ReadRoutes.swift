@@ -13,6 +13,7 @@ struct ReadRoutes {
     let feed: APIFeed
     let leaderboard: LeaderboardReadModel
     let recipes: RecipeSource
+    let liked: LikedRecipes
 
     func register(public open: RouterGroup<APIRequestContext>, authenticated routes: RouterGroup<APIRequestContext>) {
         open.get("v1/leaderboard") { request, _ in
@@ -44,18 +45,26 @@ struct ReadRoutes {
             }
         }
         routes.get("v1/me/favourite-suggestion") { request, context in
+            let userId = try context.requireSession().userId
             var query = QueryRequest(.favourites(.suggestion))
-            query.userId = try context.requireSession().userId
+            query.userId = userId
             query.after = try ReadYourWrites.position(in: request)
             let answer = try JSONDecoder().decode(SuggestionAnswer.self, from: try await queries.ask(query))
             guard var suggestion = answer.result else { return JSONResponse.make(answer) }
-            suggestion.recipes = try await suggestedRecipes(suggestion, client: context.upstreamSpender, logger: context.logger)
+            suggestion.recipes = try await suggestedRecipes(suggestion, userId: userId, client: context.upstreamSpender,
+                                                            logger: context.logger)
             return JSONResponse.make(SuggestionAnswer(position: answer.position, result: suggestion))
         }
         routes.get("v1/me/groceries") { request, context in
             try await ask(.groceries(.list), request) {
                 $0.userId = try context.requireSession().userId
                 try Self.page(request, into: &$0)
+            }
+        }
+        routes.get("v1/me/owned-ingredients/:recipeId") { request, context in
+            try await ask(.leaderboard(.counted), request) {
+                $0.userId = try context.requireSession().userId
+                $0.recipeId = try PathParameter.value("recipeId", in: context)
             }
         }
         routes.get("v1/me/cart") { request, context in
@@ -86,18 +95,25 @@ struct ReadRoutes {
     }
 
     /// Recipes for the suggested keyword that the user has not saved, so the screen needs no second
-    /// call; those that state their time and servings first (search orders by title alone, so the
-    /// suggestion was the first ten titles, complete or not). The suggestion stands without them if
-    /// recipes cannot be had now.
-    private func suggestedRecipes(_ suggestion: SuggestionAnswer.Suggestion, client: String?,
+    /// call: first those most like what the user saves and cooks (`LikedRecipes`), then the
+    /// others that state their time and servings, then the rest (search orders by title alone, so
+    /// the suggestion was the first ten titles with the word). The suggestion stands without them
+    /// if recipes cannot be had now.
+    private func suggestedRecipes(_ suggestion: SuggestionAnswer.Suggestion, userId: String, client: String?,
                                   logger: Logger) async throws -> [RecipeSummary] {
         do {
-            let found = try await recipes.fetch(.search(query: suggestion.keyword, diet: nil, maxReadyTime: nil, offset: 0,
-                                                        number: 30 + suggestion.basedOn.count), client: client)
-            guard case .searchPage(let page) = found.payload else { return [] }
+            async let found = recipes.fetch(.search(query: suggestion.keyword, diet: nil, maxReadyTime: nil, offset: 0,
+                                                    number: 30 + suggestion.basedOn.count), client: client)
+            async let alike = liked.ranked(for: userId, day: FetchRequest.utcDay.string(from: Date()), number: 100,
+                                           client: client, logger: logger)
+            guard case .searchPage(let page) = try await found.payload else { return [] }
             let unsaved = page.results.filter { !suggestion.basedOn.contains($0.id) }
+            var likeness: [String: Int] = [:]
+            for (rank, recipe) in await alike.enumerated() where likeness[recipe.id] == nil { likeness[recipe.id] = rank }
             let complete = { (recipe: RecipeSummary) in recipe.readyInMinutes != nil && recipe.servings != nil }
-            return Array((unsaved.filter(complete) + unsaved.filter { !complete($0) }).prefix(10))
+            let liked = unsaved.filter { likeness[$0.id] != nil }.sorted { likeness[$0.id]! < likeness[$1.id]! }
+            let others = unsaved.filter { likeness[$0.id] == nil }
+            return Array((liked + others.filter(complete) + others.filter { !complete($0) }).prefix(10))
         } catch let problem as Problem {
             logger.notice("suggestion without recipes", metadata: ["reason": "\(problem.code)"])
             return []

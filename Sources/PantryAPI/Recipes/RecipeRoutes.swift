@@ -7,6 +7,7 @@ import PantryWire
 /// names as the user types. Each answer says where it came from (`origin`) and how old it is.
 struct RecipeRoutes {
     let recipes: RecipeSource
+    let liked: LikedRecipes
 
     func register(on routes: RouterGroup<APIRequestContext>) {
         routes.get("v1/recipes/by-ingredients") { request, context in
@@ -35,10 +36,16 @@ struct RecipeRoutes {
             guard case .searchPage(let page) = response.payload else { throw Self.wrongPayload }
             return JSONResponse.make(Extended(response, sections: ReadyTimeSection.group(page.results)))
         }
-        // Seed 004's featured meal: the same recipe all day (UTC), from the catalog, so it costs no quota.
+        // Seed 004's featured meal: the same recipe all day (UTC), from the catalog, so it costs no
+        // quota. For a signed-in cook who saves or cooks, the recipe most like those that day.
         routes.get("v1/recipes/featured") { request, context in
             let day = try QueryParameter.string("day", in: request, maxLength: 10)
                 ?? FetchRequest.utcDay.string(from: Date())
+            if let userId = context.session?.userId,
+               let best = await liked.ranked(for: userId, day: day, number: 1, client: context.upstreamSpender,
+                                             logger: context.logger).first {
+                return try await answer(.detail(id: best.id), context)
+            }
             return try await answer(.featured(day: day), context)
         }
         // Seed 004's "load more": pages of the catalog in an order drawn for this session; the

@@ -14,12 +14,16 @@ package enum FetchRequest: Sendable, Equatable, Hashable {
     case image(url: String)
     /// The day's featured recipe (`day` as YYYY-MM-DD, UTC): the same all day, from the catalog.
     case featured(day: String)
+    /// Up to `number` complete catalog recipes (summaries) ranked by what they share with `ids`
+    /// (the recipes a user saved and cooked): ingredients and diets. `day` orders equal ones, so
+    /// the order holds all day (UTC) and moves the next; none of `ids` comes back.
+    case liked(ids: [String], day: String, number: Int)
     /// One page of a browsing session that never shows a recipe twice: the catalog in the order
     /// `seed` shuffles it, `count` recipes from `offset`.
     case feed(seed: UInt64, offset: Int, count: Int)
 
     package enum Kind: String, Codable, Sendable, CaseIterable {
-        case byIngredients, search, detail, random, autocomplete, image, featured, feed
+        case byIngredients, search, detail, random, autocomplete, image, featured, liked, feed
     }
 
     package var kind: Kind {
@@ -31,6 +35,7 @@ package enum FetchRequest: Sendable, Equatable, Hashable {
         case .autocomplete: .autocomplete
         case .image: .image
         case .featured: .featured
+        case .liked: .liked
         case .feed: .feed
         }
     }
@@ -40,7 +45,7 @@ package enum FetchRequest: Sendable, Equatable, Hashable {
     static let fields: [Kind: Set<String>] = [
         .byIngredients: ["ingredients", "number"], .search: ["query", "diet", "maxReadyTime", "offset", "number"],
         .detail: ["id"], .random: ["count"], .autocomplete: ["prefix", "number"], .image: ["url"],
-        .featured: ["day"], .feed: ["seed", "offset", "count"],
+        .featured: ["day"], .liked: ["ids", "day", "number"], .feed: ["seed", "offset", "count"],
     ]
 
     /// A request as the fetch worker receives it: what is asked, who asks (`client`, the API's
@@ -93,7 +98,7 @@ package enum FetchRequest: Sendable, Equatable, Hashable {
 
 extension FetchRequest: Codable {
     private enum CodingKeys: String, CodingKey {
-        case kind, ingredients, number, query, diet, maxReadyTime, offset, id, count, prefix, url, day, seed
+        case kind, ingredients, number, query, diet, maxReadyTime, offset, id, count, prefix, url, day, seed, ids
     }
 
     package init(from decoder: any Decoder) throws {
@@ -122,6 +127,9 @@ extension FetchRequest: Codable {
             self = .image(url: try c.decode(String.self, forKey: .url))
         case .featured:
             self = .featured(day: try c.decode(String.self, forKey: .day))
+        case .liked:
+            self = .liked(ids: try c.decode([String].self, forKey: .ids), day: try c.decode(String.self, forKey: .day),
+                          number: try c.decodeIfPresent(Int.self, forKey: .number) ?? 10)
         case .feed:
             self = .feed(
                 seed: try c.decode(UInt64.self, forKey: .seed),
@@ -154,6 +162,10 @@ extension FetchRequest: Codable {
             try c.encode(url, forKey: .url)
         case .featured(let day):
             try c.encode(day, forKey: .day)
+        case .liked(let ids, let day, let number):
+            try c.encode(ids, forKey: .ids)
+            try c.encode(day, forKey: .day)
+            try c.encode(number, forKey: .number)
         case .feed(let seed, let offset, let count):
             try c.encode(seed, forKey: .seed)
             try c.encode(offset, forKey: .offset)

@@ -28,6 +28,10 @@ extension FetchRequest {
             writer.field("url", url)
         case .featured(let day):
             writer.field("day", day)
+        case .liked(let ids, let day, let number):
+            writer.field("ids", ids)
+            writer.field("day", day)
+            writer.field("number", number)
         case .feed(let seed, let offset, let count):
             writer.field("seed", json: String(seed).utf8)
             writer.field("offset", offset)

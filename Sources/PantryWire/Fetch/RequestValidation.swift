@@ -49,14 +49,31 @@ extension FetchRequest {
             else { throw .badRequest(message: "image url must be an absolute http(s) URL of at most 2048 bytes") }
             return .image(url: url)
         case .featured(let day):
-            guard day.count == 10, let date = Self.utcDay.date(from: day), Self.utcDay.string(from: date) == day else {
-                throw .badRequest(message: "day must be a date as YYYY-MM-DD")
+            return .featured(day: try Self.day(day))
+        case .liked(let ids, let day, let number):
+            var seen: [String] = []
+            for raw in ids {
+                let id = try Self.recipeID(raw)
+                if !seen.contains(id) { seen.append(id) }
             }
-            return .featured(day: day)
+            guard (1...Self.maxLiked).contains(seen.count) else {
+                throw .badRequest(message: "give 1 to \(Self.maxLiked) different recipe ids, got \(seen.count)")
+            }
+            return .liked(ids: seen, day: try Self.day(day), number: try Self.range(number, 1...100, field: "number"))
         case .feed(let seed, let offset, let count):
             return .feed(seed: seed, offset: try Self.range(offset, 0...100_000, field: "offset"),
                          count: try Self.range(count, 1...100, field: "count"))
         }
+    }
+
+    /// The most recipes a `liked` request ranks by: a user's newest favourites and cooking.
+    package static let maxLiked = 50
+
+    private static func day(_ day: String) throws(FetchError) -> String {
+        guard day.count == 10, let date = utcDay.date(from: day), utcDay.string(from: date) == day else {
+            throw .badRequest(message: "day must be a date as YYYY-MM-DD")
+        }
+        return day
     }
 
     /// Days as the featured recipe names them: YYYY-MM-DD in UTC.

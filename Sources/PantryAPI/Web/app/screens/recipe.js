@@ -11,6 +11,20 @@ function done(button, text) {
 }
 const isDone = (button) => button.getAttribute("aria-disabled") === "true";
 
+/** The name the points rule gives an ingredient (`IngredientName.words` in PantryDomain): lowercase
+ *  words of letters and digits, a simple English plural removed, so "Cherry Tomatoes" is
+ *  "cherry tomato". The API lists counted ingredients by this name. */
+function pointKey(name) {
+  const singular = (word) => {
+    if ([...word].length <= 3) return word;
+    if (word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+    if (["oes", "ches", "shes", "sses"].some((end) => word.endsWith(end))) return word.slice(0, -2);
+    if (word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us")) return word.slice(0, -1);
+    return word;
+  };
+  return name.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean).map(singular).join(" ");
+}
+
 export async function recipeScreen(id) {
   let recipe;
   try {
@@ -56,8 +70,18 @@ export async function recipeScreen(id) {
     const item = h("li", {}, pick, h("span", { class: "grow" }, ingredient.original || ingredient.name), have);
     item.ingredient = ingredient;
     item.pick = pick;
+    item.have = have;
     return item;
   });
+  // Counted already, as the points say on opening: the button says so and does nothing.
+  if (loggedIn) {
+    get(`/v1/me/owned-ingredients/${encodeURIComponent(recipe.id)}`).then((answer) => {
+      const counted = new Set(answer.result.ingredients);
+      for (const item of ingredientItems) {
+        if (counted.has(pointKey(item.ingredient.name))) done(item.have, "Already counted");
+      }
+    }).catch(() => { /* "I have this" still answers already_used */ });
+  }
   const addToGroceries = async (onlyPicked) => {
     const chosen = ingredientItems.filter((item) => !onlyPicked || item.pick.checked);
     if (!chosen.length) { announce("Choose an ingredient first."); return; }
