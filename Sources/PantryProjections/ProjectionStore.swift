@@ -205,16 +205,16 @@ package final class ProjectionStore: Sendable {
         var head = max(min(try log.headPosition(), last), position)
         var applied: Int64 = 0
         progress?(position, head)
-        let types = eventTypeNames
-        var upcoming: (range: ClosedRange<Int64>, events: ReadAhead<[RecordedEvent]>)?
+        var upcoming: (range: ClosedRange<Int64>, events: ReadAhead<[(recorded: RecordedEvent, event: Event?)]>)?
         while true {
             while position < head {
                 let end = min(head, position + Int64(batchSize))
                 let events = try upcoming.flatMap { $0.range == position...end ? try $0.events.value() : nil }
-                    ?? log.read(after: position, through: end, types: types)
+                    ?? readDecoded(from: log, after: position, through: end)
                 let nextEnd = min(head, end + Int64(batchSize))
-                upcoming = nextEnd > end ? (end...nextEnd, ReadAhead { try log.read(after: end, through: nextEnd, types: types) }) : nil
-                applied += try apply(decoded: events.map { ($0, nil) }, after: position, through: end, into: rebuild)
+                upcoming = nextEnd > end
+                    ? (end...nextEnd, ReadAhead { [self] in try readDecoded(from: log, after: end, through: nextEnd) }) : nil
+                applied += try apply(decoded: events, after: position, through: end, into: rebuild)
                 position = end
                 progress?(position, head)
             }
@@ -224,6 +224,17 @@ package final class ProjectionStore: Sendable {
         }
         if applied > 0 { logger.debug("caught up", metadata: ["applied": "\(applied)", "checkpoint": "\(position)"]) }
         return applied
+    }
+
+    /// The events of this projection's types in `first + 1 ... last`, decoded. Decoding here, on the
+    /// read-ahead's thread, rather than in the write transaction splits a catch-up's work more
+    /// evenly between the two cores: decoding (opening every registration's seal, parsing every
+    /// point) was half of the leaderboard's fold and reading a sixth of it (`perf`, 1,000,000 events).
+    private func readDecoded(from log: any EventLogReader, after first: Int64, through last: Int64) throws
+        -> [(recorded: RecordedEvent, event: Event?)] {
+        try log.read(after: first, through: last, types: eventTypeNames).map { recorded in
+            (recorded, try eventTypeNames.contains(recorded.type) ? decode(recorded) : nil)
+        }
     }
 
     /// The projection's checksum (see `Projection.checksum`).
