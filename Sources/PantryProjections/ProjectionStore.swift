@@ -227,9 +227,10 @@ package final class ProjectionStore: Sendable {
     }
 
     /// The events of this projection's types in `first + 1 ... last`, decoded. Decoding here, on the
-    /// read-ahead's thread, rather than in the write transaction splits a catch-up's work more
-    /// evenly between the two cores: decoding (opening every registration's seal, parsing every
-    /// point) was half of the leaderboard's fold and reading a sixth of it (`perf`, 1,000,000 events).
+    /// read-ahead's thread, rather than in the write transaction, balances a catch-up's two threads:
+    /// in the leaderboard's replay of 1,000,000 events (`perf`) the transaction's fold was 33% of
+    /// the samples, half of it decoding, the read ahead 5.5%. It pays only where a second core is
+    /// free: on the shared machine at load 3-4 the replay's rate did not move (docs/benchmarks/scale.md).
     private func readDecoded(from log: any EventLogReader, after first: Int64, through last: Int64) throws
         -> [(recorded: RecordedEvent, event: Event?)] {
         try log.read(after: first, through: last, types: eventTypeNames).map { recorded in
