@@ -205,16 +205,16 @@ package final class ProjectionStore: Sendable {
         var head = max(min(try log.headPosition(), last), position)
         var applied: Int64 = 0
         progress?(position, head)
-        var upcoming: (range: ClosedRange<Int64>, events: ReadAhead<[(recorded: RecordedEvent, event: Event?)]>)?
+        let types = eventTypeNames
+        var upcoming: (range: ClosedRange<Int64>, events: ReadAhead<[RecordedEvent]>)?
         while true {
             while position < head {
                 let end = min(head, position + Int64(batchSize))
                 let events = try upcoming.flatMap { $0.range == position...end ? try $0.events.value() : nil }
-                    ?? readDecoded(from: log, after: position, through: end)
+                    ?? log.read(after: position, through: end, types: types)
                 let nextEnd = min(head, end + Int64(batchSize))
-                upcoming = nextEnd > end
-                    ? (end...nextEnd, ReadAhead { [self] in try readDecoded(from: log, after: end, through: nextEnd) }) : nil
-                applied += try apply(decoded: events, after: position, through: end, into: rebuild)
+                upcoming = nextEnd > end ? (end...nextEnd, ReadAhead { try log.read(after: end, through: nextEnd, types: types) }) : nil
+                applied += try apply(decoded: events.map { ($0, nil) }, after: position, through: end, into: rebuild)
                 position = end
                 progress?(position, head)
             }
@@ -224,18 +224,6 @@ package final class ProjectionStore: Sendable {
         }
         if applied > 0 { logger.debug("caught up", metadata: ["applied": "\(applied)", "checkpoint": "\(position)"]) }
         return applied
-    }
-
-    /// The events of this projection's types in `first + 1 ... last`, decoded. Decoding here, on the
-    /// read-ahead's thread, rather than in the write transaction, balances a catch-up's two threads:
-    /// in the leaderboard's replay of 1,000,000 events (`perf`) the transaction's fold was 33% of
-    /// the samples, half of it decoding, the read ahead 5.5%. It pays only where a second core is
-    /// free: on the shared machine at load 3-4 the replay's rate did not move (docs/benchmarks/scale.md).
-    private func readDecoded(from log: any EventLogReader, after first: Int64, through last: Int64) throws
-        -> [(recorded: RecordedEvent, event: Event?)] {
-        try log.read(after: first, through: last, types: eventTypeNames).map { recorded in
-            (recorded, try eventTypeNames.contains(recorded.type) ? decode(recorded) : nil)
-        }
     }
 
     /// The projection's checksum (see `Projection.checksum`).

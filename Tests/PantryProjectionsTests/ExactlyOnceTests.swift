@@ -180,8 +180,8 @@ func smallHistory() throws -> History {
         #expect(top.map(\.username) == ["bob", "alice2", "u9", "u3"])
     }
 
-    /// Catch-up decodes the next batch on the read-ahead's thread while one is applied: an event
-    /// it cannot decode must still stop it where decoding in the transaction did.
+    /// Catch-up reads the next batch ahead while one is applied: an event it cannot decode stops
+    /// it at that event's batch, whichever thread meets it first.
     @Test("A catch-up stops at the batch of an undecodable event, with nothing of that batch applied and everything before it")
     func anUndecodableEventStopsCatchUpBeforeItsBatch() throws {
         let h = try smallHistory()
