@@ -84,17 +84,12 @@ package struct LeaderboardProjection: Projection {
                     pending[e.userId] = nil
                     try db.cachedStatement(sql: "DELETE FROM leaderboard_users WHERE user_id = ?").execute(arguments: [e.userId])
                 case .pointEarned(let e):
-                    // One hash lookup per point: this line runs for most of the log.
-                    Self.add(recorded.position, to: &pending[e.userId, default: Pending(first: recorded.position, last: recorded.position)])
+                    pending[e.userId, default: Pending(first: recorded.position, last: recorded.position)].count += 1
+                    pending[e.userId]!.last = recorded.position
                 default:
                     break
                 }
             }
-        }
-
-        private static func add(_ position: Int64, to points: inout Pending) {
-            points.count += 1
-            points.last = position
         }
 
         func finish(_ db: Database) throws {
