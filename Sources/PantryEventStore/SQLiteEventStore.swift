@@ -170,8 +170,10 @@ package final class SQLiteEventStore: EventStore {
 
     private func knownVersion(of streamId: String, _ db: Database) throws -> Int64 {
         if let cached = streamVersions.withLock({ $0[streamId] }) { return cached }
+        // Cached: every stream's first append asks once, and preparing the statement anew was 12%
+        // of `pantry-bench log` appending the first events of 1,000,000 users' streams (`perf`).
         return try Int64.fetchOne(
-            db, sql: "SELECT IFNULL(MAX(stream_version), 0) FROM events WHERE stream_id = ?", arguments: [streamId]) ?? 0
+            db.cachedStatement(sql: "SELECT IFNULL(MAX(stream_version), 0) FROM events WHERE stream_id = ?"), arguments: [streamId]) ?? 0
     }
 
     package func read(after position: Int64, limit: Int) throws -> [RecordedEvent] {

@@ -180,6 +180,34 @@ func smallHistory() throws -> History {
         #expect(top.map(\.username) == ["bob", "alice2", "u9", "u3"])
     }
 
+    /// Catch-up reads the next batch ahead while one is applied: an event it cannot decode stops
+    /// it at that event's batch, whichever thread meets it first.
+    @Test("A catch-up stops at the batch of an undecodable event, with nothing of that batch applied and everything before it")
+    func anUndecodableEventStopsCatchUpBeforeItsBatch() throws {
+        let h = try smallHistory()
+        let good = try h.events()
+        let bad = Int64(good.count + 1)
+        // Valid JSON (the log refuses anything else) without the point's user.
+        _ = try h.log.append([StreamAppend(streamId: "no-user", expectedVersion: 0, events: [
+            NewEvent(type: EventType.pointEarned.rawValue, schemaVersion: 1, data: Data(#"{"recipeId":"r1","ingredient":"salt"}"#.utf8),
+                     metadata: EventMetadata(commandId: "bad", correlationId: nil, causationId: nil, userId: "u1", recordedAt: 0)),
+        ])])
+
+        let store = try h.store(LeaderboardProjection(), "-undecodable")
+        let error = #expect(throws: ProjectionError.self) { try store.catchUp(from: h.log, batchSize: 4) }
+        guard case .undecodable(let position, _) = error else {
+            Issue.record("expected undecodable, got \(String(describing: error))")
+            return
+        }
+        #expect(position == bad)
+        let stoppedAt = (bad - 1) / 4 * 4
+        #expect(stoppedAt > 4, "the bad batch must come from the read-ahead, not the first read")
+        #expect(try store.checkpoint == stoppedAt)
+        let reference = try h.store(LeaderboardProjection(), "-reference")
+        try reference.apply(Array(good[0..<Int(stoppedAt)]))
+        #expect(try store.checksum() == reference.checksum())
+    }
+
     @Test func aRangeReadForSomeTypesMovesTheCheckpointOverTheRest() throws {
         let h = try smallHistory()
         let head = try h.log.headPosition()
