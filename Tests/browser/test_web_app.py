@@ -585,3 +585,29 @@ def test_a_fallback_answer_says_so_and_an_empty_one_is_not_nothing_found(process
     finally:
         upstream.terminate()
         upstream.wait(timeout=10)
+
+
+def test_a_signed_in_cooks_own_featured_recipe_is_never_kept_by_the_service_worker(processes, browser):
+    """Featured follows what a signed-in cook saves and cooks, so it is theirs: the service worker,
+    which keeps recipes for offline use and is shared by whoever uses the browser next, must not
+    keep it, while the recipes themselves are still kept."""
+    api = start_core_and_api(processes)
+    user_id, token = api.register_and_log_in("private-cook")
+    recipe = api.catalog_recipe()
+    app = App(browser, api.port)
+    app.open("/")
+    app.wait.until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+    browser.execute_script("localStorage.setItem('pantry.session', JSON.stringify({token: arguments[0], userId: arguments[1], "
+                           "username: 'private-cook'}))", token, user_id)
+    app.open("/browse")
+    app.text_appears("section[aria-label='Featured'] h2", "Featured today")
+    app.open(f"/recipe/{recipe['id']}")
+    app.heading_is(recipe["title"])
+
+    def kept():
+        return browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "caches.keys().then((names) => Promise.all(names.map((name) => caches.open(name).then((c) => c.keys()))))"
+            ".then((lists) => done(lists.flat().map((r) => decodeURIComponent(new URL(r.url).pathname))));")
+    app.wait.until(lambda d: f"/v1/recipes/{recipe['id']}" in kept())
+    assert "/v1/recipes/featured" not in kept(), kept()

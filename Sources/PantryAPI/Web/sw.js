@@ -1,7 +1,8 @@
 // Pantry offline: the app's own files and every recipe looked at (its details, picture and tips)
 // are kept, and served from here when the network cannot be reached. Personal data (/v1/me) is
 // never kept here (the app keeps the user's own lists in localStorage, cleared at log-out: offline.js). The network always comes first, so nothing shown online is stale.
-const cacheName = "pantry-v2";
+// v3: v2 may hold a signed-in cook's own featured recipe; activating v3 deletes it.
+const cacheName = "pantry-v3";
 const shell = ["/", "/app/app.js", "/app/api.js", "/app/dom.js", "/app/offline.js", "/app/app.css", "/app/manifest.webmanifest",
   "/app/screens/account.js", "/app/screens/browse.js", "/app/screens/cart.js", "/app/screens/favourites.js",
   "/app/screens/groceries.js", "/app/screens/leaderboard.js", "/app/screens/recipe.js", "/app/screens/search.js"];
@@ -16,15 +17,17 @@ self.addEventListener("activate", (event) => {
     .then(() => self.clients.claim()));
 });
 
-function kept(url) {
+function kept(request) {
+  const url = new URL(request.url);
   if (url.origin !== self.location.origin) return false;
   if (url.pathname.startsWith("/v1/me") || url.pathname.startsWith("/v1/sessions")) return false;
+  // A signed-in cook's featured recipe follows what they save and cook: theirs, so never kept.
+  if (url.pathname === "/v1/recipes/featured" && request.headers.has("Authorization")) return false;
   return shell.includes(url.pathname) || url.pathname.startsWith("/v1/recipes/") || url.pathname === "/v1/images";
 }
 
 self.addEventListener("fetch", (event) => {
-  const url = new URL(event.request.url);
-  if (event.request.method !== "GET" || !kept(url)) return;
+  if (event.request.method !== "GET" || !kept(event.request)) return;
   event.respondWith((async () => {
     const cache = await caches.open(cacheName);
     try {
