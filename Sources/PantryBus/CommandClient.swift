@@ -33,6 +33,39 @@ package final class CommandClient {
         }
     }
 
+    /// The core answered a batch frame with something other than the outcomes of its commands,
+    /// in order: a frame it refused whole, or a peer that is not a Pantry core.
+    package struct UnexpectedAnswer: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// Sends `envelopes` as batch frames (`CommandBatch`, each within its bounds), all of them
+    /// before the first answer is read, and returns the outcomes in the same order. One frame per
+    /// run rather than one per command: the core pays its socket once per frame.
+    package func submitInBatches(_ envelopes: [CommandEnvelope]) throws -> [CommandOutcome] {
+        let documents = envelopes.map(CommandCoding.encode)
+        let runs = CommandBatch.runs(of: documents)
+        for run in runs { try socket.send([CommandBatch.join(Array(documents[run]))]) }
+        var outcomes: [CommandOutcome] = []
+        outcomes.reserveCapacity(envelopes.count)
+        for run in runs {
+            guard let frames = try socket.receive(), let body = frames.last else { throw Timeout(endpoint: endpoint) }
+            let answers = (try? CommandBatch.split(body)) ?? []
+            guard answers.count == run.count else {
+                throw UnexpectedAnswer(description: "the core answered a batch of \(run.count) commands with \(answers.count) outcomes: \(String(decoding: body.prefix(200), as: UTF8.self))")
+            }
+            for (index, answer) in zip(run, answers) {
+                // A command the core could not read back is refused without its id.
+                guard let outcome = try? CommandOutcome(json: answer),
+                      outcome.commandId.map({ $0 == envelopes[index].commandId }) ?? true else {
+                    throw UnexpectedAnswer(description: "the core's answer is not the outcome of command \(envelopes[index].commandId)")
+                }
+                outcomes.append(outcome)
+            }
+        }
+        return outcomes
+    }
+
     package func submit(_ envelopes: [CommandEnvelope]) throws -> [CommandOutcome] {
         try submit(documents: envelopes.map(CommandCoding.encode)).map(CommandOutcome.init(json:))
     }

@@ -34,16 +34,17 @@ package final class RequestConnection: Service {
 
     /// How several waiting requests travel as one frame and their answers come back as one.
     package struct Batching: Sendable {
-        /// The most requests one frame holds.
-        package var maxRequests: Int
+        /// The waiting request documents cut, in order, into the runs that may each go as one
+        /// frame (the peer's bounds on a frame's requests and bytes).
+        package var runs: @Sendable ([Data]) -> [Range<Int>]
         /// One frame from several request documents.
         package var join: @Sendable ([Data]) -> Data
         /// The answer documents of a batch's answer, in order; nil when it is not one.
         package var split: @Sendable (Data) -> [Data]?
 
-        package init(maxRequests: Int, join: @escaping @Sendable ([Data]) -> Data,
+        package init(runs: @escaping @Sendable ([Data]) -> [Range<Int>], join: @escaping @Sendable ([Data]) -> Data,
                      split: @escaping @Sendable (Data) -> [Data]?) {
-            self.maxRequests = maxRequests
+            self.runs = runs
             self.join = join
             self.split = split
         }
@@ -154,8 +155,8 @@ package final class RequestConnection: Service {
                         earliestDeadline = min(earliestDeadline ?? request.deadline, request.deadline)
                     }
                     if let batching, requests.count > 1 {
-                        for start in stride(from: 0, to: requests.count, by: batching.maxRequests) {
-                            let batch = requests[start..<min(start + batching.maxRequests, requests.count)]
+                        for run in batching.runs(requests.map(\.document)) {
+                            let batch = requests[run]
                             let ids = batch.map(\.id)
                             batches[ids[0]] = ids
                             guard try dealer.send([Self.frame(ids[0]), batching.join(batch.map(\.document))], dontWait: true) else {

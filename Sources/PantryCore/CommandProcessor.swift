@@ -185,11 +185,14 @@ package final class CommandProcessor {
         // An id that carries a client's Idempotency-Key is in the idempotency record keyed with its
         // user's key (`storedId`); a log written before that holds it as sent, so both are asked for.
         let known: [CommandID: AcceptedCommand]
+        // Each keyed id, kept for the append below: an HMAC and a key lookup per command, once.
+        var keyedIds = [String?](repeating: nil, count: batch.count)
         do {
             var forms: [(commandId: CommandID, stored: String)] = []
-            for envelope in batch {
+            for (index, envelope) in batch.enumerated() {
                 if Self.carriesClientKey(envelope.commandId, of: envelope.command.userId), let keyed = try keys.commandIdAsStored(envelope.commandId, for: envelope.command.userId) {
                     forms.append((envelope.commandId, keyed))
+                    keyedIds[index] = keyed
                 }
                 forms.append((envelope.commandId, envelope.commandId))
             }
@@ -258,8 +261,9 @@ package final class CommandProcessor {
                 do {
                     // Sealed before the id is keyed: a registration's seal makes the user's key.
                     let payloads = try events.map { ($0.type, try EventCoding.encode($0, vault: keys)) }
+                    // A user without a key when the batch began (a registration) gets one now.
                     let storedId = Self.carriesClientKey(envelope.commandId, of: userId)
-                        ? try keys.commandIdAsStored(envelope.commandId, for: userId, making: true) ?? envelope.commandId
+                        ? try keyedIds[index] ?? keys.commandIdAsStored(envelope.commandId, for: userId, making: true) ?? envelope.commandId
                         : envelope.commandId
                     let metadata = EventMetadata(
                         commandId: storedId, correlationId: envelope.correlationId,

@@ -14,7 +14,8 @@ struct Submit: ParsableCommand {
         abstract: "Read commands as JSON lines on stdin and print one JSON outcome per line.",
         discussion: """
             Each line is {"commandId": "...", "type": "UseOwnedIngredient", "data": {...}}; see schemas/commands.
-            Lines that arrive together are decided and committed as one batch. A bad line gets a
+            Lines that arrive together are decided and committed as one batch (sent to a running core
+            as batch frames). A bad line gets a
             rejection and changes nothing; the rest go on. When a core is running on the data
             directory the commands go to it; otherwise this process writes the log itself.
             Exit status 1 when any command was rejected or failed (every outcome is printed).
@@ -57,7 +58,7 @@ struct Submit: ParsableCommand {
     private func submitToCore(_ endpoints: BusEndpoints) throws -> Bool {
         let context = try endpoints.makeContext(logger: Logger(label: "pantry.submit"))
         let client = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(timeout))
-        return try forEachBatch { envelopes in try client.submit(envelopes) }
+        return try forEachBatch { envelopes in try client.submitInBatches(envelopes) }
     }
 
     /// Reads stdin a batch at a time, answers lines that cannot be decoded itself and hands the

@@ -194,11 +194,12 @@ import ZeroMQ
 
     /// Lines joined by newlines: a batch frame for the tests, which need no JSON.
     static let lines = RequestConnection.Batching(
-        maxRequests: 100, join: { Data($0.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n").utf8) },
+        runs: { documents in stride(from: 0, to: documents.count, by: 100).map { $0..<min($0 + 100, documents.count) } },
+        join: { Data($0.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n").utf8) },
         split: { frame in String(decoding: frame, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map { Data($0.utf8) } })
 
     /// With batching (the API's line to the core), the requests waiting when the socket thread
-    /// wakes cross as one frame, at most `maxRequests` each, and each caller still gets its own answer.
+    /// wakes cross as one frame, at most 100 each (its `runs`), and each caller still gets its own answer.
     @Test("Requests waiting together cross in one frame each way and each caller gets its own answer")
     func requestsWaitingTogetherCrossInOneFrame() async throws {
         let context = try ZMQContext()
@@ -227,7 +228,7 @@ import ZeroMQ
         }
         #expect(mismatched == 0)
         #expect(counts.frames.load(ordering: .relaxed) < requests, "some requests shared a frame")
-        #expect(counts.largest.load(ordering: .relaxed) <= 100, "no frame holds more than maxRequests")
+        #expect(counts.largest.load(ordering: .relaxed) <= 100, "no frame holds more than its run")
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -1,8 +1,11 @@
 """The core process over real ZeroMQ sockets, driven by pyzmq: a client in another language that
 knows only what schemas/ documents."""
+import fcntl
 import json
 import pathlib
+import subprocess
 import sys
+import threading
 
 import zmq
 
@@ -121,6 +124,82 @@ def test_submit_goes_through_a_running_core(processes):
     outcomes = [json.loads(l) for l in result.stdout.decode().splitlines()]
     assert [o["status"] for o in outcomes] == ["accepted"] * 5
     assert outcomes[4].get("duplicate") is True
+
+
+def test_submit_prints_each_lines_outcome_in_order_and_exits_1_when_any_was_refused(processes):
+    """Through the real core, 2,000 lines in batch frames: a line that is not JSON is answered in its
+    place, the others decided, every outcome printed in input order; the exit status says whether
+    all were accepted."""
+    started_core(processes)
+    documents = [register(0), *cooking()] + [use(n) for n in range(2000)]
+    lines = [json.dumps(d) for d in documents]
+    lines.insert(30, "not json")
+    result = processes.run("submit", input="\n".join(lines).encode() + b"\n")
+    assert result.returncode == 1, result.stderr
+    outcomes = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    assert len(outcomes) == len(lines)
+    assert outcomes[30]["status"] == "rejected" and outcomes[30]["code"] == "malformed_json"
+    rest = outcomes[:30] + outcomes[31:]
+    assert [o["commandId"] for o in rest] == [d["commandId"] for d in documents]
+    assert {o["status"] for o in rest} == {"accepted"}
+    again = processes.run("submit", input="\n".join(json.dumps(d) for d in documents[-3:]).encode())
+    assert again.returncode == 0, again.stderr
+    assert [json.loads(line).get("duplicate") for line in again.stdout.decode().splitlines()] == [True] * 3
+
+
+def test_submit_sends_the_lines_it_reads_together_as_batch_frames(processes):
+    """`pantry submit` against a core that speaks schemas/zeromq.md, played by pyzmq to see the
+    frames: 5,000 lines arrive in batch frames of hundreds (what each read of stdin brought, at most
+    4,096 a frame), not one frame each,
+    and each line still gets its own outcome, in order. A core that answers a batch with something
+    else than its outcomes makes submit fail with a clear error, not print another command's answer."""
+    lock = open(processes.data / "events.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # what a running core holds
+    core = zmq.Context.instance().socket(zmq.ROUTER)
+    core.setsockopt(zmq.LINGER, 0)
+    core.bind(f"ipc://{processes.data / 'core-commands.sock'}")
+    # Small documents: submit sends what one read of its stdin brought, and a pipe brings 64 KiB.
+    documents = [{"commandId": f"use-{n}", "type": "UseOwnedIngredient",
+                  "data": {"userId": "u0", "recipeId": "r1", "ingredient": f"ingredient {n}"}} for n in range(5000)]
+    frames = []
+
+    def serve(answer, commands):
+        """Answers as the core does: a batch frame with one frame for all, a single document alone."""
+        while sum(len(f) if isinstance(f, list) else 1 for f in frames) < commands and core.poll(20_000):
+            route, body = core.recv_multipart()
+            frame = json.loads(body)
+            frames.append(frame)
+            reply = answer(frame if isinstance(frame, list) else [frame])
+            if not isinstance(frame, list) and isinstance(reply, list):
+                reply = reply[0]
+            core.send_multipart([route, json.dumps(reply).encode()])
+
+    def outcomes(batch):
+        return [{"commandId": d["commandId"], "status": "rejected", "code": "already_used", "message": "x"}
+                if d["commandId"] == "use-7" else {"commandId": d["commandId"], "status": "accepted", "positions": [1]}
+                for d in batch]
+    server = threading.Thread(target=serve, args=(outcomes, len(documents)))
+    server.start()
+    result = processes.run("submit", input="".join(json.dumps(d) + "\n" for d in documents).encode(), timeout=60)
+    server.join()
+    assert result.returncode == 1, result.stderr
+    assert all(isinstance(f, list) and command_batch_errors(f) == [] and len(f) <= 4096 for f in frames)
+    assert [d["commandId"] for f in frames for d in f] == [d["commandId"] for d in documents]
+    assert len(frames) <= len(documents) // 100, f"{len(frames)} frames for {len(documents)} lines"
+    printed = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    assert [(o["commandId"], o["status"]) for o in printed] == [
+        (d["commandId"], "rejected" if d["commandId"] == "use-7" else "accepted") for d in documents]
+
+    frames.clear()
+    refusing = threading.Thread(target=serve, args=(lambda batch: {"status": "rejected", "code": "invalid_field"}, 1))
+    refusing.start()
+    refused = subprocess.run([processes.bin, "submit", "--data", str(processes.data), "--timeout", "5"],
+                             input=json.dumps(use(1)).encode(), capture_output=True, timeout=60)
+    refusing.join()
+    assert refused.returncode != 0 and refused.stdout == b""
+    assert b"answered a batch of 1 commands with 0 outcomes" in refused.stderr, refused.stderr
+    core.close()
+    lock.close()
 
 
 def test_a_restarted_core_starts_from_its_snapshot_and_decides_as_before(processes):

@@ -17,7 +17,7 @@ struct CommandRoutes {
             let user = try context.requireSession()
             let recipeId = RecipeID(try PathParameter.value("recipeId", in: context))
             return try await respond(to: request, session: user, status: .created, recipeId: recipeId,
-                                     spender: context.upstreamSpender) {
+                                     context: context) {
                 .saveRecipe(SaveRecipe(userId: user.userId, recipeId: recipeId, recipe: $0))
             }
         }
@@ -51,7 +51,7 @@ struct CommandRoutes {
             let body = try await JSONBody.decode(OwnedIngredient.self, from: request)
             let user = try context.requireSession()
             return try await respond(to: request, session: user, status: .created, recipeId: body.recipeId,
-                                     spender: context.upstreamSpender) {
+                                     context: context) {
                 .useOwnedIngredient(UseOwnedIngredient(userId: user.userId, recipeId: body.recipeId, ingredient: body.ingredient,
                                                        recipe: $0))
             }
@@ -60,7 +60,7 @@ struct CommandRoutes {
             let body = try await JSONBody.decode(CartAdjustment.self, from: request)
             let user = try context.requireSession()
             return try await respond(to: request, session: user, status: .ok, recipeId: body.recipeId,
-                                     spender: context.upstreamSpender) {
+                                     context: context) {
                 .adjustCart(AdjustCart(userId: user.userId, recipeId: body.recipeId, delta: body.delta, recipe: $0))
             }
         }
@@ -88,12 +88,13 @@ struct CommandRoutes {
     /// usually holds already; only when the core does not know the recipe are they looked up and
     /// the same command (same id) sent again with them. An unknown recipe is 404 `unknown_recipe`.
     private func respond(to request: Request, session: SessionClaims, status: HTTPResponse.Status, recipeId: RecipeID,
-                         spender: String, _ command: (RecipeFacts?) -> Command) async throws -> Response {
+                         context: APIRequestContext, _ command: (RecipeFacts?) -> Command) async throws -> Response {
         let commandId = try submitter.commandId(request, userId: session.userId)
         do {
             return try await submitter.respond(commandId: commandId, status: status, command(nil))
         } catch let problem as Problem where problem.code == .rejection(.unknownRecipe) {
-            let facts = try await lookup.facts(of: recipeId, spender: spender)
+            // The spender is written out only here: most commands never need it.
+            let facts = try await lookup.facts(of: recipeId, spender: context.upstreamSpender)
             return try await submitter.respond(commandId: commandId, status: status, command(facts))
         }
     }

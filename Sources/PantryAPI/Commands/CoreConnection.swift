@@ -30,7 +30,7 @@ package final class CoreConnection: Service {
     package init(context: ZMQContext, endpoint: String, timeout: Duration, logger: Logger) throws {
         connection = try RequestConnection(
             context: context, endpoint: endpoint, timeout: timeout,
-            batching: .init(maxRequests: CommandBatch.maxCommands, join: CommandBatch.join, split: { try? CommandBatch.split($0) }),
+            batching: .init(runs: CommandBatch.runs(of:), join: CommandBatch.join, split: { try? CommandBatch.split($0) }),
             logger: logger)
         self.logger = logger
     }

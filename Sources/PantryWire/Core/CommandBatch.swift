@@ -14,6 +14,29 @@ package enum CommandBatch {
     /// The most commands one batch frame may hold: the core's own largest group commit.
     package static let maxCommands = 4096
 
+    /// The most bytes a sender puts in one batch frame: a quarter of the core's 16 MiB message
+    /// limit, past which libzmq disconnects the sender instead of answering (4,096 commands of up
+    /// to 64 KiB each would be 256 MiB).
+    package static let maxFrameBytes = 4 << 20
+
+    /// `documents` cut, in order, into runs that each fit one batch frame: at most `maxCommands`
+    /// documents and `maxFrameBytes` bytes (a document larger than that goes in a run alone).
+    package static func runs(of documents: [Data]) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        var bytes = 2
+        for (index, document) in documents.enumerated() {
+            if index > start && (index - start == maxCommands || bytes + 1 + document.count > maxFrameBytes) {
+                runs.append(start..<index)
+                start = index
+                bytes = 2
+            }
+            bytes += 1 + document.count
+        }
+        if start < documents.count { runs.append(start..<documents.count) }
+        return runs
+    }
+
     /// Whether `frame` is a batch: a JSON array rather than one command document.
     package static func isBatch(_ frame: Data) -> Bool {
         for byte in frame {
