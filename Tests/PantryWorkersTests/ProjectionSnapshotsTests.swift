@@ -12,18 +12,23 @@ import Testing
         return url
     }
 
+    /// A carts projection at position 5 in a fresh folder, and the place its copies go.
+    private func cartsAtFive() throws -> (dir: URL, store: ProjectionStore, place: URL, snapshots: ProjectionSnapshots) {
+        let dir = try folder()
+        let store = try ProjectionStore.open(name: "carts", directory: dir.appendingPathComponent("projections"), keys: nil)
+        try store.apply([], after: 0, through: 5)
+        let place = dir.appendingPathComponent("snapshots")
+        return (dir, store, place, try ProjectionSnapshots(directory: place, projection: .carts, layout: store.projection.layoutVersion))
+    }
+
     private func copies(_ snapshots: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: snapshots.path).sorted()
     }
 
     @Test("A copy is published with a manifest that describes its bytes; an unchanged file is not copied again, a moved one replaces the copy")
     func publishesWhatMoved() throws {
-        let dir = try folder()
+        let (dir, store, place, snapshots) = try cartsAtFive()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try ProjectionStore.open(name: "carts", directory: dir.appendingPathComponent("projections"), keys: nil)
-        try store.apply([], after: 0, through: 5)
-        let place = dir.appendingPathComponent("snapshots")
-        let snapshots = try ProjectionSnapshots(directory: place, projection: .carts, layout: store.projection.layoutVersion)
 
         let first = try #require(try snapshots.publish(from: store.path))
         #expect(first.position == 5 && first.layout == store.projection.layoutVersion)
@@ -40,12 +45,8 @@ import Testing
 
     @Test("A deletion the worker applied removes every copy, a copy older than it is never published, and a worker's start removes what an earlier run left")
     func erasureRemovesCopies() throws {
-        let dir = try folder()
+        let (dir, store, place, snapshots) = try cartsAtFive()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try ProjectionStore.open(name: "carts", directory: dir.appendingPathComponent("projections"), keys: nil)
-        try store.apply([], after: 0, through: 5)
-        let place = dir.appendingPathComponent("snapshots")
-        let snapshots = try ProjectionSnapshots(directory: place, projection: .carts, layout: store.projection.layoutVersion)
         _ = try snapshots.publish(from: store.path)
         #expect(try copies(place) == ["carts-5.sqlite", "carts.json"])
 
