@@ -80,23 +80,30 @@ package enum Replayer {
     /// `rebuiltURL(of: live)`, replacing any older one. Returns that URL.
     package static func finishRebuild(of live: URL) throws -> URL {
         let rebuilt = rebuiltURL(of: live)
+        let fresh = URL(fileURLWithPath: live.path + ".rebuild")
         try removeDatabaseFiles(at: rebuilt)
-        try DurableFile.install(live.path + ".rebuild", as: rebuilt.path)
+        try settleWAL(of: fresh)
+        try DurableFile.install(fresh.path, as: rebuilt.path)
         return rebuilt
+    }
+
+    /// Leaves `file` whole on its own: a WAL beside it that still holds frames (a worker killed
+    /// while it caught a rebuild up) is copied in first, or it would be lost; then the WAL and the
+    /// shared memory are removed, as SQLite leaves them when a connection elsewhere outlived the pool.
+    private static func settleWAL(of file: URL) throws {
+        let wal = URL(fileURLWithPath: file.path + "-wal")
+        if let size = try? FileManager.default.attributesOfItem(atPath: wal.path)[.size] as? NSNumber, size.intValue > 0 {
+            let queue = try DatabaseQueue(path: file.path)
+            defer { try? queue.close() }
+            try queue.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        }
+        try removeFile(wal)
+        try removeFile(URL(fileURLWithPath: file.path + "-shm"))
     }
 
     /// Moves a rebuilt file over the live one, synced (see the type's notes on the live worker).
     package static func swapIn(_ fresh: URL, over live: URL) throws {
-        // `rebuild` checkpointed the WAL into the file; one that still holds frames (a worker
-        // killed while it caught a rebuild up) is copied in first, or it would be lost.
-        let freshWAL = URL(fileURLWithPath: fresh.path + "-wal")
-        if let size = try? FileManager.default.attributesOfItem(atPath: freshWAL.path)[.size] as? NSNumber, size.intValue > 0 {
-            let queue = try DatabaseQueue(path: fresh.path)
-            defer { try? queue.close() }
-            try queue.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
-        }
-        try removeFile(freshWAL)
-        try removeFile(URL(fileURLWithPath: fresh.path + "-shm"))
+        try settleWAL(of: fresh)
         try removeFile(URL(fileURLWithPath: live.path + "-wal"))
         try removeFile(URL(fileURLWithPath: live.path + "-shm"))
         try DurableFile.install(fresh.path, as: live.path)
