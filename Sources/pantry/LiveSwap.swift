@@ -17,8 +17,8 @@ struct LiveSwap {
     var endpoint: String
     var context: ZMQContext
 
-    /// A worker copies the rebuild into its file in one transaction: about a second per 100 MB
-    /// on a busy disk. One that answers nothing for this long is stuck.
+    /// A worker copies the rebuild into its file in one transaction, in a time that grows with its
+    /// size (50 ms for 4 MB in a debug build on a loaded machine). One silent this long is stuck.
     static let workerTimeout: Duration = .seconds(120)
 
     /// Says what was done; throws when the rebuild was not swapped in.
