@@ -38,7 +38,9 @@ struct LiveSwap {
             }
             return "\(try swapIn(holding: lock)), once the running one had stopped without answering"
         }
-        throw ValidationError("the \(worker) worker runs but did not answer at \(endpoint) within \(Self.workerTimeout); "
+        // Over tcp:// the worker's queries admit only API hosts' keys (`BusEndpoints.admittedRoles`).
+        let refused = endpoint.hasPrefix("tcp://") ? " (over tcp:// it admits only API keys: stop it, and the replay replaces its file)" : ""
+        throw ValidationError("the \(worker) worker runs but did not answer at \(endpoint) within \(Self.workerTimeout)\(refused); "
             + "its file holds the old state or the new one, whole (the rebuild is \(FileManager.default.fileExists(atPath: rebuilt.path) ? "left at \(rebuilt.path)" : "taken"))")
     }
 

@@ -81,9 +81,11 @@ def test_a_projection_is_swapped_into_its_running_worker_without_stopping_any_pr
                     positions[worker].append(answer["position"])
                 else:
                     failures.append(answer)
-            cart = api.get("/v1/me/cart", token=users[1][1])
-            if cart.status != 200:
-                failures.append(cart)
+            # Read-your-writes across the swap: parked until the worker has applied the last write.
+            after = written[-1] if written else 0
+            cart = api.get(f"/v1/me/cart?after={after}", token=users[1][1])
+            if cart.status != 200 or cart.json["position"] < after:
+                failures.append((after, cart))
 
     threads = [threading.Thread(target=write), threading.Thread(target=read)]
     for thread in threads:
