@@ -6,6 +6,7 @@ import fcntl
 import json
 import pathlib
 import signal
+import sqlite3
 import subprocess
 import threading
 import time
@@ -127,6 +128,28 @@ def test_a_projection_is_swapped_into_its_running_worker_without_stopping_any_pr
     again = ask(processes, "carts", {"query": "swap"})
     jsonschema.validate(again, json.loads((SCHEMAS / "query-answer.schema.json").read_text()))
     assert again["error"]["code"] == "not_found", again
+
+
+def test_a_damaged_projection_is_repaired_by_a_replay_while_its_worker_runs(processes):
+    api = start_core_and_api(processes)
+    users = [api.register_and_log_in(f"cook{n}") for n in range(5)]
+    earn_points(api, users)
+    right = ask(processes, "leaderboard", {"query": "top", "limit": 10})["result"]
+    assert len(right) == 5 and right[0]["points"] > 1, right
+    # Damaged behind the worker's back (a bug, a bad restore); its position does not move.
+    with sqlite3.connect(processes.data / "projections" / "leaderboard.sqlite", timeout=10) as db:
+        db.execute("UPDATE leaderboard_users SET points = 0")
+    assert b"DIFFERENT" in processes.run("replay", "--verify", "leaderboard").stdout
+    # An answer the worker keeps at its position: the damaged one.
+    damaged = ask(processes, "leaderboard", {"query": "top", "limit": 9})
+    assert damaged["result"] == [], damaged
+
+    replay = processes.run("replay", "leaderboard")
+    assert replay.returncode == 0 and b"swapped into the running worker" in replay.stdout, replay
+    # Repaired, the kept answer forgotten, at the same position.
+    repaired = ask(processes, "leaderboard", {"query": "top", "limit": 9})
+    assert repaired["result"] == right[:9] and repaired["position"] == damaged["position"], repaired
+    assert_replay_matches(processes, ["leaderboard"])
 
 
 def test_a_second_replay_of_a_projection_is_refused_while_one_runs(processes):
