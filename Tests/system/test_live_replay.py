@@ -14,17 +14,17 @@ import time
 import jsonschema
 import zmq
 
-from pantry_processes import start_core_and_api, wait_for
+from pantry_processes import Processes, start_core_and_api, wait_for
 from test_workers import assert_replay_matches
 
 SCHEMAS = pathlib.Path(__file__).resolve().parents[2] / "schemas" / "bus"
 
 
-def ask(processes, worker, question, timeout=30_000):
+def ask(processes, worker, question, timeout=30_000, endpoint=None):
     socket = zmq.Context.instance().socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
     socket.setsockopt(zmq.RCVTIMEO, timeout)
-    socket.connect(f"ipc://{processes.data / f'{worker}-queries.sock'}")
+    socket.connect(endpoint or f"ipc://{processes.data / f'{worker}-queries.sock'}")
     try:
         socket.send(json.dumps(question).encode())
         return json.loads(socket.recv())
@@ -150,6 +150,32 @@ def test_a_damaged_projection_is_repaired_by_a_replay_while_its_worker_runs(proc
     repaired = ask(processes, "leaderboard", {"query": "top", "limit": 9})
     assert repaired["result"] == right[:9] and repaired["position"] == damaged["position"], repaired
     assert_replay_matches(processes, ["leaderboard"])
+
+
+def test_a_worker_on_another_host_is_replayed_through_the_log_service_while_it_runs(processes, tmp_path):
+    api = start_core_and_api(processes)
+    users = [api.register_and_log_in(f"cook{n}") for n in range(5)]
+    earn_points(api, users)
+    log_service = f"ipc://{processes.data}/core-log.sock"
+    head = ask(processes, None, {"read": "head"}, endpoint=log_service)["head"]
+    # A worker with a directory of its own that reads the log only through the core's log service.
+    host = Processes(processes.bin, tmp_path / "host")
+    host.data.mkdir()
+    worker = host.start("worker", "--log-service", log_service, "leaderboard",
+                        env={"PANTRY_CORE_EVENTS": f"ipc://{processes.data}/core-events.sock"})
+    try:
+        question = {"query": "top", "limit": 10, "after": head, "wait": 10_000}
+        before = ask(host, "leaderboard", question)
+        assert len(before["result"]) == 5, before
+
+        replay = host.run("replay", "--log-service", log_service, "leaderboard")
+        assert replay.returncode == 0 and b"swapped into the running worker" in replay.stdout, replay
+        assert worker.poll() is None
+        assert ask(host, "leaderboard", question)["result"] == before["result"]
+        verify = host.run("replay", "--verify", "--log-service", log_service, "leaderboard")
+        assert verify.returncode == 0 and b": same at position" in verify.stdout, verify
+    finally:
+        host.stop_all()
 
 
 def test_a_second_replay_of_a_projection_is_refused_while_one_runs(processes):
