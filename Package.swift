@@ -124,6 +124,7 @@ let package = Package(
             name: "PantryProjections",
             dependencies: [
                 "PantryDomain",
+                "PantryFiles",
                 "PantryLog",
                 "PantryEventStore",
                 "PantryKeys",

@@ -40,6 +40,18 @@ package final class RequestClient {
         return frames
     }
 
+    /// Sends one request document without waiting for its reply, which `reply()` takes: for a
+    /// caller that watches something else while it waits.
+    package func post(_ request: Data) throws {
+        try socket.send([request])
+    }
+
+    /// The reply document to what `post` sent, or nil when none came within the client's timeout
+    /// (it may still come: ask again).
+    package func reply() throws -> Data? {
+        try socket.receive()?.last
+    }
+
     /// A query by name with its parameters; waits until the worker has applied `after`. Returns the
     /// reply's `result`, or throws the worker's refusal.
     package func query(_ parameters: [String: Any], after: Int64? = nil) throws -> Any {

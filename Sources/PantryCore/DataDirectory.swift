@@ -43,8 +43,12 @@ package struct DataDirectory: Sendable {
     /// The copies of their projections that the workers on this host leave for the core's log
     /// service to serve to workers on new hosts (`ProjectionSnapshots`).
     package var snapshots: URL { url.appendingPathComponent("snapshots", isDirectory: true) }
-    /// Held by the running worker of a projection, so a replay never swaps a file in under it.
+    /// Held by the running worker of a projection, so a replay never renames a file over it.
     package func workerLock(_ projection: String) -> String {
         projections.appendingPathComponent("\(projection).lock").path
+    }
+    /// Held by a replay of a projection (one at a time: they share the rebuild's file).
+    package func replayLock(_ projection: String) -> String {
+        projections.appendingPathComponent("\(projection).replay.lock").path
     }
 }

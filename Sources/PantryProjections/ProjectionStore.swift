@@ -32,14 +32,22 @@ package final class ProjectionStore: Sendable {
     /// `checkpointsInBackground` leaves WAL checkpoints to a `BackgroundCheckpointer`.
     /// `keys` opens the sealed personal fields of the projection's events (nil for projections
     /// that read none).
-    package init(projection: any Projection, path: String, keys: UserKeyStore?, bulkLoad: Bool = false,
-                checkpointsInBackground: Bool = false, logger: Logger? = nil) throws {
+    package convenience init(projection: any Projection, path: String, keys: UserKeyStore?, bulkLoad: Bool = false,
+                             checkpointsInBackground: Bool = false, logger: Logger? = nil) throws {
+        // A rebuild opens every registration: asking the key file once per user cost 150 µs each,
+        // and held the leaderboard's replay to 0.20 of the log's read speed with 100,000 users.
+        try self.init(projection: projection, path: path, vault: try bulkLoad ? keys?.preloaded() : keys, bulkLoad: bulkLoad,
+                      checkpointsInBackground: checkpointsInBackground, finishedRebuild: false, logger: logger)
+    }
+
+    /// `finishedRebuild`: the file must already hold this projection's tables at its layout (it
+    /// is refused otherwise, rather than emptied and folded again from position 0).
+    private init(projection: any Projection, path: String, vault: (any PersonalDataVault & Sendable)?, bulkLoad: Bool,
+                 checkpointsInBackground: Bool, finishedRebuild: Bool, logger: Logger?) throws {
         self.projection = projection
         eventTypeNames = projection.eventTypes.names
         self.path = path
-        // A rebuild opens every registration: asking the key file once per user cost 150 µs each,
-        // and held the leaderboard's replay to 0.20 of the log's read speed with 100,000 users.
-        self.keys = try bulkLoad ? keys?.preloaded() : keys
+        self.keys = vault
         let logger = logger ?? Logger(label: "pantry.projection.\(projection.name)")
         self.logger = logger
         var config = Configuration()
@@ -55,6 +63,11 @@ package final class ProjectionStore: Sendable {
         var pool = try DatabasePool(path: path, configuration: config)
         let layout = try pool.read { db in
             try db.tableExists("checkpoint") ? max(1, try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0) : nil
+        }
+        if finishedRebuild, layout != projection.layoutVersion {
+            try pool.close()
+            throw UnusableRebuild(path: path, reason: layout.map { "its layout is \($0), this build's is \(projection.layoutVersion)" }
+                                  ?? "it holds no \(projection.name) projection")
         }
         if let layout, layout != projection.layoutVersion {
             logger.notice("the projection's tables changed; rebuilding it from the log",
@@ -81,6 +94,40 @@ package final class ProjectionStore: Sendable {
             try projection.migrate(db)
         }
         try migrator.migrate(pool)
+    }
+
+    package struct UnusableRebuild: Error, CustomStringConvertible {
+        package var path: String
+        package var reason: String
+        package var description: String { "\(path) cannot be swapped in: \(reason)" }
+    }
+
+    /// Replaces this file's state with the finished rebuild at `rebuilt` (`Replayer.finishRebuild`),
+    /// first brought from the log up to `through` (this file's checkpoint) so that the checkpoint
+    /// never moves back. The copy is one write transaction on this file (SQLite's backup API through
+    /// its writer), not a rename: a crash at any moment leaves the old state or the new one, both
+    /// whole, and every connection to the file (readers here and in other processes, the
+    /// background checkpointer) stays valid; a renamed file would leave them on the old inode, and
+    /// the last of them to close would delete the new file's WAL by its name. The rebuild's files
+    /// are deleted once copied. Returns the new checkpoint.
+    package func adopt(rebuilt: URL, catchingUpFrom log: any EventLogReader, through: Int64) throws -> Int64 {
+        let fresh = try ProjectionStore(projection: projection, path: rebuilt.path, vault: keys, bulkLoad: false,
+                                        checkpointsInBackground: false, finishedRebuild: true, logger: logger)
+        do {
+            try fresh.catchUp(from: log, through: through)
+            // Whole in its main file: if this process dies before the copy commits, a replay
+            // that finds the worker stopped renames it over the file as it is.
+            try fresh.checkpointWAL()
+            try fresh.pool.backup(to: pool)
+            try fresh.close()
+        } catch {
+            try? fresh.close()
+            throw error
+        }
+        // Swapped in whatever follows: one left behind is consumed by the next replay, or
+        // adopted again to the same effect.
+        try? Replayer.removeDatabaseFiles(at: rebuilt)
+        return try checkpoint
     }
 
     /// Opens `<directory>/<name>.sqlite` for one of `ProjectionCatalog.all`.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import PantryFiles
 import PantryLog
 import PantryKeys
 
@@ -18,11 +19,13 @@ package struct ReplayReport: Sendable, Equatable, Codable {
 
 /// Rebuilds projections from the log into fresh files and swaps them in.
 ///
-/// The swap renames `<name>.sqlite.rebuild` over `<name>.sqlite` (atomic on POSIX), after deleting the
-/// live file's `-wal` and `-shm`: a stale WAL left beside the new file would be replayed into it.
-/// The live worker of that projection MUST be stopped first (or told to close its file and reopen
-/// it after the swap): an open connection keeps writing to the old, unlinked file and its WAL.
-/// Readers that open the file per request simply see the new file.
+/// A rebuild is written to `<name>.sqlite.rebuild` without a single fsync; once complete it is
+/// synced and renamed `<name>.sqlite.rebuilt` (`finishRebuild`), so a file by that name is always
+/// whole. Then either its running worker adopts it (`ProjectionStore.adopt`, asked with the `swap`
+/// query), or, with the worker stopped, `swapIn` renames it over `<name>.sqlite` (atomic on POSIX),
+/// after deleting the live file's `-wal` and `-shm`: a stale WAL left beside the new file would be
+/// replayed into it. Never rename over the file of a running worker: its open connections keep
+/// writing to the old, unlinked file and its WAL.
 package enum Replayer {
     package static let defaultBatchSize = 100_000
 
@@ -68,22 +71,42 @@ package enum Replayer {
         return report
     }
 
-    /// Moves a rebuilt file over the live one (see the type's notes on the live worker).
-    package static func swapIn(_ fresh: URL, over live: URL) throws {
-        // `rebuild` checkpointed the WAL into the file; a WAL that still holds frames would be lost.
-        let freshWAL = URL(fileURLWithPath: fresh.path + "-wal")
-        if let size = try? FileManager.default.attributesOfItem(atPath: freshWAL.path)[.size] as? NSNumber, size.intValue > 0 {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: freshWAL.path,
-                NSLocalizedDescriptionKey: "\(freshWAL.path) still holds frames: checkpoint it before the swap"])
+    /// `<name>.sqlite.rebuilt` beside `live`: a finished rebuild waiting to be swapped in.
+    package static func rebuiltURL(of live: URL) -> URL {
+        URL(fileURLWithPath: live.path + ".rebuilt")
+    }
+
+    /// Syncs the rebuild of `live` that `rebuild(swap: false)` left and renames it to
+    /// `rebuiltURL(of: live)`, replacing any older one. Returns that URL.
+    package static func finishRebuild(of live: URL) throws -> URL {
+        let rebuilt = rebuiltURL(of: live)
+        let fresh = URL(fileURLWithPath: live.path + ".rebuild")
+        try removeDatabaseFiles(at: rebuilt)
+        try settleWAL(of: fresh)
+        try DurableFile.install(fresh.path, as: rebuilt.path)
+        return rebuilt
+    }
+
+    /// Leaves `file` whole on its own: a WAL beside it that still holds frames (a worker killed
+    /// while it caught a rebuild up) is copied in first, or it would be lost; then the WAL and the
+    /// shared memory are removed, as SQLite leaves them when a connection elsewhere outlived the pool.
+    private static func settleWAL(of file: URL) throws {
+        let wal = URL(fileURLWithPath: file.path + "-wal")
+        if let size = try? FileManager.default.attributesOfItem(atPath: wal.path)[.size] as? NSNumber, size.intValue > 0 {
+            let queue = try DatabaseQueue(path: file.path)
+            defer { try? queue.close() }
+            try queue.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         }
-        try removeFile(freshWAL)
-        try removeFile(URL(fileURLWithPath: fresh.path + "-shm"))
+        try removeFile(wal)
+        try removeFile(URL(fileURLWithPath: file.path + "-shm"))
+    }
+
+    /// Moves a rebuilt file over the live one, synced (see the type's notes on the live worker).
+    package static func swapIn(_ fresh: URL, over live: URL) throws {
+        try settleWAL(of: fresh)
         try removeFile(URL(fileURLWithPath: live.path + "-wal"))
         try removeFile(URL(fileURLWithPath: live.path + "-shm"))
-        guard rename(fresh.path, live.path) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: live.path,
-                NSLocalizedDescriptionKey: "cannot rename \(fresh.path) to \(live.path): errno \(errno)"])
-        }
+        try DurableFile.install(fresh.path, as: live.path)
     }
 
     /// The checksum and checkpoint of a projection file, read without changing it (for `--verify`:

@@ -82,6 +82,9 @@ enum ProjectionQueries {
         switch request.query {
         case .status:
             return try reply(feed)
+        case .swap:
+            // The worker's loop takes it before any answer: it changes the file, not a read.
+            throw QueryError.badQuery("swap is not a read")
         case .leaderboard(.top):
             let limit = try bounded(request.limit, "limit", default: 10, max: 100)
             return try reply(store.read { try LeaderboardProjection.top(limit, in: $0) })

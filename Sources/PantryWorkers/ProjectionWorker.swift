@@ -16,7 +16,8 @@ import PantryWire
 ///
 /// Queries are answered by the worker rather than read from its file by other processes because
 /// the worker knows exactly which position it has applied: a query that must see a given command
-/// (`after`) is parked until then, with no polling, and a rebuilt file only has to be reopened here.
+/// (`after`) is parked until then, with no polling, and a rebuilt file is swapped in here, between
+/// two turns of the loop (the `swap` query that `pantry replay` sends).
 package final class ProjectionWorker: Service {
     private let store: ProjectionStore
     private let log: any EventLogReader
@@ -240,6 +241,10 @@ private final class WorkerLoop {
                 try send(route, failure: .badQuery("the query is not a JSON object of the documented shape: \(error)"))
                 continue
             }
+            if case .swap = request.query {
+                try swapInRebuild(route)
+                continue
+            }
             if let after = request.after, after > follower.position {
                 // Every position a client was given is in the log: one beyond its head never will be.
                 // One that is there but not announced yet (an event of a type this worker does not
@@ -264,6 +269,45 @@ private final class WorkerLoop {
             }
         }
         queriesPending = true
+    }
+
+    /// `pantry replay` while this worker runs: the finished rebuild beside the file replaces its
+    /// state (`ProjectionStore.adopt`, brought first to the position applied here, so no answer
+    /// ever goes back), and the feed goes on from there. Queries wait in the socket meanwhile;
+    /// parked ones are answered from the new state. Whoever may query the worker may ask, but it
+    /// only adopts a whole rebuild, which it consumes: the state is the one the log gives.
+    private func swapInRebuild(_ route: [Data]) throws {
+        let rebuilt = Replayer.rebuiltURL(of: URL(fileURLWithPath: store.path))
+        guard FileManager.default.fileExists(atPath: rebuilt.path) else {
+            try send(route, failure: QueryError(
+                code: .notFound, message: "there is no finished rebuild at \(rebuilt.path): run pantry replay \(worker)"))
+            return
+        }
+        let started = clock.now
+        logger.notice("swapping in a rebuild", metadata: ["rebuild": "\(rebuilt.path)", "checkpoint": "\(written)"])
+        do {
+            written = try store.adopt(rebuilt: rebuilt, catchingUpFrom: log, through: follower.position)
+        } catch {
+            logger.error("could not swap in the rebuild; the file is as it was", metadata: ["error": "\(error)"])
+            try send(route, failure: QueryError(code: .swapFailed, message: "\(error)"))
+            return
+        }
+        // A rebuild that went further than this worker (one behind on the feed) is trusted.
+        if written != follower.position { follower.rewind(to: written) }
+        answers = ProjectionQueries.AnswerCache()
+        // The copies left for the log service hold the state replaced (possibly the wrong one
+        // that made the operator replay): none taken before the swap may stay or be published.
+        snapshots?.erased(through: written)
+        let milliseconds = Int((clock.now - started) / .milliseconds(1))
+        logger.notice("swapped in a rebuild", metadata: ["checkpoint": "\(written)", "milliseconds": "\(milliseconds)"])
+        try queries.send(route + [encoder.encode(QueryReply(position: follower.position,
+                                                            result: SwapReport(checkpoint: written, milliseconds: milliseconds)))],
+                         dontWait: true)
+    }
+
+    private struct SwapReport: Encodable {
+        var checkpoint: Int64
+        var milliseconds: Int
     }
 
     private func answerParked() {

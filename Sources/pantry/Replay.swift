@@ -7,15 +7,20 @@ import PantryKeys
 import PantryProjections
 import ZeroMQ
 import PantryLog
+import PantryWire
 import Logging
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild projections from position 0 into fresh files, then swap them in.",
         discussion: """
-            With --verify, each projection is rebuilt up to the live file's checkpoint and the two
-            checksums are compared instead; nothing is swapped, and any difference exits non-zero.
-            Swapping needs the projection's worker stopped; verifying works while it runs.
+            The rebuild goes to a file beside the live one, up to the log's head. A running worker
+            is then asked to swap it in between two turns of its loop (it catches the rebuild up to
+            its own position, copies it into its file in one transaction and goes on from there);
+            with the worker stopped the rebuild is renamed over its file. Either way the other
+            processes keep running. With --verify, each projection is rebuilt up to the live file's
+            checkpoint and the two checksums are compared instead; nothing is swapped, and any
+            difference exits non-zero. One replay of a projection at a time.
             """)
 
     @Argument(help: "Projections to rebuild (default: all).")
@@ -54,8 +59,16 @@ struct Replay: ParsableCommand {
             (log, keys) = (try options.openExistingLog(directory), try UserKeyStore(path: directory.userKeys, readOnly: true))
         }
         var differences = 0
+        try FileManager.default.createDirectory(at: directory.projections, withIntermediateDirectories: true)
         for name in names.isEmpty ? ProjectionCatalog.names : names {
             let projection = try ProjectionCatalog.named(name)
+            let replayLock: WriterLock
+            do {
+                replayLock = try WriterLock(path: directory.replayLock(name))
+            } catch is WriterLock.Held {
+                throw ValidationError("another replay of \(name) is running on \(directory.url.path): wait for it to end")
+            }
+            defer { withExtendedLifetime(replayLock) {} }
             if verify {
                 let liveFile = ProjectionStore.fileURL(name: name, directory: directory.projections)
                 guard FileManager.default.fileExists(atPath: liveFile.path) else {
@@ -77,16 +90,14 @@ struct Replay: ParsableCommand {
                 if !same { differences += 1 }
                 print("\(name): \(same ? "same" : "DIFFERENT") at position \(live.checkpoint) (live \(live.checksum.prefix(16)), rebuilt \(report.checksum.prefix(16)) at \(report.checkpoint)); \(rate(report))")
             } else {
-                let lock: WriterLock
-                do {
-                    lock = try WriterLock(path: directory.workerLock(name))
-                } catch is WriterLock.Held {
-                    throw ValidationError("the \(name) worker is running: stop it before swapping in a rebuild, or use --verify")
-                }
                 let report = try Replayer.rebuild(projection, directory: directory.projections, from: log, keys: keys,
-                                                  batchSize: batchSize, progress: ProgressBar(label: name).update)
-                withExtendedLifetime(lock) {}
-                print("\(name): rebuilt and swapped in at position \(report.checkpoint), checksum \(report.checksum.prefix(16)); \(rate(report))")
+                                                  batchSize: batchSize, swap: false, progress: ProgressBar(label: name).update)
+                let rebuilt = try Replayer.finishRebuild(of: ProjectionStore.fileURL(name: name, directory: directory.projections))
+                let built = "\(name): rebuilt at position \(report.checkpoint), checksum \(report.checksum.prefix(16)) (\(rate(report)))"
+                guard let worker = WorkerName(rawValue: name) else { preconditionFailure("no worker keeps \(name)") }
+                let swap = LiveSwap(worker: worker, directory: directory, rebuilt: rebuilt,
+                                    endpoint: endpoints.queries(of: worker), context: context)
+                print("\(built); \(try swap.run())")
             }
         }
         if differences > 0 { throw ExitCode(1) }

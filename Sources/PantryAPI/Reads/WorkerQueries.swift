@@ -87,7 +87,8 @@ final class WorkerQueries: Service {
             Problem(.positionNotWritten, detail: error.message)
         case .notCaughtUp:
             Problem(.notCaughtUp, detail: error.message, headers: [.retryAfter: "1"])
-        case .badQuery, nil:
+        // The API never asks for a swap: an answer about one is as unexpected as a bad query.
+        case .badQuery, .swapFailed, nil:
             Problem(.invalidQuery, detail: error.message)
         }
     }

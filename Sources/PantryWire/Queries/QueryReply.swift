@@ -8,6 +8,8 @@ package struct QueryError: Error, Encodable {
         case notFound = "not_found"
         case notCaughtUp = "not_caught_up"
         case positionNotWritten = "position_not_written"
+        /// A `swap` that left the worker's file as it was (see the message).
+        case swapFailed = "swap_failed"
     }
 
     package var code: Code

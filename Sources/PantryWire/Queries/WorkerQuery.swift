@@ -3,7 +3,7 @@
 package enum WorkerName: String, CaseIterable, Sendable {
     case leaderboard, carts, favourites, groceries, experiences
 
-    /// Every question this worker answers (`status` included).
+    /// Every question this worker answers (`status` and `swap` included).
     package var queries: [WorkerQuery] {
         let own: [WorkerQuery] = switch self {
         case .leaderboard: WorkerQuery.Leaderboard.allCases.map(WorkerQuery.leaderboard)
@@ -12,7 +12,7 @@ package enum WorkerName: String, CaseIterable, Sendable {
         case .groceries: WorkerQuery.Groceries.allCases.map(WorkerQuery.groceries)
         case .experiences: WorkerQuery.Experiences.allCases.map(WorkerQuery.experiences)
         }
-        return [.status(self)] + own
+        return [.status(self), .swap(self)] + own
     }
 }
 
@@ -22,6 +22,8 @@ package enum WorkerName: String, CaseIterable, Sendable {
 package enum WorkerQuery: Hashable, Sendable {
     /// How the worker is fed; every worker answers it.
     case status(WorkerName)
+    /// Adopt the finished rebuild beside the worker's file (`pantry replay` while the worker runs).
+    case swap(WorkerName)
     case leaderboard(Leaderboard)
     case carts(Carts)
     case favourites(Favourites)
@@ -29,6 +31,7 @@ package enum WorkerQuery: Hashable, Sendable {
     case experiences(Experiences)
 
     package static let statusName = "status"
+    package static let swapName = "swap"
 
     /// `counted`: a user's ingredients that earned a point for one recipe (the worker that folds the points).
     package enum Leaderboard: String, CaseIterable, Sendable { case top, entry, around, counted }
@@ -39,7 +42,7 @@ package enum WorkerQuery: Hashable, Sendable {
 
     package var worker: WorkerName {
         switch self {
-        case .status(let worker): worker
+        case .status(let worker), .swap(let worker): worker
         case .leaderboard: .leaderboard
         case .carts: .carts
         case .favourites: .favourites
@@ -52,6 +55,7 @@ package enum WorkerQuery: Hashable, Sendable {
     package var name: String {
         switch self {
         case .status: Self.statusName
+        case .swap: Self.swapName
         case .leaderboard(let query): query.rawValue
         case .carts(let query): query.rawValue
         case .favourites(let query): query.rawValue
@@ -64,6 +68,10 @@ package enum WorkerQuery: Hashable, Sendable {
     package init?(_ name: String, of worker: WorkerName) {
         if name == Self.statusName {
             self = .status(worker)
+            return
+        }
+        if name == Self.swapName {
+            self = .swap(worker)
             return
         }
         let query: WorkerQuery? = switch worker {
