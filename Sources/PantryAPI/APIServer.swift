@@ -112,13 +112,18 @@ package struct APIServer {
                                 leaderboard: leaderboard, keys: keys, logger: logger)
             }
         }
+        let counted: CountedIngredientsRead
         switch configuration.log {
         case .direct(let openLog, let vault):
+            counted = CountedIngredientsRead(open: openLog)
             feed = try APIFeed(models: [accounts, leaderboard], keys: vault, context: context, feed: endpoints.events,
                                highWaterMark: endpoints.feedHighWaterMark, openLog: openLog, openHeadReader: openLog,
                                snapshots: snapshots(vault), logger: logger)
         case .service:
             let remote = RemoteEventStore(context: context, endpoint: endpoints.log)
+            // A socket of its own: a read waits neither for the follower's catch-up nor for a head read.
+            let points = RemoteEventStore(context: context, endpoint: endpoints.log, timeout: .seconds(1))
+            counted = CountedIngredientsRead(open: { points })
             feed = try APIFeed(models: [accounts, leaderboard], keys: nil, context: context, feed: endpoints.events,
                                highWaterMark: endpoints.feedHighWaterMark, openLog: { remote }, openHeadReader: {
                 RemoteEventStore(context: context, endpoint: endpoints.log, timeout: .milliseconds(500))
@@ -158,7 +163,7 @@ package struct APIServer {
         CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
         // Browsing needs no account: recipes, the leaderboard and experiences are public.
         let liked = LikedRecipes(queries: queries, recipes: recipes)
-        ReadRoutes(queries: queries, feed: feed, leaderboard: leaderboard, recipes: recipes, liked: liked)
+        ReadRoutes(queries: queries, feed: feed, leaderboard: leaderboard, recipes: recipes, liked: liked, counted: counted)
             .register(public: router.group(), authenticated: authenticated)
         var signedInIfAny = authenticator
         signedInIfAny.optional = true

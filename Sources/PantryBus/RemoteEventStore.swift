@@ -6,8 +6,8 @@ import PantryWire
 
 /// The log read over the network from the core's log service (`LogServer`): what the workers and
 /// the API read instead of the log's file, so they need only their own data directory. Only the
-/// reads a follower makes (`EventLogReader`): the core is the single writer, and the idempotency
-/// and one-point records are its own.
+/// reads of `EventLogReader` (a follower's, and the API's counted ingredients): the core is the
+/// single writer, and the idempotency and one-point checks are its own.
 ///
 /// A read that gets no answer within `timeout` throws `Unavailable` (the core is down or
 /// restarting); the caller keeps what it has and asks again later. The next read goes out on a
@@ -103,6 +103,14 @@ package final class RemoteEventStore: EventLogReader {
 
     package func headPosition() throws -> Int64 {
         try ask(.head).answer.head
+    }
+
+    package func earnedIngredients(userId: String, recipeId: String) throws -> EarnedIngredients {
+        let frames = try exchange(.counted(userId: userId, recipeId: recipeId))
+        guard frames.count == 1 else {
+            throw EventStoreError.corrupt("the log service answered a counted read in \(frames.count) frames, not 1")
+        }
+        return try EarnedIngredients.decode(frames[0])
     }
 
 }

@@ -244,6 +244,32 @@ package final class SQLiteEventStore: EventStore {
         }
     }
 
+    /// The same expressions as the index's, so SQLite reads only the index's entries for one
+    /// user and recipe.
+    private static let earnedIngredientsQuery = """
+        SELECT DISTINCT json_extract(data, '$.ingredient') FROM events
+        WHERE type = '\(EventType.pointEarned.rawValue)' AND user_id = ? AND json_extract(data, '$.recipeId') = ?
+        ORDER BY 1 LIMIT ?
+        """
+
+    package func earnedIngredients(userId: String, recipeId: String) throws -> EarnedIngredients {
+        // One read transaction: the head and the points of one snapshot.
+        try pool.read { db in
+            let head = try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(position), 0) FROM events") ?? 0
+            let ingredients = try String.fetchAll(db.cachedStatement(sql: Self.earnedIngredientsQuery),
+                                                  arguments: [userId, recipeId, EarnedIngredients.limit])
+            return EarnedIngredients(head: head, ingredients: ingredients)
+        }
+    }
+
+    /// The plan SQLite chooses for `earnedIngredients`, for the test that keeps it on the index.
+    package func planOfEarnedIngredients() throws -> String {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + Self.earnedIngredientsQuery, arguments: ["u", "r", 1])
+                .map { $0["detail"] as String? ?? "" }.joined(separator: "\n")
+        }
+    }
+
     package func headPosition() throws -> Int64 {
         try pool.read { db in try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(position), 0) FROM events") ?? 0 }
     }

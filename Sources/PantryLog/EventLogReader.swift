@@ -17,6 +17,10 @@ package protocol EventLogReader: AnyObject, Sendable {
 
     /// The position of the newest event, 0 for an empty log.
     func headPosition() throws -> Int64
+
+    /// The ingredients `userId` earned a point for in `recipeId`, by the log's point index: the
+    /// head is read first, so every point up to it is included.
+    func earnedIngredients(userId: String, recipeId: String) throws -> EarnedIngredients
 }
 
 package enum EventStoreError: Error, Equatable, CustomStringConvertible {

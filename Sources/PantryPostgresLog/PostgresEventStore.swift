@@ -302,6 +302,18 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
             .map { try $0.decode(String.self) }.joined(separator: "\n")
     }
 
+    package func earnedIngredients(userId: String, recipeId: String) throws -> EarnedIngredients {
+        // The head first: the points read after it hold every one up to it. The same expressions
+        // as `events_points`; "C" orders by bytes, as SQLite does.
+        let head = try headPosition()
+        let ingredients = try read("""
+            SELECT DISTINCT ((data::jsonb) ->> 'ingredient') COLLATE "C" FROM events
+            WHERE type = '\(unescaped: EventType.pointEarned.rawValue)' AND user_id = \(userId)
+            AND ((data::jsonb) ->> 'recipeId') = \(recipeId) ORDER BY 1 LIMIT \(EarnedIngredients.limit)
+            """).map { try $0.decode(String.self) }
+        return EarnedIngredients(head: head, ingredients: ingredients)
+    }
+
     package func headPosition() throws -> Int64 {
         try read("SELECT COALESCE(MAX(position), 0)::BIGINT FROM events").first?.decode(Int64.self) ?? 0
     }

@@ -98,10 +98,6 @@ enum ProjectionQueries {
             let userId = try required(request.userId, "userId")
             let radius = try bounded(request.radius, "radius", default: 3, max: 25)
             return try reply(store.read { try LeaderboardProjection.around(userId, radius: radius, in: $0) })
-        case .leaderboard(.counted):
-            let userId = try required(request.userId, "userId")
-            let recipeId = try required(request.recipeId, "recipeId")
-            return try reply(store.read { try LeaderboardProjection.counted(userId, recipeId: recipeId, in: $0) })
         case .carts(.cart):
             let userId = try required(request.userId, "userId")
             let cart = try store.read { try CartsProjection.cart(userId, in: $0) }

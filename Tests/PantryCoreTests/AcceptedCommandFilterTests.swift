@@ -86,6 +86,9 @@ final class CountingStore: EventStore, @unchecked Sendable {
         return try log.acceptedCommands(commandIds)
     }
     func earnedPoints(_ points: [PointKey]) throws -> Set<PointKey> { try log.earnedPoints(points) }
+    func earnedIngredients(userId: String, recipeId: String) throws -> EarnedIngredients {
+        try log.earnedIngredients(userId: userId, recipeId: recipeId)
+    }
     func headPosition() throws -> Int64 { try log.headPosition() }
     func countsByType() throws -> [String: Int] { try log.countsByType() }
 }

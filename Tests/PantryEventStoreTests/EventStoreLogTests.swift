@@ -83,6 +83,32 @@ import PantryLog
         }
     }
 
+    /// The API's "already counted", asked of the point index: one user's points for one recipe,
+    /// each once, in byte order whatever the database's collation, at a head that covers them.
+    @Test(arguments: StoreKind.allCases) func earnedIngredientsAreOneUsersPointsForOneRecipe(_ kind: StoreKind) throws {
+        try withLog(kind) { log throws in
+            let store = try log.writer()
+            #expect(try store.earnedIngredients(userId: "u1", recipeId: "r1") == EarnedIngredients(head: 0, ingredients: []))
+            func point(_ user: String, _ recipe: String, _ ingredient: String, _ n: Int) -> NewEvent {
+                event("PointEarned", #"{"userId":"\#(user)","recipeId":"\#(recipe)","ingredient":"\#(ingredient)"}"#,
+                      commandId: "c\(n)", userId: user)
+            }
+            _ = try store.append([append("user-u1", expecting: 0,
+                                         point("u1", "r1", "zucchini", 1), point("u1", "r1", "éclair", 2), point("u1", "r1", "egg", 3),
+                                         // A log written before the one-point rule may hold a point twice.
+                                         point("u1", "r1", "egg", 4), point("u1", "r2", "salt", 5)),
+                                  append("user-u2", expecting: 0, point("u2", "r1", "basil", 6),
+                                         event("RecipeSaved", #"{"userId":"u1","recipeId":"r1","ingredient":"flour"}"#, commandId: "c7"))])
+            #expect(try store.earnedIngredients(userId: "u1", recipeId: "r1")
+                    == EarnedIngredients(head: 7, ingredients: ["egg", "zucchini", "éclair"]))
+            #expect(try store.earnedIngredients(userId: "u2", recipeId: "r1").ingredients == ["basil"])
+            #expect(try store.earnedIngredients(userId: "u1", recipeId: "r3").ingredients == [])
+            // A reader that is not the writer sees the same.
+            let reader = try #require(try log.openForReading())
+            #expect(try reader.earnedIngredients(userId: "u1", recipeId: "r2") == EarnedIngredients(head: 7, ingredients: ["salt"]))
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func eventsAreReadByPosition(_ kind: StoreKind) throws {
         try withStore(kind) { store throws in
             for i in 0..<10 { _ = try store.append([append("s\(i)", expecting: 0, event("E\(i)", commandId: "c\(i)"))]) }
@@ -107,6 +133,18 @@ import PantryLog
             #expect(throws: EventStoreError.wrongExpectedVersion(streamId: "s0", expected: 0, actual: 13)) { try store.append(failing) }
             #expect(try store.headPosition() == 9_002)
             #expect(try store.read(after: 9_000, limit: 10).map(\.position) == [9_001, 9_002])
+        }
+    }
+}
+
+@Suite struct SQLiteEventStoreIndexTests {
+    /// The counted read touches only the index's entries for one user and recipe, never the events.
+    @Test func earnedIngredientsAreReadFromThePointIndex() throws {
+        try withTemporaryDirectory { dir in
+            let store = try SQLiteEventStore(path: dir.appendingPathComponent("events.sqlite").path)
+            let plan = try store.planOfEarnedIngredients()
+            #expect(plan.contains("USING INDEX events_points") || plan.contains("USING COVERING INDEX events_points"), "\(plan)")
+            #expect(!plan.contains("SCAN events"), "\(plan)")
         }
     }
 }

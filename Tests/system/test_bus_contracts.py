@@ -64,8 +64,7 @@ def test_every_query_answer_follows_the_schema(deployment):
     answer = validator("query-answer")
     asked = {
         "leaderboard": [{"query": "top", "limit": 10}, {"query": "entry", "userId": user_id},
-                        {"query": "around", "userId": user_id, "radius": 2},
-                        {"query": "counted", "userId": user_id, "recipeId": recipe["id"]}],
+                        {"query": "around", "userId": user_id, "radius": 2}],
         "carts": [{"query": "cart", "userId": user_id}],
         "favourites": [{"query": "list", "userId": user_id}, {"query": "search", "userId": user_id, "text": recipe["title"][:3]},
                        {"query": "suggestion", "userId": user_id}],
@@ -228,4 +227,35 @@ def test_the_log_service_answers_range_reads_as_the_schemas_say(deployment):
     assert len(frames) == 1
     validator("snapshot-answer").validate(json.loads(frames[0]))
     assert json.loads(frames[0])["error"]["code"] == "not_found"
+    socket.close()
+
+
+def test_the_log_service_answers_counted_reads_as_the_schemas_say(deployment):
+    """The API's "already counted" asked of the log service on another host: one frame of the
+    user's point keys for the recipe, at a head that covers the point; ids a command would refuse
+    are refused, nothing read."""
+    processes, user_id, recipe, position = deployment
+    request, answer = validator("log-request"), validator("counted-answer")
+    socket = dealer(processes.data / "core-log.sock")
+
+    def counted(document):
+        socket.send(json.dumps(document).encode())
+        frames = socket.recv_multipart()
+        assert len(frames) == 1, frames
+        reply = json.loads(frames[0])
+        answer.validate(reply)
+        return reply
+
+    asked = {"read": "counted", "userId": user_id, "recipeId": recipe["id"]}
+    request.validate(asked)
+    reply = counted(asked)
+    assert reply["head"] >= position and len(reply["ingredients"]) == 1, reply
+    other = {"read": "counted", "userId": "nobody", "recipeId": recipe["id"]}
+    assert counted(other)["ingredients"] == []
+    for bad in ({"read": "counted", "userId": user_id}, {"read": "counted", "userId": "u/../x", "recipeId": "r"},
+                {"read": "counted", "userId": user_id, "recipeId": "r" * 129},
+                {"read": "counted", "userId": user_id, "recipeId": " \u0007"},
+                {"read": "counted", "userId": user_id, "recipeId": "r", "limit": 5}):
+        assert not request.is_valid(bad), bad
+        assert counted(bad)["error"]["code"] == "bad_request", bad
     socket.close()

@@ -72,3 +72,6 @@ def test_a_users_counted_ingredients_are_read_at_once_after_the_point_and_only_b
     assert api.get(path).status == 401
     assert api.get(f"/v1/me/owned-ingredients/{'x' * 129}", token=token).status == 422
     assert api.get(f"{path}?after=nope", token=token).status == 422
+    # The log answers at its head: a position it has not written yet is refused, not waited for.
+    beyond = api.get(f"{path}?after={earned.json['position'] + 1_000}", token=token)
+    assert beyond.status == 422 and beyond.json["code"] == "position_not_written", beyond

@@ -5,7 +5,8 @@ import PantryBus
 import PantryWire
 
 /// The read side: a user's lists and a recipe's experiences, answered by the projection workers,
-/// and the leaderboard, answered from the API's own memory. Every route takes `?after=POSITION`
+/// the leaderboard, answered from the API's own memory, and a recipe's counted ingredients,
+/// answered by the log. Every route takes `?after=POSITION`
 /// (read-your-writes). The leaderboard and experiences are public; a user's own lists and rank
 /// need the user's token.
 struct ReadRoutes {
@@ -14,6 +15,7 @@ struct ReadRoutes {
     let leaderboard: LeaderboardReadModel
     let recipes: RecipeSource
     let liked: LikedRecipes
+    let counted: CountedIngredientsRead
 
     func register(public open: RouterGroup<APIRequestContext>, authenticated routes: RouterGroup<APIRequestContext>) {
         open.get("v1/leaderboard") { request, _ in
@@ -62,10 +64,9 @@ struct ReadRoutes {
             }
         }
         routes.get("v1/me/owned-ingredients/:recipeId") { request, context in
-            try await ask(.leaderboard(.counted), request) {
-                $0.userId = try context.requireSession().userId
-                $0.recipeId = try PathParameter.value("recipeId", in: context)
-            }
+            try await counted.answer(userId: try context.requireSession().userId,
+                                     recipeId: try PathParameter.value("recipeId", in: context),
+                                     after: try ReadYourWrites.position(in: request))
         }
         routes.get("v1/me/cart") { request, context in
             try await ask(.carts(.cart), request) {

@@ -16,7 +16,8 @@ import PantryLog
 /// keys never leave the core's host; the price is that those fields cross the network in the
 /// clear (ZeroMQ CURVE on this socket would close that).
 ///
-/// It also serves, in chunks, the projection snapshots the workers on this host leave in
+/// It answers the API's "already counted" read (`counted`) from the log's point index, and
+/// it also serves, in chunks, the projection snapshots the workers on this host leave in
 /// `snapshots` (`ProjectionSnapshots`), so a worker on a new host starts from a recent copy of its
 /// projection instead of folding the whole log (docs/architecture.md, "A fresh worker").
 package final class LogServer: Service {
@@ -137,6 +138,8 @@ package final class LogServer: Service {
                 return [LogAnswer(head: head, through: head, events: 0).json]
             case .snapshot(let projection, let position, let offset):
                 return snapshotChunk(projection, position: position, offset: offset)
+            case .counted(let userId, let recipeId):
+                return [try log.earnedIngredients(userId: userId, recipeId: recipeId).json]
             case .range(let after, let limit):
                 events = try log.read(after: after, limit: min(limit, limits.maxEvents))
                 reach = events.last?.position ?? after

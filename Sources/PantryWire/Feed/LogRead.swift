@@ -1,8 +1,9 @@
 import Foundation
+import PantryDomain
 import PantryJSON
 
 /// A read of the log asked of the log service (`schemas/zeromq.md`, "The log";
-/// `bus/log-request.schema.json`): one JSON frame, `{"read": "range" | "types" | "positions" | "head" | "snapshot", ...}`.
+/// `bus/log-request.schema.json`): one JSON frame, `{"read": "range" | "types" | "positions" | "head" | "snapshot" | "counted", ...}`.
 package enum LogRead: Equatable, Sendable {
     /// Events after `after`, at most `limit`.
     case range(after: Int64, limit: Int)
@@ -15,6 +16,8 @@ package enum LogRead: Equatable, Sendable {
     /// `bytes` of the newest snapshot of `projection` from `offset` (`SnapshotChunk`); with a
     /// `position` other than 0, of the snapshot at that position only (a download in progress).
     case snapshot(projection: WorkerName, position: Int64, offset: Int64)
+    /// The ingredients `userId` earned a point for in `recipeId` (`EarnedIngredients`, one frame).
+    case counted(userId: String, recipeId: String)
 
     /// Positions one `positions` read may name: a reader asks for more in several reads.
     package static let maxPositions = 10_000
@@ -26,6 +29,7 @@ package enum LogRead: Equatable, Sendable {
     private static let fields: [String: Set<String>] = [
         "range": ["read", "after", "limit"], "types": ["read", "after", "through", "types"],
         "positions": ["read", "positions"], "head": ["read"], "snapshot": ["read", "projection", "position", "offset"],
+        "counted": ["read", "userId", "recipeId"],
     ]
 
     package var json: Data {
@@ -42,6 +46,8 @@ package enum LogRead: Equatable, Sendable {
         case .snapshot(let projection, let position, let offset):
             w.field("read", "snapshot"); w.field("projection", projection.rawValue); w.field("position", position)
             w.field("offset", offset)
+        case .counted(let userId, let recipeId):
+            w.field("read", "counted"); w.field("userId", userId); w.field("recipeId", recipeId)
         }
         return Data(w.finish())
     }
@@ -75,6 +81,15 @@ package enum LogRead: Equatable, Sendable {
                     let position = try json.int64("position"), offset = try json.int64("offset")
                     guard position >= 0, offset >= 0 else { throw Invalid(description: "position and offset must not be negative") }
                     return .snapshot(projection: projection, position: position, offset: offset)
+                case "counted":
+                    // As a command's fields are checked: an over-long or control-laden id is
+                    // refused, not looked up.
+                    let userId = try json.string("userId"), recipeId = try json.string("recipeId")
+                    do throws(Rejection) {
+                        return .counted(userId: try Validate.userId(userId), recipeId: try Validate.recipeId(RecipeID(recipeId)).rawValue)
+                    } catch {
+                        throw Invalid(description: error.message)
+                    }
                 default:
                     return .head
                 }

@@ -33,8 +33,7 @@ package enum WorkerQuery: Hashable, Sendable {
     package static let statusName = "status"
     package static let swapName = "swap"
 
-    /// `counted`: a user's ingredients that earned a point for one recipe (the worker that folds the points).
-    package enum Leaderboard: String, CaseIterable, Sendable { case top, entry, around, counted }
+    package enum Leaderboard: String, CaseIterable, Sendable { case top, entry, around }
     package enum Carts: String, CaseIterable, Sendable { case cart }
     package enum Favourites: String, CaseIterable, Sendable { case list, search, suggestion }
     package enum Groceries: String, CaseIterable, Sendable { case list }

@@ -79,6 +79,15 @@ import PantryWire
         }
         let positions: [Int64] = [head, 1, 2, 40, 41, 42, head + 9, 77]
         #expect(try served.remote.read(positions: positions) == served.opened(served.store.read(positions: positions)))
+        // The API's counted read: what the file's point index answers; an id a command would refuse
+        // is refused, nothing read.
+        for user in ["u0", "u5", "nobody"] {
+            #expect(try served.remote.earnedIngredients(userId: user, recipeId: "\(user)-r1")
+                    == served.store.earnedIngredients(userId: user, recipeId: "\(user)-r1"))
+        }
+        #expect(try !served.remote.earnedIngredients(userId: "u5", recipeId: "u5-r1").ingredients.isEmpty)
+        #expect(throws: LogRead.Invalid.self) { try served.remote.earnedIngredients(userId: "u/5", recipeId: "u5-r1") }
+        #expect(throws: LogRead.Invalid.self) { try served.remote.earnedIngredients(userId: "u5", recipeId: String(repeating: "r", count: 129)) }
 
         // The reader needs no vault: opened fields decode alone, and a deleted user's are absent.
         let accounts = try served.remote.read(after: 0, through: head, types: ["UserRegistered", "PasswordChanged"]).map {
