@@ -67,6 +67,9 @@ def test_a_users_counted_ingredients_are_read_at_once_after_the_point_and_only_b
     counted = api.get(f"{path}?after={earned.json['position']}", token=token)
     assert counted.status == 200 and counted.json["position"] >= earned.json["position"], counted
     assert counted.json["result"]["ingredients"] == ["egg", "onion"], counted
+    # The id is read as a command reads it, here as through the log service: spaces around it do not count.
+    padded = api.get(f"/v1/me/owned-ingredients/%20{SHAKSHUKA}%20", token=token)
+    assert padded.status == 200 and padded.json["result"] == counted.json["result"], padded
     # Another cook's read says nothing of them; no token, a bad id: refused, nothing read.
     assert api.get(f"{path}?after={earned.json['position']}", token=other).json["result"]["ingredients"] == []
     assert api.get(path).status == 401

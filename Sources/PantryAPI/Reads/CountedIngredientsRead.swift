@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOPosix
+import PantryDomain
 import PantryBus
 import PantryLog
 import PantryWire
@@ -26,7 +27,10 @@ final class CountedIngredientsRead: Sendable {
 
     /// The answer at the log's head, on NIO's pool for blocking work since the read blocks. A
     /// position `after` beyond the head is refused, as the feed refuses it.
-    func answer(userId: String, recipeId: String, after: Int64?) async throws -> Response {
+    func answer(userId: String, recipeId rawRecipeId: String, after: Int64?) async throws -> Response {
+        // The log service validates the id so; the file must answer the same for the same path.
+        let recipeId: String
+        do { recipeId = try Validate.recipeId(RecipeID(rawRecipeId)).rawValue } catch { throw Problem(error) }
         let earned: EarnedIngredients
         do {
             earned = try await NIOThreadPool.singleton.runIfActive { [self] in
