@@ -146,11 +146,6 @@ package struct APIServer {
         if !configuration.corsOrigins.isEmpty { router.add(middleware: CrossOrigin(origins: configuration.corsOrigins)) }
         let routeMethods = RouteMethods()
         router.add(middleware: AccessLogMiddleware(accessLog: accessLog, routes: routeMethods))
-        if let web = WebApp<APIRequestContext>.root {
-            router.add(middleware: WebApp(root: web, docsAssets: configuration.docsAssets, logger: logger))
-        } else {
-            logger.error("the web app's files are missing from the build; / answers 404")
-        }
         let authenticator = BearerAuthenticator(signer: signer, revocations: revocations, accounts: accounts, feed: feed)
         let authenticated = router.group().add(middleware: authenticator)
         let submitter = CommandSubmitter(core: core)
@@ -168,6 +163,13 @@ package struct APIServer {
         var signedInIfAny = authenticator
         signedInIfAny.optional = true
         RecipeRoutes(recipes: recipes, liked: liked).register(on: router.group().add(middleware: signedInIfAny))
+        // Added after every route, so it wraps only what no route matches: an API request no longer
+        // passes through it and the file middleware inside it (two more async calls each).
+        if let web = WebApp<APIRequestContext>.root {
+            router.add(middleware: WebApp(root: web, docsAssets: configuration.docsAssets, logger: logger))
+        } else {
+            logger.error("the web app's files are missing from the build; / answers 404")
+        }
         routeMethods.learn(router.routes)
 
         let logger = logger

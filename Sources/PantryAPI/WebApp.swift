@@ -6,7 +6,9 @@ import Logging
 /// The web app (`Sources/PantryAPI/Web`, shipped as this target's resources): its files where no API
 /// route matches (`/` is `index.html`), the contract at `/openapi.yaml`, and at `/docs` a page that
 /// renders it with ReDoc, whose script `ops/setup` puts in `.cache/docs` (PyPI
-/// `drf-spectacular-sidecar`; `PANTRY_DOCS_ASSETS` to change).
+/// `drf-spectacular-sidecar`; `PANTRY_DOCS_ASSETS` to change). The router adds it after every
+/// route, so it sees only the requests no route matches; `AccessLogMiddleware` gives every
+/// response, its files' too, the headers that stop sniffing and cross-site referrers.
 struct WebApp<Context: RequestContext>: RouterMiddleware {
     private let files: FileMiddleware<Context, LocalFileSystem>
     private let root: String
@@ -48,9 +50,6 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
             }
             if isPage, !hasPolicy { response.headers[.contentSecurityPolicy] = WebAppHeaders.pagePolicy }
             if path.hasSuffix(".yaml") { response.headers[.contentType] = "application/yaml" }
-            // Only this middleware sets these two, so they are appended, not searched for first.
-            response.headers.append(WebAppHeaders.noSniffing)
-            response.headers.append(WebAppHeaders.sameOriginReferrer)
             return response
         }
     }
@@ -68,17 +67,9 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Made once (a generic type has no stored statics): the middleware sees every request, API routes included.
+/// Made once (a generic type has no stored statics).
 private enum WebAppHeaders {
     /// What the app's own pages may do: load only from here, no inline script, no framing.
     static let pagePolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-    static let noSniffing = HTTPField(name: .contentTypeOptions, value: "nosniff")
-    static let sameOriginReferrer = HTTPField(name: .referrerPolicy, value: "same-origin")
-}
-
-private extension HTTPField.Name {
-    // Made once: a name is checked each time it is made from a string, on every response.
-    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
-    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 }

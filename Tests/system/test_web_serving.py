@@ -25,6 +25,10 @@ def test_the_app_the_contract_and_the_docs_are_served(api):
     board = api.get("/v1/leaderboard")
     assert board.status == 200 and board.headers["x-content-type-options"] == "nosniff"
     assert board.headers["referrer-policy"] == "same-origin" and "content-security-policy" not in board.headers
+    # And so do problem documents (the web app's middleware, which set them, saw only what it returned).
+    for refused in (api.get("/v1/me/cart"), api.get("/nothing.html")):
+        assert refused.status in (401, 404) and refused.headers["x-content-type-options"] == "nosniff"
+        assert refused.headers["referrer-policy"] == "same-origin"
     for path in ("/app/app.js", "/app/screens/recipe.js", "/sw.js"):
         script = api.get(path)
         assert script.status == 200 and "javascript" in script.headers["content-type"], path

@@ -75,7 +75,6 @@ struct RecipeRoutes {
             return Response(status: .ok, headers: [
                 .contentType: "image/svg+xml; charset=utf-8", .cacheControl: "public, max-age=86400",
                 .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'",
-                .init("X-Content-Type-Options")!: "nosniff",
             ], body: ResponseBody(byteBuffer: ByteBuffer(string: svg)))
         }
         routes.get("v1/ingredients/autocomplete") { request, context in
