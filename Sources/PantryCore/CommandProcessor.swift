@@ -20,9 +20,14 @@ package final class CommandProcessor {
     package let paces: Paces
     package private(set) var head: Int64 = 0
     private var streamVersions: [String: Int64] = [:]
-    /// Per user, the positions of the events that hold the account: what a snapshot keeps instead
-    /// of the account itself.
-    private var accountPositions: [UserID: [Int64]] = [:]
+    /// What the state's username and email index is keyed with (`PantryState.usernames`).
+    private let nameKey: NameKey
+    /// The snapshot's grocery lists not opened yet: each is opened, with its user's key, before the
+    /// first event or command of its user (`openGroceries`), so a start opens none.
+    private var sealedGroceries: [UserID: String] = [:]
+    /// A deletion since the last snapshot: its user's name digests are still in the file, so a
+    /// snapshot is taken at the next batch that can.
+    private var deletionSinceSnapshot = false
     private let snapshots: CoreSnapshotFile?
     private let snapshotEvery: Int64
     private var lastSnapshot: Int64 = 0
@@ -42,7 +47,8 @@ package final class CommandProcessor {
                 logger: Logger = Logger(label: "pantry.core")) throws {
         self.store = store
         self.paces = paces
-        state = PantryState(paces: paces)
+        nameKey = try keys.nameKey()
+        state = PantryState(paces: paces, nameKey: nameKey)
         self.keys = keys
         self.erasures = erasures
         self.logger = logger
@@ -67,21 +73,16 @@ package final class CommandProcessor {
     /// events were already evolved into `state`. `folding` sees the command id of each event folded.
     private func load(folding: (CommandID) -> Void = { _ in }) throws {
         let started = ContinuousClock.now
-        var state = PantryState(paces: paces)
+        var state = PantryState(paces: paces, nameKey: nameKey)
         var versions: [String: Int64] = [:]
-        var accounts: [UserID: [Int64]] = [:]
+        var sealed: [UserID: String] = [:]
         var position: Int64 = 0
-        // Every key at once: this opens every account.
-        let keyRing = try keys.keyRing()
-        if let snapshot = try usableSnapshot(vault: keyRing) {
-            state = PantryState(restoring: snapshot.holdings, paces: paces)
-            for recorded in try store.read(positions: snapshot.accountPositions.values.flatMap { $0 }.sorted()) {
-                Decider.evolve(&state, try EventCoding.decode(
-                    type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing),
-                    at: recorded.metadata.recordedAt)
-            }
+        // Every key at once, once the fold first opens a sealed field.
+        let keyRing = KeyRingOnDemand(keys)
+        if let snapshot = usableSnapshot() {
+            state = PantryState(restoring: snapshot.holdings, paces: paces, nameKey: nameKey)
+            sealed = snapshot.sealedGroceries
             versions = snapshot.streamVersions
-            accounts = snapshot.accountPositions
             position = snapshot.position
             lastSnapshot = snapshot.position
             state.forgetEarnedPoints()
@@ -97,10 +98,11 @@ package final class CommandProcessor {
                 }
                 let event = try EventCoding.decode(
                     type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing)
+                if !sealed.isEmpty { try Self.openGroceries(of: [event.userId], from: &sealed, into: &state, vault: keyRing) }
+                if fromSnapshot > 0, event.type == .userDeleted { deletionSinceSnapshot = true }
                 Decider.evolve(&state, event, at: recorded.metadata.recordedAt)
                 folding(recorded.metadata.commandId)
                 versions[recorded.streamId] = recorded.streamVersion
-                Self.track(event.type, of: recorded.metadata.userId, at: recorded.position, in: &accounts)
                 position = recorded.position
             }
             position = last.position
@@ -109,7 +111,7 @@ package final class CommandProcessor {
         }
         self.state = state
         self.streamVersions = versions
-        self.accountPositions = accounts
+        self.sealedGroceries = sealed
         self.head = position
         // A stop between logging a deletion and listing it or destroying the key leaves them to do.
         try erasures?.record(state.deletedUsers)
@@ -118,38 +120,58 @@ package final class CommandProcessor {
             "events": "\(position)", "snapshot": "\(fromSnapshot)", "folded": "\(position - fromSnapshot)",
             "users": "\(state.users.count)", "milliseconds": "\((ContinuousClock.now - started) / .milliseconds(1))",
         ])
-        if position - lastSnapshot >= snapshotEvery { takeSnapshot() }
+        if deletionSinceSnapshot || position - lastSnapshot >= snapshotEvery { takeSnapshot() }
     }
 
-    /// The snapshot, when there is one and it was taken of this log: the event at its position
-    /// must be the one it names (a restored or copied directory may hold another log's snapshot).
-    private func usableSnapshot(vault: KeyRing) throws -> CoreSnapshot? {
-        guard let snapshot = snapshots?.read(vault: vault) else { return nil }
-        guard try store.read(positions: [snapshot.position]).first?.metadata.commandId == snapshot.commandIdAtPosition else {
+    /// The snapshot, when there is one and it was taken of this log (the event at its position
+    /// must be the one it names: a restored or copied directory may hold another log's snapshot)
+    /// and of this key file (its name digests were made with this name key).
+    private func usableSnapshot() -> CoreSnapshot? {
+        guard let snapshot = snapshots?.read() else { return nil }
+        guard (try? store.read(positions: [snapshot.position]).first?.metadata.commandId) == snapshot.commandIdAtPosition else {
             logger.warning("ignoring a core snapshot of another log", metadata: ["position": "\(snapshot.position)"])
+            return nil
+        }
+        guard snapshot.nameKeyCheck == nameKey.check else {
+            logger.warning("ignoring a core snapshot made with another name key", metadata: ["position": "\(snapshot.position)"])
             return nil
         }
         return snapshot
     }
 
-    /// Keeps `accounts` pointing at the events that hold each account today.
-    private static func track(_ type: EventType?, of userId: UserID, at position: Int64, in accounts: inout [UserID: [Int64]]) {
-        switch type {
-        case .userRegistered: accounts[userId] = [position]
-        case .passwordChanged: accounts[userId] = [accounts[userId]?.first ?? position, position]
-        case .userDeleted: accounts[userId] = nil
-        default: break
+    /// Opens the still-sealed grocery lists of `userIds` into `state`: before anything of theirs
+    /// is decided or evolved. A list whose key is gone (its user deleted) is dropped. All or none:
+    /// a list that does not open leaves every list sealed.
+    private static func openGroceries(of userIds: some Sequence<UserID>, from sealed: inout [UserID: String],
+                                      into state: inout PantryState, vault: any PersonalDataVault) throws {
+        var opened: [(UserID, [String: Bool]?)] = []
+        for userId in userIds {
+            guard let list = sealed[userId] else { continue }
+            opened.append((userId, try CoreSnapshot.openGroceries(list, for: userId, vault: vault)))
+        }
+        for (userId, items) in opened {
+            sealed[userId] = nil
+            if let items { state.restoreGroceries(items, for: userId) }
         }
     }
 
-    /// Hands a copy of the state at `head` to the background writer.
-    private func takeSnapshot() {
+    /// Hands a copy of the state at `head` to the background writer; false when a write was still
+    /// under way (the snapshot is skipped).
+    @discardableResult
+    private func takeSnapshot() -> Bool {
         guard let snapshots, head > 0,
-              let commandId = try? store.read(positions: [head]).first?.metadata.commandId else { return }
-        snapshots.writeInBackground(CoreSnapshot(
-            position: head, commandIdAtPosition: commandId, holdings: state.holdings,
-            streamVersions: streamVersions, accountPositions: accountPositions))
-        lastSnapshot = head
+              let commandId = try? store.read(positions: [head]).first?.metadata.commandId else { return false }
+        let submitted = snapshots.writeInBackground(CoreSnapshot(
+            position: head, commandIdAtPosition: commandId, nameKeyCheck: nameKey.check, holdings: state.holdings,
+            sealedGroceries: sealedGroceries, streamVersions: streamVersions))
+        if submitted { lastSnapshot = head; deletionSinceSnapshot = false }
+        return submitted
+    }
+
+    /// Opens every grocery list still sealed since the start, so that `state` is the whole state
+    /// (tests comparing it with a fold of the log).
+    package func openSealedGroceries() throws {
+        try Self.openGroceries(of: Array(sealedGroceries.keys), from: &sealedGroceries, into: &state, vault: keys)
     }
 
     /// Waits until a snapshot being written is on disk.
@@ -206,6 +228,12 @@ package final class CommandProcessor {
         } catch {
             logger.error("could not read the idempotency record", metadata: ["error": "\(error)"])
             return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)") }, appended: [])
+        }
+        do {
+            try Self.openGroceries(of: batch.map(\.command.userId), from: &sealedGroceries, into: &state, vault: keys)
+        } catch {
+            logger.error("could not open a grocery list of the snapshot", metadata: ["error": "\(error)"])
+            return BatchResult(outcomes: batch.map { .failed($0.commandId, "the core's state cannot be read: \(error)") }, appended: [])
         }
         // The one-point rule decides from the points its commands ask for, read from the log now
         // and forgotten after the batch: memory stays flat however many points were ever earned.
@@ -298,8 +326,6 @@ package final class CommandProcessor {
                     outcomes[owner] = .accepted(batch[owner].commandId, range)
                     acceptedRanges[owner] = range
                     for (offset, event) in append.events.enumerated() {
-                        Self.track(EventType(rawValue: event.type), of: event.metadata.userId,
-                                   at: range.lowerBound + Int64(offset), in: &accountPositions)
                         appended.append(RecordedEvent(
                             position: range.lowerBound + Int64(offset), streamId: append.streamId,
                             streamVersion: append.expectedVersion + Int64(offset) + 1, type: event.type,
@@ -308,7 +334,9 @@ package final class CommandProcessor {
                 }
                 head = ranges.last?.upperBound ?? head
                 destroyKeys(of: deletedUsers)
-                if head - lastSnapshot >= snapshotEvery { takeSnapshot() }
+                // Soon after a deletion, so that the user's name digests leave the file.
+                if !deletedUsers.isEmpty { deletionSinceSnapshot = true }
+                if deletionSinceSnapshot || head - lastSnapshot >= snapshotEvery { takeSnapshot() }
             } catch {
                 keys.discardPending()
                 logger.error("append failed; nothing of this batch was written", metadata: ["error": "\(error)"])

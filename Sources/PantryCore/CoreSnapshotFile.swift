@@ -33,10 +33,10 @@ final class CoreSnapshotFile: Service {
 
     /// Nil when there is none, or when it cannot be used (damaged, another version): the log is
     /// the truth, so the caller folds the log instead.
-    func read(vault: any PersonalDataVault) -> CoreSnapshot? {
+    func read() -> CoreSnapshot? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         do {
-            return try CoreSnapshot(decoding: data, vault: vault)
+            return try CoreSnapshot(decoding: data)
         } catch SnapshotFailure.otherVersion(let format, let holdings) {
             // An older format may hold in the clear what this one seals (grocery lists): it goes
             // now, not at the next snapshot, which may be 100,000 events away.
@@ -52,8 +52,9 @@ final class CoreSnapshotFile: Service {
     }
 
     /// Encodes and writes `snapshot` in the background, unless a write is still going on (the next
-    /// one will come). The state in it is a copy: the writer goes on meanwhile.
-    func writeInBackground(_ snapshot: CoreSnapshot) {
+    /// one will come): false then. The state in it is a copy: the writer goes on meanwhile.
+    @discardableResult
+    func writeInBackground(_ snapshot: CoreSnapshot) -> Bool {
         writer.submit { [self] in
             do {
                 try write(snapshot)

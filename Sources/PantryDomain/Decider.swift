@@ -46,10 +46,10 @@ package enum Decider {
             guard state.users[userId] == nil, !state.deletedUsers.contains(userId) else {
                 throw Rejection(.userExists, "user \(userId) already exists")
             }
-            guard state.usernames[Username.skeleton(username)] == nil else {
+            guard !state.usernameTaken(username) else {
                 throw Rejection(.usernameTaken, "username \(username) is taken, or looks like one that is")
             }
-            guard state.emails[email.lowercased()] == nil else {
+            guard !state.emailTaken(email) else {
                 throw Rejection(.emailTaken, "an account with this email already exists")
             }
             return [.userRegistered(UserRegistered(userId: userId, username: username, email: email, passwordHash: hash))]

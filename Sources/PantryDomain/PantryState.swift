@@ -1,8 +1,20 @@
 /// Everything `decide` needs to know, and nothing more. Built only by `evolve`.
 package struct PantryState: Sendable, Equatable {
+    /// What the rules know of an account: that it exists, and its username's and email's keyed
+    /// digests (`NameKey`), which keep both unique. The account itself (names, password hash) stays
+    /// in the log, sealed: no rule reads it.
     package struct User: Sendable, Equatable {
         /// Nil for a user whose key was destroyed: only a deletion can follow.
-        package var account: AccountDetails?
+        package var names: Names?
+
+        package init(names: Names?) { self.names = names }
+    }
+
+    package struct Names: Sendable, Equatable {
+        package var username: NameDigest
+        package var email: NameDigest
+
+        package init(username: NameDigest, email: NameDigest) { self.username = username; self.email = email }
     }
 
     package struct UsedIngredient: Hashable, Sendable {
@@ -17,10 +29,10 @@ package struct PantryState: Sendable, Equatable {
     package private(set) var users: [UserID: User] = [:]
     /// Ids of closed accounts: never reused, and no command acts for them.
     package private(set) var deletedUsers: Set<UserID> = []
-    /// Username skeleton (`Username.skeleton`) / lower-cased email to user: both are unique, the
-    /// username also against look-alikes.
-    package private(set) var usernames: [String: UserID] = [:]
-    package private(set) var emails: [String: UserID] = [:]
+    /// Username skeleton (`Username.skeleton`) / lower-cased email, as keyed digests
+    /// (`NameKey.username`, `.email`), to user: both are unique, the username also against look-alikes.
+    package private(set) var usernames: [NameDigest: UserID] = [:]
+    package private(set) var emails: [NameDigest: UserID] = [:]
     /// Per user, each point earned as its recipe's number and the ingredient's index in that
     /// recipe, in 8 bytes (two strings took about 50: a soak's 742,170 points grew the core by
     /// tens of MB). Per user, like the rest: one set for every point ever earned would grow
@@ -47,8 +59,13 @@ package struct PantryState: Sendable, Equatable {
     package private(set) var tipsDue: [UserID: Int64] = [:]
     /// The paces `decide` enforces and `evolve` keeps `pointsDue` and `tipsDue` by.
     package let paces: Paces
+    /// What `usernames` and `emails` are keyed with.
+    package let nameKey: NameKey
 
-    package init(paces: Paces = .human) { self.paces = paces }
+    package init(paces: Paces = .human, nameKey: NameKey = .unkeyed) { self.paces = paces; self.nameKey = nameKey }
+
+    package func usernameTaken(_ username: String) -> Bool { usernames[nameKey.username(username)] != nil }
+    package func emailTaken(_ email: String) -> Bool { emails[nameKey.email(email)] != nil }
 
     /// Whether `userId` already earned the point for `ingredient` (a point key) of `recipeId`.
     package func hasEarned(_ userId: UserID, recipeId: RecipeID, ingredient: String) -> Bool {
@@ -70,6 +87,12 @@ package struct PantryState: Sendable, Equatable {
     /// count towards the pace, which the log's folding already did.
     package mutating func recall(_ point: PointEarned) {
         insertPoint(point)
+    }
+
+    /// A grocery list kept sealed until its user's first command (`CoreSnapshot`): restored before
+    /// any of that user's events is evolved.
+    package mutating func restoreGroceries(_ items: [String: Bool], for userId: UserID) {
+        groceries[userId] = items
     }
 
     /// Drops the earned points: the writer reads them from the log when a batch needs them.
@@ -96,9 +119,10 @@ package struct PantryState: Sendable, Equatable {
         return UInt64(recipe.number) << 16 | UInt64(index)
     }
 
-    /// Everything but the accounts: what a snapshot of the state keeps. The accounts stay only in
-    /// the log, sealed, so a snapshot holds no personal data and a destroyed key still erases it.
+    /// What a snapshot of the state keeps: no personal data, for the accounts stay only in the log,
+    /// sealed (a destroyed key still erases them), and `users` holds their names' keyed digests.
     package struct Holdings: Sendable, Equatable {
+        package var users: [UserID: User]
         package var deletedUsers: Set<UserID>
         package var earnedPoints: [UserID: Set<UInt64>]
         package var unrecordedPoints: [UserID: Set<UsedIngredient>]
@@ -112,19 +136,19 @@ package struct PantryState: Sendable, Equatable {
         /// In the order they were recorded (their numbers).
         package var recipes: [(id: RecipeID, facts: RecipeFacts)]
 
-        package init(deletedUsers: Set<UserID>, earnedPoints: [UserID: Set<UInt64>],
+        package init(users: [UserID: User], deletedUsers: Set<UserID>, earnedPoints: [UserID: Set<UInt64>],
                     unrecordedPoints: [UserID: Set<UsedIngredient>], savedRecipes: [UserID: Set<RecipeID>],
                     groceries: [UserID: [String: Bool]], carts: [UserID: [RecipeID: Int]],
                     experiences: [UserID: [RecipeID: Int]], cooking: [UserID: [RecipeID: Int64]],
                     pointsDue: [UserID: Int64], tipsDue: [UserID: Int64], recipes: [(id: RecipeID, facts: RecipeFacts)]) {
-            self.deletedUsers = deletedUsers; self.earnedPoints = earnedPoints; self.unrecordedPoints = unrecordedPoints
+            self.users = users; self.deletedUsers = deletedUsers; self.earnedPoints = earnedPoints; self.unrecordedPoints = unrecordedPoints
             self.savedRecipes = savedRecipes; self.groceries = groceries; self.carts = carts
             self.experiences = experiences; self.cooking = cooking; self.pointsDue = pointsDue; self.tipsDue = tipsDue
             self.recipes = recipes
         }
 
         package static func == (a: Holdings, b: Holdings) -> Bool {
-            a.deletedUsers == b.deletedUsers && a.earnedPoints == b.earnedPoints
+            a.users == b.users && a.deletedUsers == b.deletedUsers && a.earnedPoints == b.earnedPoints
                 && a.unrecordedPoints == b.unrecordedPoints && a.savedRecipes == b.savedRecipes
                 && a.groceries == b.groceries && a.carts == b.carts && a.experiences == b.experiences
                 && a.cooking == b.cooking && a.pointsDue == b.pointsDue && a.tipsDue == b.tipsDue
@@ -134,18 +158,27 @@ package struct PantryState: Sendable, Equatable {
 
     /// Raised whenever `evolve` would build a different state from the same events: a snapshot
     /// of another version is not trusted, and the state is folded from the log instead.
-    package static let holdingsVersion = 4
+    /// 5: the users and their names' digests.
+    package static let holdingsVersion = 5
 
     package var holdings: Holdings {
-        Holdings(deletedUsers: deletedUsers, earnedPoints: earnedPoints, unrecordedPoints: unrecordedPoints,
+        Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: earnedPoints, unrecordedPoints: unrecordedPoints,
                  savedRecipes: savedRecipes, groceries: groceries, carts: carts, experiences: experiences,
                  cooking: cooking, pointsDue: pointsDue, tipsDue: tipsDue, recipes: recipeOrder.map { ($0, recipes[$0]!.facts) })
     }
 
-    /// A state with `holdings` and no accounts yet: the accounts' events (`UserRegistered`,
-    /// `PasswordChanged`) are evolved into it afterwards.
-    package init(restoring holdings: Holdings, paces: Paces = .human) {
+    /// The state `holdings` were taken of, when they were taken under `nameKey`.
+    package init(restoring holdings: Holdings, paces: Paces = .human, nameKey: NameKey = .unkeyed) {
         self.paces = paces
+        self.nameKey = nameKey
+        users = holdings.users
+        usernames.reserveCapacity(users.count)
+        emails.reserveCapacity(users.count)
+        for (userId, user) in users {
+            guard let names = user.names else { continue }
+            usernames[names.username] = userId
+            emails[names.email] = userId
+        }
         deletedUsers = holdings.deletedUsers
         earnedPoints = holdings.earnedPoints
         unrecordedPoints = holdings.unrecordedPoints
@@ -164,17 +197,18 @@ package struct PantryState: Sendable, Equatable {
     mutating func apply(_ event: Event, at: Int64) {
         switch event {
         case .userRegistered(let e):
-            users[e.userId] = User(account: e.account)
-            if let account = e.account {
-                usernames[Username.skeleton(account.username)] = e.userId
-                emails[account.email.lowercased()] = e.userId
+            let names = e.account.map { Names(username: nameKey.username($0.username), email: nameKey.email($0.email)) }
+            users[e.userId] = User(names: names)
+            if let names {
+                usernames[names.username] = e.userId
+                emails[names.email] = e.userId
             }
-        case .passwordChanged(let e):
-            users[e.userId]?.account?.passwordHash = e.passwordHash ?? ""
+        case .passwordChanged:
+            break // no rule reads the password hash
         case .userDeleted(let e):
-            if let account = users.removeValue(forKey: e.userId)?.account {
-                usernames[Username.skeleton(account.username)] = nil
-                emails[account.email.lowercased()] = nil
+            if let names = users.removeValue(forKey: e.userId)?.names {
+                usernames[names.username] = nil
+                emails[names.email] = nil
             }
             deletedUsers.insert(e.userId)
             earnedPoints[e.userId] = nil

@@ -16,11 +16,13 @@ package final class UserKeyStore: PersonalDataVault, Sendable {
     package enum Failure: Error, CustomStringConvertible {
         case missingFile(String)
         case corrupt(userId: UserID)
+        case corruptNameKey
 
         package var description: String {
             switch self {
             case .missingFile(let path): "the key file \(path) does not exist, though sealed events need it"
             case .corrupt(let userId): "the sealed personal fields of user \(userId) do not open with the user's key"
+            case .corruptNameKey: "the key of the username and email index is not 16 bytes"
             }
         }
     }
@@ -182,6 +184,21 @@ package final class UserKeyStore: PersonalDataVault, Sendable {
         PreloadedKeys(ring: try keyRing(), store: self)
     }
 
+    /// The installation's key for the state's username and email index (`NameKey`), made on first
+    /// use. Not a user's: a registration is checked against every name, so one key keys them all.
+    package func nameKey() throws -> NameKey {
+        // The writer's (the core's) only.
+        try pool().write { db in
+            if let stored = try Data.fetchOne(db, sql: "SELECT key FROM installation_keys WHERE name = 'names'") {
+                guard let key = NameKey(bytes: stored) else { throw Failure.corruptNameKey }
+                return key
+            }
+            let bytes = SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }
+            try db.execute(sql: "INSERT INTO installation_keys (name, key) VALUES ('names', ?)", arguments: [bytes])
+            return NameKey(bytes: bytes)!
+        }
+    }
+
     private func storedKey(_ userId: UserID) throws -> SymmetricKey? {
         try pool().read { db in
             try Data.fetchOne(db.cachedStatement(sql: "SELECT key FROM user_keys WHERE user_id = ?"), arguments: [userId])
@@ -212,6 +229,7 @@ package final class UserKeyStore: PersonalDataVault, Sendable {
                 try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
                 try pool.write { db in
                     try db.execute(sql: "CREATE TABLE IF NOT EXISTS user_keys (user_id TEXT PRIMARY KEY, key BLOB NOT NULL) WITHOUT ROWID")
+                    try db.execute(sql: "CREATE TABLE IF NOT EXISTS installation_keys (name TEXT PRIMARY KEY, key BLOB NOT NULL) WITHOUT ROWID")
                 }
             }
             database = pool

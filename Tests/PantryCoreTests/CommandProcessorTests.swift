@@ -254,7 +254,7 @@ import Testing
                 let processor = try openProcessor(path)
                 _ = processor.process([envelope("c1", register("u1")), envelope("c2", register("u2"))])
                 #expect(processor.process([envelope("c3", .deleteUser(DeleteUser(userId: "u1")))]) == [.accepted("c3", 3...3)])
-                #expect(processor.state.users["u1"] == nil && processor.state.usernames["user_u1"] == nil)
+                #expect(processor.state.users["u1"] == nil && !processor.state.usernameTaken("user_u1"))
             }
             let keys = try keyStore(besideLog: path)
             let log = try SQLiteEventStore(path: path)
@@ -302,7 +302,8 @@ import Testing
 
             let restarted = try openProcessor(path)
             #expect(try registrations().map { $0.account?.username } == [nil, "user_u2"], "only the deleted user's key goes")
-            #expect(restarted.state.users["u2"]?.account?.username == "user_u2" && restarted.state.deletedUsers == ["u1"])
+            #expect(restarted.state.usernameTaken("user_u2") && !restarted.state.usernameTaken("user_u1"))
+            #expect(restarted.state.users["u2"] != nil && restarted.state.deletedUsers == ["u1"])
         }
     }
 }

@@ -73,7 +73,7 @@ func addGrocery(_ userId: UserID, _ ingredient: String) -> Command {
 /// The state the log holds, folded afresh from the file, as the writer keeps it: without the
 /// earned points, which it asks of the log (`EventStore.earnedPoints`) when a batch needs them.
 func foldedState(_ store: any EventStore, keys: UserKeyStore) throws -> PantryState {
-    var state = try store.read(after: 0, limit: 1_000_000).reduce(into: PantryState()) { state, recorded in
+    var state = try store.read(after: 0, limit: 1_000_000).reduce(into: PantryState(nameKey: keys.nameKey())) { state, recorded in
         Decider.evolve(&state, try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
                                                       data: recorded.data, vault: keys), at: recorded.metadata.recordedAt)
     }

@@ -69,7 +69,7 @@ import Testing
         // Their data went with them, and the name and email can be someone else's.
         #expect(world.state.usedIngredients["u1"] == nil && world.state.groceries["u1"] == nil)
         try world.accept(register("u7", "ALICE", email: "Alice@Example.org"))
-        #expect(world.state.usernames[Username.skeleton("alice")] == "u7")
+        #expect(world.state.usernames[world.state.nameKey.username("alice")] == "u7")
     }
 
     @Test func aDeletedUsersNameAndEmailAreFreeAgainButNotTheirId() throws {
@@ -83,12 +83,11 @@ import Testing
         try world.accept(register("u2", "alice", email: "alice@example.org"))
     }
 
-    @Test func aNewPasswordReplacesTheHash() throws {
+    @Test func aNewPasswordIsAcceptedWithAValidHash() throws {
         var world = try World.withAlice()
         let argon = "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG"
         #expect(try world.accept(.changePassword(ChangePassword(userId: "u1", passwordHash: argon)))
                 == .passwordChanged(PasswordChanged(userId: "u1", passwordHash: argon)))
-        #expect(world.state.users["u1"]?.account?.passwordHash == argon)
         #expect(world.reject(.changePassword(ChangePassword(userId: "u1", passwordHash: "hunter2"))) == .invalidPasswordHash)
         #expect(world.reject(.changePassword(ChangePassword(userId: "ghost", passwordHash: argon))) == .unknownUser)
     }
@@ -136,10 +135,10 @@ import Testing
 
     @Test func registeringUpdatesTheState() throws {
         let world = try World.withAlice()
-        #expect(world.state.users["u1"]?.account?.username == "alice")
-        #expect(world.state.users["u1"]?.account?.email == "alice@example.org")
-        #expect(world.state.usernames["alice"] == "u1")
-        #expect(world.state.emails["alice@example.org"] == "u1")
+        let key = world.state.nameKey
+        #expect(world.state.users["u1"]?.names == PantryState.Names(username: key.username("alice"), email: key.email("alice@example.org")))
+        #expect(world.state.usernames[key.username("Alice")] == "u1")
+        #expect(world.state.emails[key.email("ALICE@example.org")] == "u1")
     }
 
     @Test(arguments: [

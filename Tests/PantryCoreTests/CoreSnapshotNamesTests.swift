@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+import PantryCore
+import PantryDomain
+import PantryEventStore
+import PantryKeys
+import Testing
+
+/// The snapshot's form since format 3: the accounts as their names' keyed digests, grocery lists
+/// opened on their user's first command, nothing read back from the log at a start.
+@Suite struct CoreSnapshotNamesTests {
+    private func openProcessor(_ dir: URL, snapshotEvery: Int64 = 1_000) throws -> CommandProcessor {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let log = dir.appendingPathComponent("events.sqlite").path
+        return try CommandProcessor(store: SQLiteEventStore(path: log), keys: keyStore(besideLog: log),
+                                    snapshotPath: dir.appendingPathComponent("core.snapshot").path,
+                                    snapshotEvery: snapshotEvery, logger: logger)
+    }
+
+    private func registerAs(_ userId: UserID, _ username: String, _ email: String) -> Command {
+        .registerUser(RegisterUser(userId: userId, username: username, email: email, passwordHash: phcHash))
+    }
+
+    /// Three users with groceries, written to a snapshot at the head by a processor that stopped.
+    private func snapshotAtHead(_ dir: URL) throws -> (head: Int64, state: PantryState) {
+        let processor = try openProcessor(dir, snapshotEvery: 7)
+        let outcomes = processor.process([
+            envelope("r1", registerAs("u1", "alice", "alice@example.org")),
+            envelope("r2", registerAs("u2", "bob", "bob@example.org")),
+            envelope("r3", registerAs("u3", "carol", "carol@example.org")),
+            envelope("g1", addGrocery("u1", "Insulin pens")), envelope("g2", addGrocery("u2", "Milk")),
+            envelope("g3", addGrocery("u3", "Eggs")),
+            envelope("p1", .changePassword(ChangePassword(userId: "u2", passwordHash: phcHash + "x"))),
+        ])
+        #expect(outcomes.allSatisfy { $0.status == .accepted }, "\(outcomes)")
+        processor.waitForSnapshot()
+        return (processor.head, processor.state)
+    }
+
+    @Test func aStartFromTheSnapshotAtTheHeadHasTheFoldedStateWithoutReadingTheLog() throws {
+        try withTemporaryDirectory { dir in
+            let (head, state) = try snapshotAtHead(dir)
+            let reopened = try openProcessor(dir)
+            #expect(reopened.loadedFromSnapshot == head && reopened.head == head)
+            #expect(reopened.state.users == state.users && reopened.state.usernames == state.usernames
+                    && reopened.state.emails == state.emails)
+            try reopened.openSealedGroceries()
+            #expect(reopened.state == state)
+            #expect(try foldedState(reopened.store, keys: reopened.keys) == reopened.state)
+        }
+    }
+
+    @Test func aUsernameOrEmailTakenBeforeTheSnapshotIsStillRefusedAfterTheRestart() throws {
+        try withTemporaryDirectory { dir in
+            let (head, _) = try snapshotAtHead(dir)
+            let reopened = try openProcessor(dir)
+            #expect(reopened.loadedFromSnapshot == head)
+            // A look-alike of "alice" (Cyrillic а), another case of the email.
+            #expect(reopened.process([envelope("x1", registerAs("u9", "\u{430}lice", "new@example.org"))]).first?.code == .rejection(.usernameTaken))
+            #expect(reopened.process([envelope("x2", registerAs("u9", "dave", "BOB@example.org"))]).first?.code == .rejection(.emailTaken))
+            #expect(reopened.process([envelope("x3", registerAs("u1", "erin", "erin@example.org"))]).first?.code == .rejection(.userExists))
+            #expect(reopened.process([envelope("x4", registerAs("u9", "dave", "dave@example.org"))]).first?.status == .accepted)
+        }
+    }
+
+    @Test func aDeletedUserIsNotFoundAfterARestartFromTheSnapshot() throws {
+        try withTemporaryDirectory { dir in
+            _ = try snapshotAtHead(dir)
+            let digests: [Data]
+            do {
+                let processor = try openProcessor(dir)
+                let key = processor.state.nameKey
+                digests = [key.username("alice"), key.email("alice@example.org")].map { digest in
+                    withUnsafeBytes(of: (digest.low.littleEndian, digest.high.littleEndian)) { Data($0) }
+                }
+                let file = try Data(contentsOf: dir.appendingPathComponent("core.snapshot"))
+                #expect(digests.allSatisfy { file.range(of: $0) != nil }, "the digests are what the file holds")
+                #expect(processor.process([envelope("d1", .deleteUser(DeleteUser(userId: "u1")))]).first?.status == .accepted)
+                // A deletion is followed by a snapshot, so the user's digests leave the file.
+                processor.waitForSnapshot()
+            }
+            let file = try Data(contentsOf: dir.appendingPathComponent("core.snapshot"))
+            #expect(digests.allSatisfy { file.range(of: $0) == nil }, "a deleted user's digests left the file")
+            let reopened = try openProcessor(dir)
+            #expect(reopened.loadedFromSnapshot == reopened.head)
+            #expect(reopened.state.users["u1"] == nil && reopened.state.deletedUsers.contains("u1"))
+            #expect(reopened.process([envelope("x1", save("u1", "r1"))]).first?.code == .rejection(.unknownUser))
+            try reopened.openSealedGroceries()
+            #expect(reopened.state.groceries["u1"] == nil && reopened.state.groceries["u2"] != nil)
+            // The name and the email are free again.
+            #expect(reopened.process([envelope("x2", registerAs("u7", "alice", "alice@example.org"))]).first?.status == .accepted)
+        }
+    }
+
+    @Test func aGroceryListIsOpenedBeforeItsUsersFirstCommand() throws {
+        try withTemporaryDirectory { dir in
+            let (_, state) = try snapshotAtHead(dir)
+            let reopened = try openProcessor(dir)
+            #expect(reopened.state.groceries.isEmpty)
+            let outcomes = reopened.process([envelope("c1", .checkGrocery(CheckGrocery(userId: "u2", ingredient: "milk", checked: true))),
+                                             envelope("c2", .removeGrocery(RemoveGrocery(userId: "u3", ingredient: "eggs")))])
+            #expect(outcomes.allSatisfy { $0.status == .accepted }, "\(outcomes)")
+            #expect(reopened.state.groceries["u2"] == ["milk": true] && reopened.state.groceries["u3"] == [:])
+            #expect(reopened.state.groceries["u1"] == nil, "not opened: no command of u1")
+            // Written back: a list still sealed is kept as it was, an opened one sealed again.
+            reopened.process([envelope("c3", addGrocery("u3", "Flour"))])
+            try reopened.openSealedGroceries()
+            #expect(reopened.state.groceries["u1"] == state.groceries["u1"])
+            #expect(try foldedState(reopened.store, keys: reopened.keys) == reopened.state)
+        }
+    }
+
+    @Test func aSnapshotDamagedOrMadeWithAnotherNameKeyIsRefusedAndTheLogFolded() throws {
+        try withTemporaryDirectory { dir in
+            let (_, state) = try snapshotAtHead(dir)
+            let snapshot = dir.appendingPathComponent("core.snapshot")
+            let good = try Data(contentsOf: snapshot)
+            for cut in [good.count - 1, good.count / 2, 40] {
+                try good.prefix(cut).write(to: snapshot)
+                let reopened = try openProcessor(dir)
+                #expect(reopened.loadedFromSnapshot == 0 && reopened.state == state, "cut at \(cut)")
+            }
+            var flipped = good
+            flipped[flipped.count - 40] ^= 1
+            try flipped.write(to: snapshot)
+            #expect(try openProcessor(dir).loadedFromSnapshot == 0)
+
+            // Another name key (the key file replaced): its digests would let taken names through.
+            try good.write(to: snapshot)
+            let keysFile = dir.appendingPathComponent("events.sqlite.keys").path
+            let keys = try UserKeyStore(path: keysFile, readOnly: false)
+            _ = try keys.nameKey()
+            try replaceNameKey(keysFile)
+            let reopened = try openProcessor(dir)
+            #expect(reopened.loadedFromSnapshot == 0)
+            #expect(reopened.process([envelope("x1", registerAs("u9", "alice", "new@example.org"))]).first?.code == .rejection(.usernameTaken))
+        }
+    }
+
+    private func replaceNameKey(_ path: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, "UPDATE installation_keys SET key = zeroblob(16) WHERE name = 'names'"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+}
