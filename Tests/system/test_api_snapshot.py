@@ -189,7 +189,6 @@ def test_after_a_start_from_the_snapshot_accounts_are_read_back_when_first_neede
 
     api, client = start_api(processes)
     wait_for(lambda: "restored from the API snapshot" in api_log(processes), what="the restore")
-    wait_for(client.ready, timeout=60, what="the API to be ready")
     board = leaderboard_when_loaded(client, "/v1/leaderboard/around/" + alice + "?radius=0")
     assert [entry["username"] for entry in board.json["result"]] == ["alice"]
 
