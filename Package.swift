@@ -227,7 +227,8 @@ let package = Package(
             // The web app and the contract it follows, served as files.
             resources: [.copy("Web")]
         ),
-        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryWire", "PantryBounded", "PantryDomain", "PantryTestSupport", "ZeroMQ"]),
+        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryWire", "PantryBounded", "PantryDomain", "PantryTestSupport", "ZeroMQ",
+                                                          .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(
             name: "pantry",
             dependencies: [

@@ -88,8 +88,8 @@ package struct APIServer {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
         let directoryURL = configuration.dataDirectory
-        let signer = TokenSigner(key: try TokenSigner.loadKey(dataDirectory: directoryURL, configured: configuration.tokenKey),
-                                 lifetimeSeconds: configuration.tokenLifetimeSeconds)
+        let tokenKey = try TokenSigner.loadKey(dataDirectory: directoryURL, configured: configuration.tokenKey)
+        let signer = TokenSigner(key: tokenKey, lifetimeSeconds: configuration.tokenLifetimeSeconds)
         let revocations = RevocationList()
         let hasher = PasswordHasher(logN: configuration.passwordLogN)
         let hashingStarted = ContinuousClock.now
@@ -102,15 +102,19 @@ package struct APIServer {
         // On the core's host the log is read directly (once the core has made it), so gaps
         // are repaired even while the core restarts; elsewhere the core's log service answers,
         // with sealed fields opened, and no key file is needed.
-        let accounts = AccountDirectory(revocations: revocations)
-        let leaderboard = LeaderboardReadModel()
-        let feed: APIFeed
         let endpoints = configuration.endpoints
-        let snapshots = { [logger = self.logger] (keys: (any PersonalDataVault & Sendable)?) in
-            configuration.snapshotPath.map {
-                APISnapshotFile(path: $0, every: configuration.snapshotEvery, accounts: accounts, revocations: revocations,
-                                leaderboard: leaderboard, keys: keys, logger: logger)
-            }
+        // Accounts are read back from the log when first needed, on a reader of their own.
+        let registrations = switch configuration.log {
+        case .direct(let openLog, let vault): RegistrationReader(openLog: openLog, keys: vault)
+        case .service: RegistrationReader(openLog: { RemoteEventStore(context: context, endpoint: endpoints.log) }, keys: nil)
+        }
+        let accounts = AccountDirectory(revocations: revocations, digester: LoginDigester(tokenKey: tokenKey),
+                                        registrations: registrations)
+        let leaderboard = LeaderboardReadModel(accounts: accounts)
+        let feed: APIFeed
+        let snapshots = configuration.snapshotPath.map { [logger = self.logger] in
+            APISnapshotFile(path: $0, every: configuration.snapshotEvery, accounts: accounts, revocations: revocations,
+                            leaderboard: leaderboard, logger: logger)
         }
         let counted: CountedIngredientsRead
         switch configuration.log {
@@ -118,7 +122,7 @@ package struct APIServer {
             counted = CountedIngredientsRead(open: openLog)
             feed = try APIFeed(models: [accounts, leaderboard], keys: vault, context: context, feed: endpoints.events,
                                highWaterMark: endpoints.feedHighWaterMark, openLog: openLog, openHeadReader: openLog,
-                               snapshots: snapshots(vault), logger: logger)
+                               snapshots: snapshots, logger: logger)
         case .service:
             let remote = RemoteEventStore(context: context, endpoint: endpoints.log)
             // A socket of its own: a read waits neither for the follower's catch-up nor for a head read.
@@ -127,7 +131,7 @@ package struct APIServer {
             feed = try APIFeed(models: [accounts, leaderboard], keys: nil, context: context, feed: endpoints.events,
                                highWaterMark: endpoints.feedHighWaterMark, openLog: { remote }, openHeadReader: {
                 RemoteEventStore(context: context, endpoint: endpoints.log, timeout: .milliseconds(500))
-            }, snapshots: snapshots(nil), logger: logger)
+            }, snapshots: snapshots, logger: logger)
         }
         // Before serving: the first leaderboard read is answered from the snapshot.
         await feed.restoreSnapshot()

@@ -37,26 +37,40 @@ package struct LeaderboardStandings: Sendable {
         }
     }
 
+    /// The name of a place restored without one (`init(restoring:)`): its account's, which the
+    /// caller reads when it is first shown (`name(_:_:)`). A username is never empty.
+    package static let unresolvedName = ""
+
     /// Every user's place, best first.
     package var standings: [Standing] {
         order.elements(from: 0, limit: order.count).map { place in
-            Standing(userId: place.userId, username: usernames[place.userId] ?? place.userId, points: place.points,
+            Standing(userId: place.userId, username: usernames[place.userId] ?? Self.unresolvedName, points: place.points,
                      reachedAt: place.reachedAt)
         }
     }
 
-    /// The standings `standings` listed (in any order): what a snapshot restores, without a fold.
+    /// The standings `standings` listed (best first is read fastest): what a snapshot restores,
+    /// without a fold. A standing named `unresolvedName` keeps no name until `name(_:_:)` gives it.
     package init(restoring standings: [Standing]) {
         var sorted: [Place] = []
         sorted.reserveCapacity(standings.count)
+        places.reserveCapacity(standings.count)
         for standing in standings {
             let place = Place(points: standing.points, reachedAt: standing.reachedAt, userId: standing.userId)
             places[standing.userId] = place
-            usernames[standing.userId] = standing.username
+            if standing.username != Self.unresolvedName { usernames[standing.userId] = standing.username }
             sorted.append(place)
         }
-        sorted.sort()
+        // A snapshot lists them in order already: a million places are not sorted again.
+        if !zip(sorted, sorted.dropFirst()).allSatisfy({ $0 < $1 }) { sorted.sort() }
         order = RankedBlocks(sorted: sorted)
+    }
+
+    /// Gives a place restored without a name its account's name; a place that has one, or a user
+    /// no longer placed (deleted meanwhile), is left as it is.
+    package mutating func name(_ userId: UserID, _ username: String) {
+        guard places[userId] != nil, usernames[userId] == nil else { return }
+        usernames[userId] = username
     }
 
     package var count: Int { places.count }
@@ -162,6 +176,6 @@ package struct LeaderboardStandings: Sendable {
     }
 
     private func entry(_ place: Place, rank: Int) -> LeaderboardEntry {
-        LeaderboardEntry(rank: rank, userId: place.userId, username: usernames[place.userId] ?? place.userId, points: place.points)
+        LeaderboardEntry(rank: rank, userId: place.userId, username: usernames[place.userId] ?? Self.unresolvedName, points: place.points)
     }
 }

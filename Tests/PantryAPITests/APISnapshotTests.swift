@@ -1,13 +1,21 @@
+import Crypto
 import Foundation
 import PantryDomain
 import Testing
 @testable import PantryAPI
 
 struct APISnapshotTests {
+    static let digester = LoginDigester(tokenKey: SymmetricKey(size: .bits256))
+
+    static func origin(_ name: String, registeredAt: Int64, passwordChangedAt: Int64?, generation: Int) -> AccountDirectory.Origin {
+        .init(registeredAt: registeredAt, passwordChangedAt: passwordChangedAt, credentialsGeneration: generation,
+              username: digester.digest(username: name), email: digester.digest(email: "\(name)@example.org"))
+    }
+
     static let snapshot = APISnapshot(
-        position: 40, commandIdAtPosition: "c40",
-        accounts: ["u1": .init(registeredAt: 1, passwordChangedAt: 30, credentialsGeneration: 2),
-                   "u2": .init(registeredAt: 2, passwordChangedAt: nil, credentialsGeneration: 0)],
+        position: 40, commandIdAtPosition: "c40", keyCheck: digester.keyCheck,
+        accounts: ["u1": origin("ann", registeredAt: 1, passwordChangedAt: 30, generation: 2),
+                   "u2": origin("bo", registeredAt: 2, passwordChangedAt: nil, generation: 0)],
         revocations: ["token-a": 4_000_000_000],
         standings: [.init(userId: "u1", name: .account, points: 3, reachedAt: 12),
                     .init(userId: "ghost", name: .userId, points: 1, reachedAt: 13),
@@ -16,6 +24,20 @@ struct APISnapshotTests {
     @Test("An API snapshot reads back exactly as it was written")
     func roundTrip() throws {
         #expect(try APISnapshot(decoding: Self.snapshot.encoded()) == Self.snapshot)
+    }
+
+    @Test("An API snapshot holds keyed hashes of the names, never the names, and another key's hashes differ")
+    func namesAreKeyedHashes() throws {
+        let bytes = [UInt8](Self.snapshot.encoded())
+        for name in ["ann", "bo@example.org", "ANN"] {
+            #expect(!bytes.indices.contains { bytes[$0...].starts(with: Array(name.utf8)) }, "\(name)")
+        }
+        let other = LoginDigester(tokenKey: SymmetricKey(size: .bits256))
+        #expect(other.digest(username: "ann") != Self.digester.digest(username: "ann"))
+        #expect(other.keyCheck != Self.digester.keyCheck)
+        // Look-alikes and the email's case make one name, as log-in finds them.
+        #expect(Self.digester.digest(login: "ANN@Example.org") == Self.digester.digest(email: "ann@example.org"))
+        #expect(Self.digester.digest(login: "ann") != Self.digester.digest(login: "ann@example.org"))
     }
 
     // Another version's is refused too: Tests/system/test_api_snapshot.py writes one.
@@ -36,7 +58,7 @@ struct APISnapshotTests {
     @Test("A snapshot whose positions lie past its own, or that places two users on one position, is refused")
     func inconsistentSnapshotsAreRefused() throws {
         var late = Self.snapshot
-        late.accounts["u3"] = .init(registeredAt: 41, passwordChangedAt: nil, credentialsGeneration: 0)
+        late.accounts["u3"] = Self.origin("cy", registeredAt: 41, passwordChangedAt: nil, generation: 0)
         var twice = Self.snapshot
         twice.standings.append(.init(userId: "u2", name: .account, points: 3, reachedAt: 12))
         for bad in [late, twice] {

@@ -101,7 +101,7 @@ def test_a_damaged_or_other_version_api_snapshot_is_ignored_with_a_log_line_and_
     damaged = bytearray(good)
     damaged[len(good) // 2] ^= 0x01
     body = good[: -32]
-    other_version = magic + struct.pack("<I", 2) + body[len(magic) + 4:]
+    other_version = magic + struct.pack("<I", 1) + body[len(magic) + 4:]
     other_version += hashlib.sha256(other_version).digest()
     for content, reason in [(bytes(damaged), "checksum does not match"), (other_version, "another version"),
                             (good[:100], "ignoring the API snapshot")]:
@@ -163,3 +163,42 @@ def test_the_api_writes_its_snapshot_every_snapshot_every_positions_as_configure
     wait_for(snapshot.exists, timeout=30, what="the API's snapshot, written while it runs")
     assert process.poll() is None
     stop(process)
+
+
+def test_after_a_start_from_the_snapshot_accounts_are_read_back_when_first_needed_and_a_deleted_one_stays_gone(processes):
+    """The snapshot keeps no account's name, email or password hash, only where its events are:
+    log-in by username or email works for an account registered before it, a wrong password still
+    fails, an account deleted before it or after the start cannot log in, and a name on the
+    leaderboard is read back from the registration."""
+    processes.start("core")
+    api, client = start_api(processes)
+
+    def registered():
+        try:
+            return client.register_and_log_in("alice")
+        except (OSError, AssertionError):
+            return None
+    alice, _ = wait_for(registered, timeout=60, what="a registration")
+    _, bob_token = client.register_and_log_in("bob")
+    _, carol_token = client.register_and_log_in("carol")
+    assert client.delete("/v1/me", body={"password": "correct horse battery"}, token=bob_token).status == 204
+    stop(api)
+    snapshot = (processes.data / "api.snapshot").read_bytes()
+    for personal in [b"alice", b"carol", b"bob@example.org", b"scrypt"]:
+        assert personal not in snapshot, personal
+
+    api, client = start_api(processes)
+    wait_for(lambda: "restored from the API snapshot" in api_log(processes), what="the restore")
+    board = leaderboard_when_loaded(client, "/v1/leaderboard/around/" + alice + "?radius=0")
+    assert [entry["username"] for entry in board.json["result"]] == ["alice"]
+
+    def log_in(body):
+        answer = client.post("/v1/sessions", body)
+        assert answer.status != 503, answer
+        return answer
+    assert log_in({"username": "alice", "password": "correct horse battery"}).status == 201
+    assert log_in({"email": "CAROL@example.org", "password": "correct horse battery"}).json["username"] == "carol"
+    assert log_in({"username": "alice", "password": "wrong horse battery"}).status == 401
+    assert log_in({"username": "bob", "password": "correct horse battery"}).status == 401
+    assert client.delete("/v1/me", body={"password": "correct horse battery"}, token=carol_token).status == 204
+    assert log_in({"username": "carol", "password": "correct horse battery"}).status == 401

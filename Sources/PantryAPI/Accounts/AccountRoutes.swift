@@ -86,7 +86,7 @@ struct AccountRoutes {
     /// an hour ahead: tokens last 24 h, and an expired one lost the cook's session mid-use). This
     /// one is revoked as at log-out, so a refresh does not leave two tokens to steal.
     private func refresh(_ session: SessionClaims) async throws -> Response {
-        guard let account = accounts.account(id: session.userId) else {
+        guard let account = try await self.account(id: session.userId) else {
             throw Problem.invalidToken("the account of this token is gone")
         }
         let renewed = newSession(for: account, status: .created)
@@ -199,7 +199,7 @@ struct AccountRoutes {
         } catch {
             throw Problem(error)
         }
-        if accounts.account(named: username) != nil {
+        if accounts.isTaken(username: username) {
             throw Problem(Rejection(.usernameTaken, "username \(username) is taken, or looks like one that is"))
         }
         let userId = RandomIdentifier.make()
@@ -267,13 +267,13 @@ struct AccountRoutes {
         let login = try body.login()
         let throttleKey = "\(Username.skeleton(login))|\(client)"
         try await refuseWhileThrottled(throttleKey, what: "failed logins for this account")
-        var account = accounts.account(named: login)
+        var account = try await self.account(named: login)
         var valid = try await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash, for: client)
         if account == nil || !valid {
             // Registered, or given a new password, through another API process a moment ago: this
             // one may not have read it yet. Every failure waits the same, so timing tells nothing.
             await feed.catchUpWithLog(timeout: .seconds(1))
-            if let fresher = accounts.account(named: login), fresher.passwordHash != account?.passwordHash {
+            if let fresher = try await self.account(named: login), fresher.passwordHash != account?.passwordHash {
                 account = fresher
                 valid = try await hasher.verify(body.password, against: fresher.passwordHash, for: client)
             }
@@ -282,6 +282,18 @@ struct AccountRoutes {
         throttle.recordSuccess(throttleKey)
         return newSession(for: account, status: .created)
     }
+
+    /// The account, read back from the log if it is not open yet: 503 when the log does not answer.
+    private func account(named login: String) async throws -> AccountDirectory.Account? {
+        do { return try await accounts.account(named: login) } catch { throw Self.accountsUnavailable }
+    }
+
+    private func account(id userId: UserID) async throws -> AccountDirectory.Account? {
+        do { return try await accounts.account(id: userId) } catch { throw Self.accountsUnavailable }
+    }
+
+    private static let accountsUnavailable = Problem(.starting, detail: "the account cannot be read from the log right now",
+                                                     headers: [.retryAfter: "1"])
 
     /// 429 `too_many_attempts`, held like every refusal, while `key` has failed too often; otherwise
     /// the attempt counts as failed until `recordSuccess`.
@@ -306,7 +318,7 @@ struct AccountRoutes {
     private func requirePassword(_ password: String, of session: SessionClaims, client: String) async throws -> AccountDirectory.Account {
         let throttleKey = "password-check|\(session.userId)"
         try await refuseWhileThrottled(throttleKey, what: "password checks for this account")
-        guard let account = accounts.account(id: session.userId),
+        guard let account = try await self.account(id: session.userId),
               try await hasher.verify(password, against: account.passwordHash, for: client) else {
             throw Problem(.wrongPassword, detail: "the password is wrong")
         }
@@ -335,7 +347,7 @@ struct AccountRoutes {
             commandId: "password-\(RandomIdentifier.make())",
             command: .changePassword(ChangePassword(userId: account.userId, passwordHash: try await hasher.hash(body.newPassword, for: client)))))
         guard await feed.waitUntilApplied(outcome.positions?.last ?? 0, timeout: Self.registrationVisibility),
-              let changed = accounts.account(id: account.userId) else {
+              let changed = try await self.account(id: account.userId) else {
             throw Problem(.notYetVisible, detail: "the password was changed; log in again with it", headers: [.retryAfter: "1"])
         }
         return newSession(for: changed, status: .ok)

@@ -57,11 +57,11 @@ struct BearerAuthenticator: RouterMiddleware {
         }
         // A token newer than the account as known here (issued by another API process for an
         // account or password this one has not read yet) waits for the log before it is judged.
-        if (accounts.account(id: claims.userId)?.credentialsGeneration ?? -1) < claims.credentialsGeneration {
+        if (accounts.credentialsGeneration(of: claims.userId) ?? -1) < claims.credentialsGeneration {
             await feed.catchUpWithLog(timeout: .seconds(1))
         }
         guard !revocations.isRevoked(claims.tokenId),
-              accounts.account(id: claims.userId)?.credentialsGeneration == claims.credentialsGeneration else {
+              accounts.credentialsGeneration(of: claims.userId) == claims.credentialsGeneration else {
             throw Problem.invalidToken("the token is invalid or expired")
         }
         return claims

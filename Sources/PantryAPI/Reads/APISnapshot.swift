@@ -5,8 +5,10 @@ import PantryDomain
 /// What the API keeps in memory (accounts, revoked tokens, leaderboard standings) at a log
 /// position, so that a start reads only the log after it: folding every point ever earned kept the
 /// leaderboard at 503 for 35 s at 5M events (issue 35). Like the core's snapshot it holds no
-/// personal data: accounts, and the names on the leaderboard, are read back from their own sealed
-/// events in the log, found by position, so a deleted user's name never lingers in this file.
+/// personal data: of an account, where its events are and keyed hashes of its username and email
+/// (`LoginDigest`); the account itself, and a name on the leaderboard, are read back from the
+/// sealed events when first needed, so a deleted user's name never lingers in this file. Version
+/// 1 kept the same positions but had every registration opened at start: 94 s at a million users.
 struct APISnapshot: Equatable {
     /// Where a name on the leaderboard comes from when the snapshot is read back.
     enum NameSource: Int64 {
@@ -29,13 +31,15 @@ struct APISnapshot: Equatable {
     /// The command id of the event at `position`: a snapshot taken of another log (a restore, a
     /// copied directory) does not match and is not used.
     var commandIdAtPosition: String
+    /// `LoginDigester.keyCheck` of the key the digests were made with.
+    var keyCheck: LoginDigest
     var accounts: [UserID: AccountDirectory.Origin]
     /// Revoked token ids with their expiry (random ids, nothing personal).
     var revocations: [String: Int64]
     var standings: [Standing]
 
     private static let magic = Array("PANTRY-API-SNAPSHOT\n".utf8)
-    private static let formatVersion: UInt32 = 1
+    private static let formatVersion: UInt32 = 2
 
     /// The file: a header, the body, and a SHA-256 of both.
     func encoded() -> Data {
@@ -44,10 +48,13 @@ struct APISnapshot: Equatable {
         w.uint32(Self.formatVersion)
         w.int(position)
         w.string(commandIdAtPosition)
+        w.digest(keyCheck)
         w.map(accounts) { w, origin in
             w.int(origin.registeredAt)
             w.int(origin.passwordChangedAt ?? 0)
             w.int(Int64(origin.credentialsGeneration))
+            w.digest(origin.username)
+            w.digest(origin.email)
         }
         w.map(revocations) { $0.int($1) }
         w.sequence(standings) { w, standing in
@@ -60,10 +67,11 @@ struct APISnapshot: Equatable {
         return Data(w.bytes)
     }
 
-    init(position: Int64, commandIdAtPosition: String, accounts: [UserID: AccountDirectory.Origin],
+    init(position: Int64, commandIdAtPosition: String, keyCheck: LoginDigest, accounts: [UserID: AccountDirectory.Origin],
          revocations: [String: Int64], standings: [Standing]) {
         self.position = position
         self.commandIdAtPosition = commandIdAtPosition
+        self.keyCheck = keyCheck
         self.accounts = accounts
         self.revocations = revocations
         self.standings = standings
@@ -85,13 +93,15 @@ struct APISnapshot: Equatable {
         let position = try r.int()
         self.position = position
         commandIdAtPosition = try r.string()
+        keyCheck = try r.digest()
         accounts = try r.map { r in
             let registeredAt = try r.int(), passwordChangedAt = try r.int(), generation = try r.int()
+            let username = try r.digest(), email = try r.digest()
             // Every position names an event at or before the snapshot's, or it is not one of ours.
             guard (1...position).contains(registeredAt), passwordChangedAt == 0 || (registeredAt...position).contains(passwordChangedAt),
                   generation >= 0 else { throw SnapshotFailure.notASnapshot }
             return AccountDirectory.Origin(registeredAt: registeredAt, passwordChangedAt: passwordChangedAt == 0 ? nil : passwordChangedAt,
-                                           credentialsGeneration: Int(generation))
+                                           credentialsGeneration: Int(generation), username: username, email: email)
         }
         revocations = try r.map { try $0.int() }
         var seen = Set<UserID>(), reached = Set<Int64>()
@@ -107,5 +117,18 @@ struct APISnapshot: Equatable {
             return Standing(userId: userId, name: name, points: Int(points), reachedAt: reachedAt)
         }
         guard r.offset == body.count, position > 0 else { throw SnapshotFailure.notASnapshot }
+    }
+}
+
+private extension SnapshotWriter {
+    mutating func digest(_ digest: LoginDigest) {
+        int(Int64(bitPattern: digest.high))
+        int(Int64(bitPattern: digest.low))
+    }
+}
+
+private extension SnapshotReader {
+    mutating func digest() throws -> LoginDigest {
+        LoginDigest(high: UInt64(bitPattern: try int()), low: UInt64(bitPattern: try int()))
     }
 }

@@ -17,20 +17,17 @@ final class APISnapshotFile: Sendable {
     private let accounts: AccountDirectory
     private let revocations: RevocationList
     private let leaderboard: LeaderboardReadModel
-    /// Opens the sealed fields of the events read back, when the log file is read here.
-    private let keys: (any PersonalDataVault & Sendable)?
     /// One write at a time; a periodic one asked for meanwhile is skipped.
     private let writer = BackgroundWriter()
     private let logger: Logger
 
     init(path: String, every: Int64, accounts: AccountDirectory, revocations: RevocationList, leaderboard: LeaderboardReadModel,
-         keys: (any PersonalDataVault & Sendable)?, logger: Logger) {
+         logger: Logger) {
         self.path = path
         self.every = every
         self.accounts = accounts
         self.revocations = revocations
         self.leaderboard = leaderboard
-        self.keys = keys
         self.logger = logger
     }
 
@@ -54,54 +51,27 @@ final class APISnapshotFile: Sendable {
                            metadata: ["path": "\(path)", "reason": "\(error)"])
             return nil
         }
-        do {
-            let events = try accountEvents(snapshot.accounts, from: log)
-            accounts.restore(events, origins: snapshot.accounts)
-            for (tokenId, expiresAt) in snapshot.revocations { revocations.revoke(tokenId, expiresAt: expiresAt) }
-            leaderboard.restore(LeaderboardStandings(restoring: snapshot.standings.map { standing in
-                let name = switch standing.name {
-                case .account: accounts.account(id: standing.userId)?.username ?? LeaderboardProjection.erasedName
-                case .erased: LeaderboardProjection.erasedName
-                case .userId: standing.userId
-                }
-                return .init(userId: standing.userId, username: name, points: standing.points, reachedAt: standing.reachedAt)
-            }), at: snapshot.position)
-        } catch {
-            // Thrown before anything was put back: the caller folds the log into the models as they were.
-            logger.warning("could not read the API snapshot's accounts back from the log", metadata: ["reason": "\(error)"])
+        guard snapshot.keyCheck == accounts.digester.keyCheck else {
+            logger.warning("ignoring an API snapshot made with another token key; the read models are folded from the log",
+                           metadata: ["path": "\(path)"])
             return nil
         }
+        // No account is opened here: each is read back from the log when first needed.
+        accounts.restore(origins: snapshot.accounts)
+        for (tokenId, expiresAt) in snapshot.revocations { revocations.revoke(tokenId, expiresAt: expiresAt) }
+        leaderboard.restore(LeaderboardStandings(restoring: snapshot.standings.map { standing in
+            let name = switch standing.name {
+            case .account: LeaderboardStandings.unresolvedName
+            case .erased: LeaderboardProjection.erasedName
+            case .userId: standing.userId
+            }
+            return .init(userId: standing.userId, username: name, points: standing.points, reachedAt: standing.reachedAt)
+        }), at: snapshot.position)
         logger.info("read models restored from the API snapshot", metadata: [
             "position": "\(snapshot.position)", "accounts": "\(snapshot.accounts.count)", "standings": "\(snapshot.standings.count)",
             "milliseconds": "\((ContinuousClock.now - started) / .milliseconds(1))",
         ])
         return snapshot.position
-    }
-
-    /// The registrations and latest password changes the origins name, decoded, in log order.
-    private func accountEvents(_ origins: [UserID: AccountDirectory.Origin],
-                               from log: any EventLogReader) throws -> [(event: Event, position: Int64)] {
-        let positions = origins.values.flatMap { [$0.registeredAt] + ($0.passwordChangedAt.map { [$0] } ?? []) }.sorted()
-        var events: [(event: Event, position: Int64)] = []
-        events.reserveCapacity(positions.count)
-        // Every key at once: 100,000 accounts took 2.19 s asking the key file for each.
-        let vault = try keys?.preloaded()
-        // In slices, so that a request to the log service stays a reasonable size.
-        for start in stride(from: 0, to: positions.count, by: 10_000) {
-            let slice = Array(positions[start..<min(positions.count, start + 10_000)])
-            let recorded = try log.read(positions: slice)
-            guard recorded.count == slice.count else {
-                throw SnapshotFailure.truncated
-            }
-            for one in recorded {
-                guard one.type == EventType.userRegistered.rawValue || one.type == EventType.passwordChanged.rawValue else {
-                    throw SnapshotFailure.notASnapshot
-                }
-                events.append((try EventCoding.decode(type: one.type, schemaVersion: one.schemaVersion, data: one.data, vault: vault),
-                               one.position))
-            }
-        }
-        return events
     }
 
     // MARK: Writing
@@ -129,7 +99,8 @@ final class APISnapshotFile: Sendable {
         kept.reserveCapacity(standings.count)
         for standing in standings.standings {
             let name: APISnapshot.NameSource
-            if accounts.account(id: standing.userId)?.username == standing.username {
+            // A registered user's name is the account's, whether it has been read back yet or not.
+            if accounts.hasAccount(standing.userId) {
                 name = .account
             } else if standing.username == LeaderboardProjection.erasedName {
                 name = .erased
@@ -141,7 +112,8 @@ final class APISnapshotFile: Sendable {
             }
             kept.append(.init(userId: standing.userId, name: name, points: standing.points, reachedAt: standing.reachedAt))
         }
-        return APISnapshot(position: position, commandIdAtPosition: commandId, accounts: accounts.origins,
+        return APISnapshot(position: position, commandIdAtPosition: commandId, keyCheck: accounts.digester.keyCheck,
+                           accounts: accounts.origins,
                            revocations: revocations.live(), standings: kept)
     }
 

@@ -25,6 +25,12 @@ final class LeaderboardReadModel: FeedReadModel {
 
     static let resultCapacity = 10_000
     private let state = Mutex(State())
+    /// Names the places restored from a snapshot without one, when they are first shown.
+    private let accounts: AccountDirectory
+
+    init(accounts: AccountDirectory) {
+        self.accounts = accounts
+    }
 
     var eventTypes: Set<EventType> { LeaderboardStandings.eventTypes }
 
@@ -61,8 +67,8 @@ final class LeaderboardReadModel: FeedReadModel {
 
     /// `{"position": P, "result": ...}`, as the leaderboard worker answers; 404 for the entry of a
     /// user it does not hold.
-    func answer(_ question: Question) throws -> Response {
-        let (position, cached, version, entries) = state.withLock { state -> (Int64, Data?, Int, [LeaderboardEntry]?) in
+    func answer(_ question: Question) async throws -> Response {
+        let (position, cached, version, found) = state.withLock { state -> (Int64, Data?, Int, [LeaderboardEntry]?) in
             if let cached = state.results[question] { return (state.position, cached, state.version, nil) }
             return (state.position, nil, state.version, Self.entries(question, in: state.standings))
         }
@@ -70,10 +76,11 @@ final class LeaderboardReadModel: FeedReadModel {
         if let cached {
             result = cached
         } else {
-            guard let entries else {
+            guard let found else {
                 guard case .entry(let userId) = question else { preconditionFailure("only an entry can be missing") }
                 throw Problem(.notFound, detail: "user \(userId) is not on the leaderboard")
             }
+            let entries = try await named(found)
             // Encoded outside the lock, kept if nothing changed meanwhile.
             let encoder = JSONEncoder()
             encoder.outputFormatting = .withoutEscapingSlashes
@@ -86,6 +93,25 @@ final class LeaderboardReadModel: FeedReadModel {
         body.append(result)
         body.append(UInt8(ascii: "}"))
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// `entries` with the names of places restored without one read from their accounts, and given
+    /// to the standings for the next answers. An account gone meanwhile (deleted: its place goes
+    /// with the deletion) shows as erased.
+    private func named(_ entries: [LeaderboardEntry]) async throws -> [LeaderboardEntry] {
+        var entries = entries
+        for index in entries.indices where entries[index].username == LeaderboardStandings.unresolvedName {
+            let userId = entries[index].userId
+            let name: String
+            do {
+                name = try await accounts.account(id: userId)?.username ?? LeaderboardProjection.erasedName
+            } catch {
+                throw Problem(.notCaughtUp, detail: "the log did not answer for a name on the leaderboard", headers: [.retryAfter: "1"])
+            }
+            entries[index].username = name
+            state.withLock { $0.standings.name(userId, name) }
+        }
+        return entries
     }
 
     /// Nil for the entry of a user not on the leaderboard.

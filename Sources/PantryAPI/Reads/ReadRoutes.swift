@@ -84,7 +84,7 @@ struct ReadRoutes {
 
     private func standings(_ question: LeaderboardReadModel.Question, _ request: Request) async throws -> Response {
         try await feed.readyToRead(after: try ReadYourWrites.position(in: request))
-        return try leaderboard.answer(question)
+        return try await leaderboard.answer(question)
     }
 
     private func ask(_ question: WorkerQuery, _ request: Request,
