@@ -28,14 +28,14 @@ package final class AccountDirectory: FeedReadModel {
         /// The latest password change, if any.
         var passwordChangedAt: Int64?
         var credentialsGeneration: Int
-        var username: LoginDigest
-        var email: LoginDigest
+        var username: NameDigest
+        var email: NameDigest
     }
 
     private struct State {
         var origins: [UserID: Origin] = [:]
         /// Username and email digests to user.
-        var byLogin: [LoginDigest: UserID] = [:]
+        var byLogin: [NameDigest: UserID] = [:]
         /// Accounts read back, least recently used forgotten first.
         var opened = GenerationalCache<UserID, Account>(capacity: AccountDirectory.openedCapacity)
 
@@ -124,8 +124,8 @@ package final class AccountDirectory: FeedReadModel {
     var eventTypes: Set<EventType> { [.userRegistered, .passwordChanged, .userDeleted, .sessionRevoked] }
 
     func apply(_ events: [(event: Event, position: Int64)], through position: Int64) {
-        // Digests outside the lock: an HMAC each.
-        let digests = events.map { one -> (LoginDigest, LoginDigest)? in
+        // Digests outside the lock: a keyed hash each.
+        let digests = events.map { one -> (NameDigest, NameDigest)? in
             guard case .userRegistered(let e) = one.event, let details = e.account else { return nil }
             return (digester.digest(username: details.username), digester.digest(email: details.email))
         }

@@ -6,7 +6,7 @@ import PantryDomain
 /// position, so that a start reads only the log after it: folding every point ever earned kept the
 /// leaderboard at 503 for 35 s at 5M events (issue 35). Like the core's snapshot it holds no
 /// personal data: of an account, where its events are and keyed hashes of its username and email
-/// (`LoginDigest`); the account itself, and a name on the leaderboard, are read back from the
+/// (`NameDigest`); the account itself, and a name on the leaderboard, are read back from the
 /// sealed events when first needed, so a deleted user's name never lingers in this file. Version
 /// 1 kept the same positions but had every registration opened at start: 94 s at a million users.
 struct APISnapshot: Equatable {
@@ -32,7 +32,7 @@ struct APISnapshot: Equatable {
     /// copied directory) does not match and is not used.
     var commandIdAtPosition: String
     /// `LoginDigester.keyCheck` of the key the digests were made with.
-    var keyCheck: LoginDigest
+    var keyCheck: NameDigest
     var accounts: [UserID: AccountDirectory.Origin]
     /// Revoked token ids with their expiry (random ids, nothing personal).
     var revocations: [String: Int64]
@@ -67,7 +67,7 @@ struct APISnapshot: Equatable {
         return Data(w.bytes)
     }
 
-    init(position: Int64, commandIdAtPosition: String, keyCheck: LoginDigest, accounts: [UserID: AccountDirectory.Origin],
+    init(position: Int64, commandIdAtPosition: String, keyCheck: NameDigest, accounts: [UserID: AccountDirectory.Origin],
          revocations: [String: Int64], standings: [Standing]) {
         self.position = position
         self.commandIdAtPosition = commandIdAtPosition
@@ -121,14 +121,15 @@ struct APISnapshot: Equatable {
 }
 
 private extension SnapshotWriter {
-    mutating func digest(_ digest: LoginDigest) {
+    mutating func digest(_ digest: NameDigest) {
         int(Int64(bitPattern: digest.high))
         int(Int64(bitPattern: digest.low))
     }
 }
 
 private extension SnapshotReader {
-    mutating func digest() throws -> LoginDigest {
-        LoginDigest(high: UInt64(bitPattern: try int()), low: UInt64(bitPattern: try int()))
+    mutating func digest() throws -> NameDigest {
+        let high = UInt64(bitPattern: try int())
+        return NameDigest(low: UInt64(bitPattern: try int()), high: high)
     }
 }
