@@ -3,8 +3,9 @@ import PantryDomain
 import PantryLog
 
 /// The log, behind one protocol so that a second backend (PostgreSQL, say) can pass the same tests:
-/// the reads every follower makes (`EventLogReader`) and what only the writer and the tools need.
-package protocol EventStore: EventLogReader {
+/// the reads every follower makes (`EventLogReader`), the users-only read of a rebuild
+/// (`EventUserReader`) and what only the writer and the tools need.
+package protocol EventStore: EventUserReader {
     /// Appends all of `appends` in one durable transaction, or nothing. Returns the positions
     /// given to each append's events, in order. Throws `EventStoreError.wrongExpectedVersion`
     /// when a stream moved on.

@@ -192,6 +192,29 @@ package final class SQLiteEventStore: EventStore {
         }
     }
 
+    package func readUsers(after position: Int64, through last: Int64, type: String) throws -> [EventUser] {
+        guard last > position else { return [] }
+        return try pool.read { db in
+            let statement = try db.cachedStatement(sql: """
+                SELECT position, schema_version, user_id FROM events
+                WHERE position > ? AND position <= ? AND type = ? ORDER BY position
+                """)
+            try statement.setArguments([position, last, type])
+            // Straight from SQLite's statement, as `events` reads: this is the replay's hot loop.
+            let cursor = try Row.fetchCursor(statement)
+            let raw = statement.sqliteStatement
+            var users: [EventUser] = []
+            while try cursor.next() != nil {
+                let userId = sqlite3_column_text(raw, 2).map {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: Int(sqlite3_column_bytes(raw, 2))), as: UTF8.self)
+                } ?? ""
+                users.append(EventUser(position: sqlite3_column_int64(raw, 0), schemaVersion: Int(sqlite3_column_int64(raw, 1)),
+                                       userId: userId))
+            }
+            return users
+        }
+    }
+
     package func read(positions: [Int64]) throws -> [RecordedEvent] {
         try pool.read { db in
             var events: [RecordedEvent] = []

@@ -245,6 +245,17 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
         return try events("WHERE position > \(position) AND position <= \(last) AND type = ANY(\(types.sorted())) ORDER BY position")
     }
 
+    package func readUsers(after position: Int64, through last: Int64, type: String) throws -> [EventUser] {
+        guard last > position else { return [] }
+        return try read("""
+            SELECT position, schema_version, user_id FROM events
+            WHERE position > \(position) AND position <= \(last) AND type = \(type) ORDER BY position
+            """).map { row in
+            let (position, schemaVersion, userId) = try row.decode((Int64, Int32, String).self)
+            return EventUser(position: position, schemaVersion: Int(schemaVersion), userId: userId)
+        }
+    }
+
     package func read(positions: [Int64]) throws -> [RecordedEvent] {
         guard !positions.isEmpty else { return [] }
         return try events("WHERE position = ANY(\(positions)) ORDER BY position")

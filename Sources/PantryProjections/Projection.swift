@@ -53,6 +53,17 @@ package protocol ProjectionFold: AnyObject {
     func finish(_ db: Database) throws
 }
 
+/// A rebuild's fold that needs only the position and user of one of its types' events (the
+/// leaderboard's points): from a log that reads those alone (`EventUserReader`) it gets them as
+/// `EventUser`s, their payloads neither copied nor decoded. From any other log it folds whole
+/// events (`apply(batch:db:)`); both must leave the same tables.
+package protocol UserOnlyFold: ProjectionFold {
+    var userOnlyType: EventType { get }
+    /// `batch`: the events of the projection's other types; `users`: those of `userOnlyType`;
+    /// each in log order, to be folded as if merged by position.
+    func apply(batch: [(event: Event, recorded: RecordedEvent)], users: [EventUser], db: Database) throws
+}
+
 package enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The first event after the checkpoint is missing: read `expected...` from the log and apply it.
     case gap(expected: Int64, got: Int64)

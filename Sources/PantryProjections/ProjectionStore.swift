@@ -199,17 +199,31 @@ package final class ProjectionStore: Sendable {
     @discardableResult
     package func apply(decoded events: [(recorded: RecordedEvent, event: Event?)], after first: Int64, through last: Int64,
                        into rebuild: (any ProjectionFold)? = nil) throws -> Int64 {
+        try apply(LogRange(events: events, users: nil), after: first, through: last, into: rebuild)
+    }
+
+    /// One range of the log as catch-up reads it: whole events, and for a `UserOnlyFold` the
+    /// users of its type's events (nil when those came whole).
+    private struct LogRange: Sendable {
+        var events: [(recorded: RecordedEvent, event: Event?)]
+        var users: [EventUser]?
+    }
+
+    private func apply(_ range: LogRange, after first: Int64, through last: Int64, into rebuild: (any ProjectionFold)?) throws -> Int64 {
         try pool.write { db in
             let checkpoint = try Self.checkpoint(db)
             guard checkpoint == first else { throw ProjectionError.gap(expected: checkpoint + 1, got: first + 1) }
-            var position = first
-            for (recorded, _) in events {
-                guard recorded.position > position, recorded.position <= last else {
-                    throw ProjectionError.gap(expected: position + 1, got: recorded.position)
+            // Each list in order within the range; a position holds one type, so the two never share one.
+            func checkOrder(_ positions: some Sequence<Int64>) throws {
+                var position = first
+                for next in positions {
+                    guard next > position, next <= last else { throw ProjectionError.gap(expected: position + 1, got: next) }
+                    position = next
                 }
-                position = recorded.position
             }
-            try fold(events, db: db, into: rebuild)
+            try checkOrder(range.events.lazy.map(\.recorded.position))
+            try checkOrder((range.users ?? []).lazy.map(\.position))
+            try fold(range.events, users: range.users, db: db, into: rebuild)
             try db.execute(sql: "UPDATE checkpoint SET position = ? WHERE id = 1", arguments: [last])
             return last - first
         }
@@ -217,7 +231,7 @@ package final class ProjectionStore: Sendable {
 
     /// Decodes the events of this projection's types (unless already decoded) and hands them to
     /// the projection (or the rebuild's fold) as one batch. Other types are not even decoded.
-    private func fold(_ events: [(recorded: RecordedEvent, event: Event?)], db: Database,
+    private func fold(_ events: [(recorded: RecordedEvent, event: Event?)], users: [EventUser]? = nil, db: Database,
                       into rebuild: (any ProjectionFold)? = nil) throws {
         let types = eventTypeNames
         var batch: [(event: Event, recorded: RecordedEvent)] = []
@@ -225,7 +239,25 @@ package final class ProjectionStore: Sendable {
         for (recorded, event) in events where types.contains(recorded.type) {
             batch.append((try event ?? decode(recorded), recorded))
         }
-        if let rebuild { try rebuild.apply(batch: batch, db: db) } else { try projection.apply(batch: batch, db: db) }
+        if let users {
+            // Only `catchUp` reads users, and only for a `UserOnlyFold`.
+            guard let narrow = rebuild as? any UserOnlyFold else { preconditionFailure("users read for a fold that takes whole events") }
+            // Refused as decoding would refuse them (a version this build does not know), asked
+            // once per run of equal versions rather than per point.
+            let type = narrow.userOnlyType.rawValue
+            var accepted: Int?
+            for user in users where user.schemaVersion != accepted {
+                do { _ = try EventCoding.checkVersion(type: type, user.schemaVersion) } catch {
+                    throw ProjectionError.undecodable(position: user.position, reason: "\(error)")
+                }
+                accepted = user.schemaVersion
+            }
+            try narrow.apply(batch: batch, users: users, db: db)
+        } else if let rebuild {
+            try rebuild.apply(batch: batch, db: db)
+        } else {
+            try projection.apply(batch: batch, db: db)
+        }
     }
 
     private func decode(_ recorded: RecordedEvent) throws(ProjectionError) -> Event {
@@ -252,16 +284,15 @@ package final class ProjectionStore: Sendable {
         var head = max(min(try log.headPosition(), last), position)
         var applied: Int64 = 0
         progress?(position, head)
-        let types = eventTypeNames
-        var upcoming: (range: ClosedRange<Int64>, events: ReadAhead<[RecordedEvent]>)?
+        let read = rangeReader(log, into: rebuild)
+        var upcoming: (range: ClosedRange<Int64>, read: ReadAhead<LogRange>)?
         while true {
             while position < head {
                 let end = min(head, position + Int64(batchSize))
-                let events = try upcoming.flatMap { $0.range == position...end ? try $0.events.value() : nil }
-                    ?? log.read(after: position, through: end, types: types)
+                let range = try upcoming.flatMap { $0.range == position...end ? try $0.read.value() : nil } ?? read(position, end)
                 let nextEnd = min(head, end + Int64(batchSize))
-                upcoming = nextEnd > end ? (end...nextEnd, ReadAhead { try log.read(after: end, through: nextEnd, types: types) }) : nil
-                applied += try apply(decoded: events.map { ($0, nil) }, after: position, through: end, into: rebuild)
+                upcoming = nextEnd > end ? (end...nextEnd, ReadAhead { try read(end, nextEnd) }) : nil
+                applied += try apply(range, after: position, through: end, into: rebuild)
                 position = end
                 progress?(position, head)
             }
@@ -271,6 +302,22 @@ package final class ProjectionStore: Sendable {
         }
         if applied > 0 { logger.debug("caught up", metadata: ["applied": "\(applied)", "checkpoint": "\(position)"]) }
         return applied
+    }
+
+    /// How `catchUp` reads the events of this projection's types after one position through
+    /// another: a `UserOnlyFold` on a log that reads users alone gets its type's events that way.
+    private func rangeReader(_ log: any EventLogReader, into rebuild: (any ProjectionFold)?)
+        -> @Sendable (_ after: Int64, _ last: Int64) throws -> LogRange {
+        let types = eventTypeNames
+        if let narrow = rebuild as? any UserOnlyFold, let users = log as? any EventUserReader,
+           case let userOnly = narrow.userOnlyType.rawValue, types.contains(userOnly) {
+            let others = types.subtracting([userOnly])
+            return { after, last in
+                LogRange(events: try users.read(after: after, through: last, types: others).map { ($0, nil) },
+                         users: try users.readUsers(after: after, through: last, type: userOnly))
+            }
+        }
+        return { after, last in LogRange(events: try log.read(after: after, through: last, types: types).map { ($0, nil) }, users: nil) }
     }
 
     /// The projection's checksum (see `Projection.checksum`).

@@ -79,6 +79,9 @@ final class CountingStore: EventStore, @unchecked Sendable {
     func read(after position: Int64, through last: Int64, types: Set<String>) throws -> [RecordedEvent] {
         try log.read(after: position, through: last, types: types)
     }
+    func readUsers(after position: Int64, through last: Int64, type: String) throws -> [EventUser] {
+        try log.readUsers(after: position, through: last, type: type)
+    }
     func read(positions: [Int64]) throws -> [RecordedEvent] { try log.read(positions: positions) }
     func readStream(_ streamId: String) throws -> [RecordedEvent] { try log.readStream(streamId) }
     func acceptedCommands(_ commandIds: [String]) throws -> [String: AcceptedCommand] {

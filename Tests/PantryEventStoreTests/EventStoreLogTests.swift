@@ -70,6 +70,29 @@ import PantryLog
         }
     }
 
+    /// A rebuild's users-only read: one type's positions, versions and users, in order, within the range.
+    @Test(arguments: StoreKind.allCases) func readUsersGivesOneTypesPositionsAndUsersInTheRange(_ kind: StoreKind) throws {
+        try withLog(kind) { log throws in
+            let writer = try log.writer()
+            var newer = event("PointEarned", #"{"userId":"u2"}"#, userId: "u2")
+            newer.schemaVersion = 7
+            _ = try writer.append([append("user-u1", expecting: 0, event("PointEarned", userId: "u1"), event("RecipeSaved", userId: "u1"),
+                                          event("PointEarned", userId: "u1")),
+                                   append("user-u2", expecting: 0, newer, event("UserDeleted", userId: "u2"))])
+            let reader = try #require(try log.openForReading())
+            for store in [writer, reader] {
+                #expect(try store.readUsers(after: 0, through: 5, type: "PointEarned") == [
+                    EventUser(position: 1, schemaVersion: 1, userId: "u1"), EventUser(position: 3, schemaVersion: 1, userId: "u1"),
+                    EventUser(position: 4, schemaVersion: 7, userId: "u2"),
+                ])
+                #expect(try store.readUsers(after: 1, through: 3, type: "PointEarned") == [EventUser(position: 3, schemaVersion: 1, userId: "u1")])
+                #expect(try store.readUsers(after: 0, through: 5, type: "UserDeleted") == [EventUser(position: 5, schemaVersion: 1, userId: "u2")])
+                #expect(try store.readUsers(after: 3, through: 3, type: "PointEarned") == [])
+                #expect(try store.readUsers(after: 0, through: 5, type: "Nothing") == [])
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func earnedPointsAreTheOnesTheLogHolds(_ kind: StoreKind) throws {
         try withStore(kind) { store throws in
             _ = try store.append([append("user-u1", expecting: 0,
