@@ -83,8 +83,7 @@ struct CoreSnapshot: Equatable {
     }
 
     /// Every grocery list comes back sealed (`sealedGroceries`).
-    init(decoding data: Data) throws {
-        let bytes = [UInt8](data)
+    init(decoding bytes: [UInt8]) throws {
         guard bytes.count >= Self.magic.count + SHA256.byteCount, bytes.starts(with: Self.magic) else {
             throw SnapshotFailure.notASnapshot
         }
