@@ -22,9 +22,10 @@ package final class CommandProcessor {
     private var streamVersions: [String: Int64] = [:]
     /// What the state's username and email index is keyed with (`PantryState.usernames`).
     private let nameKey: NameKey
-    /// The snapshot's grocery lists not opened yet: each is opened, with its user's key, before the
-    /// first event or command of its user (`openGroceries`), so a start opens none.
-    private var sealedGroceries: [UserID: String] = [:]
+    /// The snapshot's per-user holdings not decoded yet: each user's are decoded, their grocery
+    /// list opened with their key, before the first event or command of theirs (`openHoldings`),
+    /// so a start decodes none.
+    private var unopened: [UserID: ArraySlice<UInt8>] = [:]
     /// A deletion since the last snapshot: its user's name digests are still in the file, so a
     /// snapshot is taken at the next batch that can.
     private var deletionSinceSnapshot = false
@@ -75,13 +76,13 @@ package final class CommandProcessor {
         let started = ContinuousClock.now
         var state = PantryState(paces: paces, nameKey: nameKey)
         var versions: [String: Int64] = [:]
-        var sealed: [UserID: String] = [:]
+        var unopened: [UserID: ArraySlice<UInt8>] = [:]
         var position: Int64 = 0
         // Every key at once, once the fold first opens a sealed field.
         let keyRing = KeyRingOnDemand(keys)
         if let snapshot = usableSnapshot() {
             state = PantryState(restoring: snapshot.holdings, paces: paces, nameKey: nameKey)
-            sealed = snapshot.sealedGroceries
+            unopened = snapshot.unopened
             versions = snapshot.streamVersions
             position = snapshot.position
             lastSnapshot = snapshot.position
@@ -98,7 +99,7 @@ package final class CommandProcessor {
                 }
                 let event = try EventCoding.decode(
                     type: recorded.type, schemaVersion: recorded.schemaVersion, data: recorded.data, vault: keyRing)
-                if !sealed.isEmpty { try Self.openGroceries(of: [event.userId], from: &sealed, into: &state, vault: keyRing) }
+                if !unopened.isEmpty { try Self.openHoldings(of: [event.userId], from: &unopened, into: &state, vault: keyRing) }
                 if fromSnapshot > 0, event.type == .userDeleted { deletionSinceSnapshot = true }
                 Decider.evolve(&state, event, at: recorded.metadata.recordedAt)
                 folding(recorded.metadata.commandId)
@@ -111,7 +112,7 @@ package final class CommandProcessor {
         }
         self.state = state
         self.streamVersions = versions
-        self.sealedGroceries = sealed
+        self.unopened = unopened
         self.head = position
         // A stop between logging a deletion and listing it or destroying the key leaves them to do.
         try erasures?.record(state.deletedUsers)
@@ -139,19 +140,19 @@ package final class CommandProcessor {
         return snapshot
     }
 
-    /// Opens the still-sealed grocery lists of `userIds` into `state`: before anything of theirs
-    /// is decided or evolved. A list whose key is gone (its user deleted) is dropped. All or none:
-    /// a list that does not open leaves every list sealed.
-    private static func openGroceries(of userIds: some Sequence<UserID>, from sealed: inout [UserID: String],
-                                      into state: inout PantryState, vault: any PersonalDataVault) throws {
-        var opened: [(UserID, [String: Bool]?)] = []
+    /// Decodes the still-unopened holdings of `userIds` into `state`: before anything of theirs
+    /// is decided or evolved. A grocery list whose key is gone (its user deleted) is dropped. All
+    /// or none: holdings that do not decode leave every user's unopened.
+    private static func openHoldings(of userIds: some Sequence<UserID>, from unopened: inout [UserID: ArraySlice<UInt8>],
+                                     into state: inout PantryState, vault: any PersonalDataVault) throws {
+        var opened: [(UserID, PantryState.UserHoldings)] = []
         for userId in userIds {
-            guard let list = sealed[userId] else { continue }
-            opened.append((userId, try CoreSnapshot.openGroceries(list, for: userId, vault: vault)))
+            guard let bytes = unopened[userId] else { continue }
+            opened.append((userId, try CoreSnapshot.openHoldings(bytes, for: userId, vault: vault)))
         }
-        for (userId, items) in opened {
-            sealed[userId] = nil
-            if let items { state.restoreGroceries(items, for: userId) }
+        for (userId, holdings) in opened {
+            unopened[userId] = nil
+            state.restore(holdings, for: userId)
         }
     }
 
@@ -163,15 +164,15 @@ package final class CommandProcessor {
               let commandId = try? store.read(positions: [head]).first?.metadata.commandId else { return false }
         let submitted = snapshots.writeInBackground(CoreSnapshot(
             position: head, commandIdAtPosition: commandId, nameKeyCheck: nameKey.check, holdings: state.holdings,
-            sealedGroceries: sealedGroceries, streamVersions: streamVersions))
+            unopened: unopened, streamVersions: streamVersions))
         if submitted { lastSnapshot = head; deletionSinceSnapshot = false }
         return submitted
     }
 
-    /// Opens every grocery list still sealed since the start, so that `state` is the whole state
-    /// (tests comparing it with a fold of the log).
-    package func openSealedGroceries() throws {
-        try Self.openGroceries(of: Array(sealedGroceries.keys), from: &sealedGroceries, into: &state, vault: keys)
+    /// Decodes every user's holdings still unopened since the start, so that `state` is the whole
+    /// state (tests comparing it with a fold of the log).
+    package func openAllHoldings() throws {
+        try Self.openHoldings(of: Array(unopened.keys), from: &unopened, into: &state, vault: keys)
     }
 
     /// Waits until a snapshot being written is on disk.
@@ -230,9 +231,9 @@ package final class CommandProcessor {
             return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)") }, appended: [])
         }
         do {
-            try Self.openGroceries(of: batch.map(\.command.userId), from: &sealedGroceries, into: &state, vault: keys)
+            try Self.openHoldings(of: batch.map(\.command.userId), from: &unopened, into: &state, vault: keys)
         } catch {
-            logger.error("could not open a grocery list of the snapshot", metadata: ["error": "\(error)"])
+            logger.error("could not decode a user's holdings of the snapshot", metadata: ["error": "\(error)"])
             return BatchResult(outcomes: batch.map { .failed($0.commandId, "the core's state cannot be read: \(error)") }, appended: [])
         }
         // The one-point rule decides from the points its commands ask for, read from the log now

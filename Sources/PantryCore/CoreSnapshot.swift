@@ -7,9 +7,10 @@ import PantryKeys
 /// whole log: 3.55 s and 191 MB at a million events). It holds no personal data in the clear: the
 /// accounts are kept as their names' keyed digests (`NameKey`: no name or address, and a deleted
 /// user's leave with the next snapshot), and each grocery list is sealed with its user's key (a
-/// destroyed key leaves the list unreadable here too). Nothing in it is opened at a start: it was
-/// reading and opening every registration from the log that took a start at a million users to
-/// 17-38 s, and the lists are opened when their user's first command comes (`sealedGroceries`).
+/// destroyed key leaves the list unreadable here too). A start decodes only what every command
+/// may need (accounts, stream versions, recipes): each user's holdings stay one run of bytes
+/// until that user's first event or command (`unopened`, `openHoldings`). Building every user's
+/// sets and dictionaries took half of a start at a million users.
 struct CoreSnapshot: Equatable {
     var position: Int64
     /// The command id of the event at `position`: a snapshot taken of another log (a restore, a
@@ -18,14 +19,18 @@ struct CoreSnapshot: Equatable {
     /// `NameKey.check` of the key the users' digests were made with: with another key (a key file
     /// replaced) they would let taken names through, so the snapshot is not used.
     var nameKeyCheck: NameDigest
-    /// Its grocery lists are those opened since the start; the others are in `sealedGroceries`.
+    /// The accounts, deleted users and recipes; the per-user holdings of the users opened since
+    /// the start, the others' are in `unopened`. No points: the writer reads them from the log.
     var holdings: PantryState.Holdings
-    var sealedGroceries: [UserID: String]
+    /// Per user, `PantryState.UserHoldings` as a snapshot holds them (`userBytes`), the grocery
+    /// list sealed: slices of the file read at the start, written back as they are.
+    var unopened: [UserID: ArraySlice<UInt8>]
     var streamVersions: [String: Int64]
 
     private static let magic = Array("PANTRY-CORE-SNAPSHOT\n".utf8)
     /// 2: grocery lists sealed per user. 3: the accounts as their names' digests, not positions.
-    private static let formatVersion: UInt32 = 3
+    /// 4: each user's holdings as one run of bytes, decoded on their first command; no points.
+    private static let formatVersion: UInt32 = 4
 
     /// The file: a header, the body, and a SHA-256 of both. A list whose user has no key any more
     /// (deleted meanwhile) is left out.
@@ -43,23 +48,18 @@ struct CoreSnapshot: Equatable {
             if let names = user.names { w.digest(names.username); w.digest(names.email) }
         }
         w.sequence(holdings.deletedUsers.sorted()) { $0.string($1) }
-        w.map(holdings.earnedPoints) { w, points in w.sequence(points) { $0.int(Int64(bitPattern: $1)) } }
-        w.map(holdings.unrecordedPoints) { w, used in
-            w.sequence(used) { w, one in w.string(one.recipeId.rawValue); w.string(one.ingredient) }
+        var perUser = unopened
+        var holders = Set(holdings.savedRecipes.keys)
+        holders.formUnion(holdings.groceries.keys)
+        holders.formUnion(holdings.carts.keys)
+        holders.formUnion(holdings.experiences.keys)
+        holders.formUnion(holdings.cooking.keys)
+        holders.formUnion(holdings.pointsDue.keys)
+        holders.formUnion(holdings.tipsDue.keys)
+        for userId in holders {
+            perUser[userId] = try Self.userBytes(holdings, of: userId, sealingWith: keys)[...]
         }
-        w.map(holdings.savedRecipes) { w, saved in w.sequence(saved) { $0.string($1.rawValue) } }
-        var groceries = sealedGroceries
-        for (userId, items) in holdings.groceries {
-            var list = SnapshotWriter()
-            list.map(items) { $0.int($1 ? 1 : 0) }
-            groceries[userId] = try keys.sealWithExistingKey(list.bytes, for: userId)
-        }
-        w.map(groceries) { $0.string($1) }
-        w.map(holdings.carts) { w, lines in w.map(lines) { $0.int(Int64($1)) } }
-        w.map(holdings.experiences) { w, written in w.map(written) { $0.int(Int64($1)) } }
-        w.map(holdings.cooking) { w, lines in w.map(lines) { $0.int($1) } }
-        w.map(holdings.pointsDue) { $0.int($1) }
-        w.map(holdings.tipsDue) { $0.int($1) }
+        w.map(perUser) { $0.blob($1) }
         w.sequence(holdings.recipes) { w, recipe in
             let facts = recipe.facts
             w.string(recipe.id.rawValue)
@@ -73,18 +73,17 @@ struct CoreSnapshot: Equatable {
     }
 
     init(position: Int64, commandIdAtPosition: String, nameKeyCheck: NameDigest, holdings: PantryState.Holdings,
-         sealedGroceries: [UserID: String], streamVersions: [String: Int64]) {
+         unopened: [UserID: ArraySlice<UInt8>], streamVersions: [String: Int64]) {
         self.position = position
         self.commandIdAtPosition = commandIdAtPosition
         self.nameKeyCheck = nameKeyCheck
         self.holdings = holdings
-        self.sealedGroceries = sealedGroceries
+        self.unopened = unopened
         self.streamVersions = streamVersions
     }
 
-    /// Every grocery list comes back sealed (`sealedGroceries`).
-    init(decoding data: Data) throws {
-        let bytes = [UInt8](data)
+    /// Every user's holdings come back unopened (`unopened`).
+    init(decoding bytes: [UInt8]) throws {
         guard bytes.count >= Self.magic.count + SHA256.byteCount, bytes.starts(with: Self.magic) else {
             throw SnapshotFailure.notASnapshot
         }
@@ -95,7 +94,7 @@ struct CoreSnapshot: Equatable {
         guard format == Self.formatVersion, holdingsVersion == PantryState.holdingsVersion else {
             throw SnapshotFailure.otherVersion(format: format, holdings: holdingsVersion)
         }
-        guard Array(SHA256.hash(data: body)) == Array(bytes[(bytes.count - SHA256.byteCount)...]) else {
+        guard SHA256.hash(data: body).elementsEqual(bytes[(bytes.count - SHA256.byteCount)...]) else {
             throw SnapshotFailure.checksumMismatch
         }
         position = try r.int()
@@ -106,34 +105,80 @@ struct CoreSnapshot: Equatable {
             PantryState.User(names: try r.int() == 0 ? nil : PantryState.Names(username: try r.digest(), email: try r.digest()))
         }
         let deletedUsers = Set(try r.array { try $0.string() })
-        let earnedPoints: [UserID: Set<UInt64>] = try r.map { r in Set(try r.array { UInt64(bitPattern: try $0.int()) }) }
-        let unrecordedPoints: [UserID: Set<PantryState.UsedIngredient>] = try r.map { r in
-            Set(try r.array { r in PantryState.UsedIngredient(recipeId: RecipeID(try r.string()), ingredient: try r.string()) })
-        }
-        let savedRecipes: [UserID: Set<RecipeID>] = try r.map { r in Set(try r.array { RecipeID(try $0.string()) }) }
-        sealedGroceries = try r.map { try $0.string() }
-        let carts: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
-        let experiences: [UserID: [RecipeID: Int]] = try r.map { r in try r.map { Int(try $0.int()) } }
-        let cooking: [UserID: [RecipeID: Int64]] = try r.map { r in try r.map { try $0.int() } }
-        let pointsDue: [UserID: Int64] = try r.map { try $0.int() }
-        let tipsDue: [UserID: Int64] = try r.map { try $0.int() }
+        unopened = try r.map { try $0.blob() }
         let recipes: [(id: RecipeID, facts: RecipeFacts)] = try r.array { r in
             let id = RecipeID(try r.string()), title = try r.string()
             let image = try r.int() == 0 ? nil : try r.string()
             return (id, RecipeFacts(title: title, image: image, ingredients: try r.array { try $0.string() }))
         }
         guard r.offset == body.count else { throw SnapshotFailure.notASnapshot }
-        holdings = PantryState.Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: earnedPoints,
-                                        unrecordedPoints: unrecordedPoints, savedRecipes: savedRecipes,
-                                        groceries: [:], carts: carts, experiences: experiences, cooking: cooking,
-                                        pointsDue: pointsDue, tipsDue: tipsDue, recipes: recipes)
+        holdings = PantryState.Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: [:], unrecordedPoints: [:],
+                                        savedRecipes: [:], groceries: [:], carts: [:], experiences: [:], cooking: [:],
+                                        pointsDue: [:], tipsDue: [:], recipes: recipes)
     }
 }
 
 extension CoreSnapshot {
-    /// A list of `sealedGroceries` opened with its user's key; nil when the key is gone (the user
-    /// was deleted).
-    static func openGroceries(_ sealed: String, for userId: UserID, vault: any PersonalDataVault) throws -> [String: Bool]? {
+    /// Which of `PantryState.UserHoldings` a user's bytes hold, in this order.
+    private struct Held: OptionSet {
+        let rawValue: Int64
+        static let savedRecipes = Held(rawValue: 1), groceries = Held(rawValue: 2), carts = Held(rawValue: 4)
+        static let experiences = Held(rawValue: 8), cooking = Held(rawValue: 16), pointsDue = Held(rawValue: 32)
+        static let tipsDue = Held(rawValue: 64)
+        static let every: Held = [.savedRecipes, .groceries, .carts, .experiences, .cooking, .pointsDue, .tipsDue]
+    }
+
+    /// `userId`'s holdings as one run of bytes: which are there, then each, the grocery list sealed
+    /// (left out when the user has no key any more).
+    private static func userBytes(_ holdings: PantryState.Holdings, of userId: UserID, sealingWith keys: UserKeyStore) throws -> [UInt8] {
+        var sealed: String?
+        if let items = holdings.groceries[userId] {
+            var list = SnapshotWriter()
+            list.map(items) { $0.int($1 ? 1 : 0) }
+            sealed = try keys.sealWithExistingKey(list.bytes, for: userId)
+        }
+        let saved = holdings.savedRecipes[userId], carts = holdings.carts[userId], experiences = holdings.experiences[userId]
+        let cooking = holdings.cooking[userId], pointsDue = holdings.pointsDue[userId], tipsDue = holdings.tipsDue[userId]
+        var held: Held = []
+        if saved != nil { held.insert(.savedRecipes) }
+        if sealed != nil { held.insert(.groceries) }
+        if carts != nil { held.insert(.carts) }
+        if experiences != nil { held.insert(.experiences) }
+        if cooking != nil { held.insert(.cooking) }
+        if pointsDue != nil { held.insert(.pointsDue) }
+        if tipsDue != nil { held.insert(.tipsDue) }
+        var w = SnapshotWriter()
+        w.int(held.rawValue)
+        if let saved { w.sequence(saved) { $0.string($1.rawValue) } }
+        if let sealed { w.string(sealed) }
+        if let carts { w.map(carts) { $0.int(Int64($1)) } }
+        if let experiences { w.map(experiences) { $0.int(Int64($1)) } }
+        if let cooking { w.map(cooking) { $0.int($1) } }
+        if let pointsDue { w.int(pointsDue) }
+        if let tipsDue { w.int(tipsDue) }
+        return w.bytes
+    }
+
+    /// A user's `unopened` holdings, the grocery list opened with their key (left out when the key
+    /// is gone: the user was deleted).
+    static func openHoldings(_ bytes: ArraySlice<UInt8>, for userId: UserID, vault: any PersonalDataVault) throws -> PantryState.UserHoldings {
+        var r = SnapshotReader(bytes: bytes, offset: 0)
+        let held = Held(rawValue: try r.int())
+        guard Held.every.isSuperset(of: held) else { throw SnapshotFailure.notASnapshot }
+        func has(_ one: Held) -> Bool { held.contains(one) }
+        var user = PantryState.UserHoldings()
+        if has(.savedRecipes) { user.savedRecipes = Set(try r.array { RecipeID(try $0.string()) }) }
+        if has(.groceries) { user.groceries = try openGroceries(try r.string(), for: userId, vault: vault) }
+        if has(.carts) { user.carts = try r.map { Int(try $0.int()) } }
+        if has(.experiences) { user.experiences = try r.map { Int(try $0.int()) } }
+        if has(.cooking) { user.cooking = try r.map { try $0.int() } }
+        if has(.pointsDue) { user.pointsDue = try r.int() }
+        if has(.tipsDue) { user.tipsDue = try r.int() }
+        guard r.offset == bytes.count else { throw SnapshotFailure.notASnapshot }
+        return user
+    }
+
+    private static func openGroceries(_ sealed: String, for userId: UserID, vault: any PersonalDataVault) throws -> [String: Bool]? {
         guard let list = try vault.open(sealed, for: userId) else { return nil }
         var items = SnapshotReader(bytes: list[...], offset: 0)
         let opened: [String: Bool] = try items.map { try $0.int() != 0 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Logging
 import NIOPosix
 import PantryDomain
@@ -34,9 +35,9 @@ final class CoreSnapshotFile: Service {
     /// Nil when there is none, or when it cannot be used (damaged, another version): the log is
     /// the truth, so the caller folds the log instead.
     func read() -> CoreSnapshot? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let bytes = Self.contents(of: path) else { return nil }
         do {
-            return try CoreSnapshot(decoding: data)
+            return try CoreSnapshot(decoding: bytes)
         } catch SnapshotFailure.otherVersion(let format, let holdings) {
             // An older format may hold in the clear what this one seals (grocery lists): it goes
             // now, not at the next snapshot, which may be 100,000 events away.
@@ -49,6 +50,26 @@ final class CoreSnapshotFile: Service {
                            metadata: ["path": "\(path)", "reason": "\(error)"])
             return nil
         }
+    }
+
+    /// The whole file, read straight into the array it is decoded from (through `Data` it was
+    /// copied once more: 246 MB at a million users). Nil when it cannot be read whole.
+    private static func contents(of path: String) -> [UInt8]? {
+        let file = open(path, O_RDONLY)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var status = stat()
+        guard fstat(file, &status) == 0 else { return nil }
+        let size = Int(status.st_size)
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            while count < size {
+                let read = Glibc.read(file, buffer.baseAddress! + count, size - count)
+                if read < 0 && errno == EINTR { continue }
+                guard read > 0 else { return }
+                count += read
+            }
+        }
+        return bytes.count == size ? bytes : nil
     }
 
     /// Encodes and writes `snapshot` in the background, unless a write is still going on (the next

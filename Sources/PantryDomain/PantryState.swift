@@ -89,10 +89,32 @@ package struct PantryState: Sendable, Equatable {
         insertPoint(point)
     }
 
-    /// A grocery list kept sealed until its user's first command (`CoreSnapshot`): restored before
-    /// any of that user's events is evolved.
-    package mutating func restoreGroceries(_ items: [String: Bool], for userId: UserID) {
-        groceries[userId] = items
+    /// One user's holdings, apart from the account and the points (which the writer reads from the
+    /// log when a batch needs them): what the core's snapshot keeps per user, undecoded until that
+    /// user's first event or command. Nil where the state has no entry for the user; an empty one
+    /// is kept as such, so that a restored state equals the folded one.
+    package struct UserHoldings: Sendable, Equatable {
+        package var savedRecipes: Set<RecipeID>?
+        package var groceries: [String: Bool]?
+        package var carts: [RecipeID: Int]?
+        package var experiences: [RecipeID: Int]?
+        package var cooking: [RecipeID: Int64]?
+        package var pointsDue: Int64?
+        package var tipsDue: Int64?
+
+        package init() {}
+    }
+
+    /// `user`'s holdings kept aside at a start (`CoreSnapshot`): restored before any of that
+    /// user's events is evolved or commands decided.
+    package mutating func restore(_ user: UserHoldings, for userId: UserID) {
+        if let saved = user.savedRecipes { savedRecipes[userId] = saved }
+        if let items = user.groceries { groceries[userId] = items }
+        if let lines = user.carts { carts[userId] = lines }
+        if let written = user.experiences { experiences[userId] = written }
+        if let timers = user.cooking { cooking[userId] = timers }
+        if let due = user.pointsDue { pointsDue[userId] = due }
+        if let due = user.tipsDue { tipsDue[userId] = due }
     }
 
     /// Drops the earned points: the writer reads them from the log when a batch needs them.

@@ -6,8 +6,9 @@ import PantryEventStore
 import PantryKeys
 import Testing
 
-/// The snapshot's form since format 3: the accounts as their names' keyed digests, grocery lists
-/// opened on their user's first command, nothing read back from the log at a start.
+/// The snapshot's form since format 3: the accounts as their names' keyed digests, nothing read
+/// back from the log at a start; since format 4 each user's holdings (grocery list included)
+/// decoded on their first command.
 @Suite struct CoreSnapshotNamesTests {
     private func openProcessor(_ dir: URL, snapshotEvery: Int64 = 1_000) throws -> CommandProcessor {
         var logger = Logger(label: "test")
@@ -45,7 +46,7 @@ import Testing
             #expect(reopened.loadedFromSnapshot == head && reopened.head == head)
             #expect(reopened.state.users == state.users && reopened.state.usernames == state.usernames
                     && reopened.state.emails == state.emails)
-            try reopened.openSealedGroceries()
+            try reopened.openAllHoldings()
             #expect(reopened.state == state)
             #expect(try foldedState(reopened.store, keys: reopened.keys) == reopened.state)
         }
@@ -86,7 +87,7 @@ import Testing
             #expect(reopened.loadedFromSnapshot == reopened.head)
             #expect(reopened.state.users["u1"] == nil && reopened.state.deletedUsers.contains("u1"))
             #expect(reopened.process([envelope("x1", save("u1", "r1"))]).first?.code == .rejection(.unknownUser))
-            try reopened.openSealedGroceries()
+            try reopened.openAllHoldings()
             #expect(reopened.state.groceries["u1"] == nil && reopened.state.groceries["u2"] != nil)
             // The name and the email are free again.
             #expect(reopened.process([envelope("x2", registerAs("u7", "alice", "alice@example.org"))]).first?.status == .accepted)
@@ -105,9 +106,40 @@ import Testing
             #expect(reopened.state.groceries["u1"] == nil, "not opened: no command of u1")
             // Written back: a list still sealed is kept as it was, an opened one sealed again.
             reopened.process([envelope("c3", addGrocery("u3", "Flour"))])
-            try reopened.openSealedGroceries()
+            try reopened.openAllHoldings()
             #expect(reopened.state.groceries["u1"] == state.groceries["u1"])
             #expect(try foldedState(reopened.store, keys: reopened.keys) == reopened.state)
+        }
+    }
+
+    /// Format 4: each user's holdings stay undecoded at a start, are decoded before that user's
+    /// first command, which is decided as before the restart, and the undecoded ones are written
+    /// back into the next snapshot as they were read.
+    @Test func aUsersHoldingsAreDecodedBeforeTheirFirstCommandAndKeptUndecodedOtherwise() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir, snapshotEvery: 8)
+            let outcomes = processor.process([
+                envelope("r1", register("u1")), envelope("r2", register("u2")),
+                envelope("s1", save("u1", "r1")), envelope("s2", save("u2", "r2")),
+                envelope("c1", cart("u1", "r1", 2)), envelope("c2", cart("u2", "r2", 1)),
+            ])
+            #expect(outcomes.allSatisfy { $0.status == .accepted }, "\(outcomes)")
+            processor.waitForSnapshot()
+            let reopened = try openProcessor(dir, snapshotEvery: 1)
+            #expect(reopened.loadedFromSnapshot == processor.head)
+            #expect(reopened.state.savedRecipes.isEmpty && reopened.state.carts.isEmpty, "nothing decoded at the start")
+            // Saved before the restart: saving it again is refused, as it was before.
+            #expect(reopened.process([envelope("s3", save("u1", "r1"))]).first?.code == .rejection(.alreadySaved))
+            #expect(reopened.state.savedRecipes["u1"] == ["r1"] && reopened.state.carts["u1"] == ["r1": 2])
+            #expect(reopened.state.savedRecipes["u2"] == nil, "not decoded: no command of u2")
+            // One more event: a snapshot at once (every event here), u2's holdings in it as read.
+            #expect(reopened.process([envelope("c3", cart("u1", "r1", 1))]).first?.status == .accepted)
+            reopened.waitForSnapshot()
+            let again = try openProcessor(dir)
+            #expect(again.loadedFromSnapshot == reopened.head)
+            try again.openAllHoldings()
+            #expect(again.state.carts["u2"] == ["r2": 1] && again.state.carts["u1"] == ["r1": 3])
+            #expect(try foldedState(again.store, keys: again.keys) == again.state)
         }
     }
 

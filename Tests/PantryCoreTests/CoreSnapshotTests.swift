@@ -66,7 +66,7 @@ import Testing
 
             let reopened = try openProcessor(dir, snapshotEvery: 10_000)
             #expect(reopened.loadedFromSnapshot == earlierPosition)
-            try reopened.openSealedGroceries()
+            try reopened.openAllHoldings()
             #expect(reopened.state == folded)
             #expect(reopened.head == processor.head)
             // Stream versions and the idempotency record carried over: more commands append, retries repeat.
@@ -132,13 +132,13 @@ import Testing
             let reopened = try openProcessor(dir, snapshotEvery: 1_000)
             #expect(reopened.loadedFromSnapshot == 4)
             #expect(reopened.state.holdings.groceries.isEmpty, "opened when their users' first command comes")
-            try reopened.openSealedGroceries()
+            try reopened.openAllHoldings()
             #expect(reopened.state.holdings.groceries == groceries)
             // Without u1's key the snapshot still loads; u1's list is simply not in it.
             try reopened.keys.destroy(["u1"])
             let withoutKey = try openProcessor(dir, snapshotEvery: 1_000)
             #expect(withoutKey.loadedFromSnapshot == 4)
-            try withoutKey.openSealedGroceries()
+            try withoutKey.openAllHoldings()
             #expect(withoutKey.state.holdings.groceries["u1"] == nil && withoutKey.state.holdings.groceries["u2"] == groceries["u2"])
         }
     }
