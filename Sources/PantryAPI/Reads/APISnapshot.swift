@@ -9,6 +9,9 @@ import PantryDomain
 /// (`NameDigest`); the account itself, and a name on the leaderboard, are read back from the
 /// sealed events when first needed, so a deleted user's name never lingers in this file. Version
 /// 1 kept the same positions but had every registration opened at start: 94 s at a million users.
+/// Version 2 kept the accounts as a map and the digests per account, which a start turned into two
+/// hash tables; version 3 keeps them sorted (`AccountTable`), to be searched as read, and names a
+/// registered user's place by the account's index, which also proves each user placed once.
 struct APISnapshot: Equatable {
     /// Where a name on the leaderboard comes from when the snapshot is read back.
     enum NameSource: Int64 {
@@ -33,33 +36,39 @@ struct APISnapshot: Equatable {
     var commandIdAtPosition: String
     /// `LoginDigester.keyCheck` of the key the digests were made with.
     var keyCheck: NameDigest
-    var accounts: [UserID: AccountDirectory.Origin]
+    var accounts: AccountTable
     /// Revoked token ids with their expiry (random ids, nothing personal).
     var revocations: [String: Int64]
     var standings: [Standing]
 
     private static let magic = Array("PANTRY-API-SNAPSHOT\n".utf8)
-    private static let formatVersion: UInt32 = 2
+    private static let formatVersion: UInt32 = 3
+
+    /// A place named `.account` for a user without one: the snapshot could not be read back.
+    struct PlaceWithoutAccount: Error, CustomStringConvertible {
+        var userId: UserID
+        var description: String { "user \(userId) is placed as an account holder but has no account" }
+    }
 
     /// The file: a header, the body, and a SHA-256 of both.
-    func encoded() -> Data {
+    func encoded() throws -> Data {
         var w = SnapshotWriter()
         w.bytes.append(contentsOf: Self.magic)
         w.uint32(Self.formatVersion)
         w.int(position)
         w.string(commandIdAtPosition)
         w.digest(keyCheck)
-        w.map(accounts) { w, origin in
-            w.int(origin.registeredAt)
-            w.int(origin.passwordChangedAt ?? 0)
-            w.int(Int64(origin.credentialsGeneration))
-            w.digest(origin.username)
-            w.digest(origin.email)
-        }
+        accounts.write(to: &w)
         w.map(revocations) { $0.int($1) }
-        w.sequence(standings) { w, standing in
-            w.string(standing.userId)
+        w.int(Int64(standings.count))
+        for standing in standings {
             w.int(standing.name.rawValue)
+            if standing.name == .account {
+                guard let index = accounts.index(of: standing.userId) else { throw PlaceWithoutAccount(userId: standing.userId) }
+                w.int(Int64(index))
+            } else {
+                w.string(standing.userId)
+            }
             w.int(Int64(standing.points))
             w.int(standing.reachedAt)
         }
@@ -67,7 +76,7 @@ struct APISnapshot: Equatable {
         return Data(w.bytes)
     }
 
-    init(position: Int64, commandIdAtPosition: String, keyCheck: NameDigest, accounts: [UserID: AccountDirectory.Origin],
+    init(position: Int64, commandIdAtPosition: String, keyCheck: NameDigest, accounts: AccountTable,
          revocations: [String: Int64], standings: [Standing]) {
         self.position = position
         self.commandIdAtPosition = commandIdAtPosition
@@ -94,42 +103,33 @@ struct APISnapshot: Equatable {
         self.position = position
         commandIdAtPosition = try r.string()
         keyCheck = try r.digest()
-        accounts = try r.map { r in
-            let registeredAt = try r.int(), passwordChangedAt = try r.int(), generation = try r.int()
-            let username = try r.digest(), email = try r.digest()
-            // Every position names an event at or before the snapshot's, or it is not one of ours.
-            guard (1...position).contains(registeredAt), passwordChangedAt == 0 || (registeredAt...position).contains(passwordChangedAt),
-                  generation >= 0 else { throw SnapshotFailure.notASnapshot }
-            return AccountDirectory.Origin(registeredAt: registeredAt, passwordChangedAt: passwordChangedAt == 0 ? nil : passwordChangedAt,
-                                           credentialsGeneration: Int(generation), username: username, email: email)
-        }
+        let accounts = try AccountTable(reading: &r, through: position)
+        self.accounts = accounts
         revocations = try r.map { try $0.int() }
-        var seen = Set<UserID>(), reached = Set<Int64>()
+        // One place per user (an account's marked by index, not hashed), listed best first with no
+        // two equal (one event places one user), as `LeaderboardStandings` keeps them.
+        var placed = [Bool](repeating: false, count: accounts.count), placedOthers = Set<UserID>()
+        var previous: (points: Int64, reachedAt: Int64)?
         standings = try r.array { r in
-            let userId = try r.string()
             guard let name = NameSource(rawValue: try r.int()) else { throw SnapshotFailure.notASnapshot }
+            let userId: UserID
+            if name == .account {
+                let index = try r.int()
+                guard (0..<Int64(accounts.count)).contains(index), !placed[Int(index)] else { throw SnapshotFailure.notASnapshot }
+                placed[Int(index)] = true
+                userId = accounts.userIds[Int(index)]
+            } else {
+                userId = try r.string()
+                guard accounts.index(of: userId) == nil, placedOthers.insert(userId).inserted else { throw SnapshotFailure.notASnapshot }
+            }
             let points = try r.int(), reachedAt = try r.int()
-            // One place per user, and no two on the same position (one event places one user).
-            guard seen.insert(userId).inserted, reached.insert(reachedAt).inserted, points >= 0,
-                  (1...position).contains(reachedAt) else {
+            guard points >= 0, 1 <= reachedAt, reachedAt <= position,
+                  previous.map({ points < $0.points || (points == $0.points && reachedAt > $0.reachedAt) }) ?? true else {
                 throw SnapshotFailure.notASnapshot
             }
+            previous = (points, reachedAt)
             return Standing(userId: userId, name: name, points: Int(points), reachedAt: reachedAt)
         }
         guard r.offset == body.count, position > 0 else { throw SnapshotFailure.notASnapshot }
-    }
-}
-
-private extension SnapshotWriter {
-    mutating func digest(_ digest: NameDigest) {
-        int(Int64(bitPattern: digest.high))
-        int(Int64(bitPattern: digest.low))
-    }
-}
-
-private extension SnapshotReader {
-    mutating func digest() throws -> NameDigest {
-        let high = UInt64(bitPattern: try int())
-        return NameDigest(low: UInt64(bitPattern: try int()), high: high)
     }
 }

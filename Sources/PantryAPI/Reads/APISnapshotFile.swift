@@ -57,7 +57,7 @@ final class APISnapshotFile: Sendable {
             return nil
         }
         // No account is opened here: each is read back from the log when first needed.
-        accounts.restore(origins: snapshot.accounts)
+        accounts.restore(snapshot.accounts)
         for (tokenId, expiresAt) in snapshot.revocations { revocations.revoke(tokenId, expiresAt: expiresAt) }
         leaderboard.restore(LeaderboardStandings(restoring: snapshot.standings.map { standing in
             let name = switch standing.name {
@@ -76,10 +76,21 @@ final class APISnapshotFile: Sendable {
 
     // MARK: Writing
 
-    /// The read models at `position`, their current one: call it on the feed's thread, which is
-    /// the only one that changes them. Nil when a name on the leaderboard could not be told from
-    /// the log (it never should), or the log does not answer for the command id.
-    func capture(at position: Int64, log: any EventLogReader) -> APISnapshot? {
+    /// The read models at `position`, as taken on the feed's thread (the only one that changes
+    /// them) between two batches: copies, and what the feed changes next is copied aside. Merging
+    /// the accounts and naming each place is left to `snapshot(of:)`, off that thread.
+    struct Capture: Sendable {
+        var position: Int64
+        var commandId: String
+        var accounts: AccountDirectory.Changes
+        var revocations: [String: Int64]
+        var standings: [LeaderboardStandings.Standing]
+    }
+
+    /// The read models at `position`, their current one: call it on the feed's thread. Nil when
+    /// the standings are elsewhere (they never should be), or the log does not answer for the
+    /// command id.
+    func capture(at position: Int64, log: any EventLogReader) -> Capture? {
         guard position > 0 else { return nil }
         let commandId: String
         do {
@@ -95,12 +106,20 @@ final class APISnapshotFile: Sendable {
                          metadata: ["standings": "\(standingAt)", "feed": "\(position)"])
             return nil
         }
+        return Capture(position: position, commandId: commandId, accounts: accounts.changes, revocations: revocations.live(),
+                       standings: standings.standings)
+    }
+
+    /// The snapshot of `capture`; nil when a name on the leaderboard could not be told from the
+    /// log (it never should).
+    func snapshot(of capture: Capture) -> APISnapshot? {
+        let table = capture.accounts.table
         var kept: [APISnapshot.Standing] = []
-        kept.reserveCapacity(standings.count)
-        for standing in standings.standings {
+        kept.reserveCapacity(capture.standings.count)
+        for standing in capture.standings {
             let name: APISnapshot.NameSource
             // A registered user's name is the account's, whether it has been read back yet or not.
-            if accounts.hasAccount(standing.userId) {
+            if table.index(of: standing.userId) != nil {
                 name = .account
             } else if standing.username == LeaderboardProjection.erasedName {
                 name = .erased
@@ -112,15 +131,14 @@ final class APISnapshotFile: Sendable {
             }
             kept.append(.init(userId: standing.userId, name: name, points: standing.points, reachedAt: standing.reachedAt))
         }
-        return APISnapshot(position: position, commandIdAtPosition: commandId, keyCheck: accounts.digester.keyCheck,
-                           accounts: accounts.origins,
-                           revocations: revocations.live(), standings: kept)
+        return APISnapshot(position: capture.position, commandIdAtPosition: capture.commandId, keyCheck: accounts.digester.keyCheck,
+                           accounts: table, revocations: capture.revocations, standings: kept)
     }
 
-    /// Encodes and writes `snapshot` on NIO's pool for blocking work, unless a write is still going
-    /// on (the next one will come).
-    func writeInBackground(_ snapshot: APISnapshot) {
-        writer.submit { [self] in writeLogged(snapshot) }
+    /// Makes the snapshot of `capture` and writes it on NIO's pool for blocking work, unless a
+    /// write is still going on (the next one will come).
+    func writeInBackground(_ capture: Capture) {
+        writer.submit { [self] in writeLogged(capture) }
     }
 
     /// Waits for a write under way (the process is about to end).
@@ -128,13 +146,14 @@ final class APISnapshotFile: Sendable {
         writer.waitForWrites()
     }
 
-    /// Waits for a write under way, then writes `snapshot` (at shutdown).
-    func writeNow(_ snapshot: APISnapshot) {
+    /// Waits for a write under way, then writes the snapshot of `capture` (at shutdown).
+    func writeNow(_ capture: Capture) {
         waitForWrites()
-        writeLogged(snapshot)
+        writeLogged(capture)
     }
 
-    private func writeLogged(_ snapshot: APISnapshot) {
+    private func writeLogged(_ capture: Capture) {
+        guard let snapshot = snapshot(of: capture) else { return }
         do {
             try write(snapshot)
         } catch {
@@ -146,7 +165,7 @@ final class APISnapshotFile: Sendable {
     /// full disk leaves the previous one, and API processes sharing a directory never mix writes.
     func write(_ snapshot: APISnapshot) throws {
         let started = ContinuousClock.now
-        let data = snapshot.encoded()
+        let data = try snapshot.encoded()
         try DurableFile.replace(path, with: data, through: "\(path).\(getpid()).new")
         logger.info("wrote the API snapshot", metadata: [
             "position": "\(snapshot.position)", "bytes": "\(data.count)",
