@@ -11,12 +11,7 @@ import Testing
 /// decoded on their first command.
 @Suite struct CoreSnapshotNamesTests {
     private func openProcessor(_ dir: URL, snapshotEvery: Int64 = 1_000) throws -> CommandProcessor {
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
-        let log = dir.appendingPathComponent("events.sqlite").path
-        return try CommandProcessor(store: SQLiteEventStore(path: log), keys: keyStore(besideLog: log),
-                                    snapshotPath: dir.appendingPathComponent("core.snapshot").path,
-                                    snapshotEvery: snapshotEvery, logger: logger)
+        try PantryCoreTests.openProcessor(dir, snapshotEvery: snapshotEvery)
     }
 
     private func registerAs(_ userId: UserID, _ username: String, _ email: String) -> Command {

@@ -8,12 +8,7 @@ import Testing
 
 @Suite struct CoreSnapshotTests {
     private func openProcessor(_ dir: URL, snapshotEvery: Int64 = 10) throws -> CommandProcessor {
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
-        let log = dir.appendingPathComponent("events.sqlite").path
-        return try CommandProcessor(store: SQLiteEventStore(path: log), keys: keyStore(besideLog: log),
-                                    snapshotPath: dir.appendingPathComponent("core.snapshot").path,
-                                    snapshotEvery: snapshotEvery, logger: logger)
+        try PantryCoreTests.openProcessor(dir, snapshotEvery: snapshotEvery)
     }
 
     /// Every kind of state: accounts (one with a changed password, one deleted), points, favourites,

@@ -24,9 +24,21 @@ func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> 
 
 /// Quiet processors: the tests read outcomes, not logs.
 func openProcessor(_ path: String) throws -> CommandProcessor {
+    try CommandProcessor(store: SQLiteEventStore(path: path), keys: try keyStore(besideLog: path), logger: quietLogger())
+}
+
+/// A processor on `dir`'s log that keeps its snapshot beside it, as `pantry core` does.
+func openProcessor(_ dir: URL, snapshotEvery: Int64) throws -> CommandProcessor {
+    let log = dir.appendingPathComponent("events.sqlite").path
+    return try CommandProcessor(store: SQLiteEventStore(path: log), keys: keyStore(besideLog: log),
+                                snapshotPath: dir.appendingPathComponent("core.snapshot").path,
+                                snapshotEvery: snapshotEvery, logger: quietLogger())
+}
+
+private func quietLogger() -> Logger {
     var logger = Logger(label: "test")
     logger.logLevel = .critical
-    return try CommandProcessor(store: SQLiteEventStore(path: path), keys: try keyStore(besideLog: path), logger: logger)
+    return logger
 }
 
 /// The users' keys beside a test log, as `pantry core` keeps them beside the real one.

@@ -39,6 +39,16 @@ def first_answer(client, path):
     return wait_for(attempt, timeout=60, interval=0.005, what="the API to accept a connection")
 
 
+def first_registration(client, username):
+    """(user, token) of the first registration the API accepts while the core starts."""
+    def registered():
+        try:
+            return client.register_and_log_in(username)
+        except (OSError, AssertionError):
+            return None
+    return wait_for(registered, timeout=60, what="a registration")
+
+
 def leaderboard_when_loaded(client, path=TOP):
     def attempt():
         try:
@@ -119,12 +129,7 @@ def test_a_token_revoked_before_the_snapshot_stays_refused_when_the_api_starts_f
     processes.start("core")
     api, client = start_api(processes)
 
-    def registered():
-        try:
-            return client.register_and_log_in("alice")
-        except (OSError, AssertionError):
-            return None
-    _, token = wait_for(registered, timeout=60, what="a registration")
+    _, token = first_registration(client, "alice")
     _, kept = client.register_and_log_in("bob")
     assert client.delete("/v1/sessions/current", token=token).status == 204
     stop(api)
@@ -173,12 +178,7 @@ def test_after_a_start_from_the_snapshot_accounts_are_read_back_when_first_neede
     processes.start("core")
     api, client = start_api(processes)
 
-    def registered():
-        try:
-            return client.register_and_log_in("alice")
-        except (OSError, AssertionError):
-            return None
-    alice, _ = wait_for(registered, timeout=60, what="a registration")
+    alice, _ = first_registration(client, "alice")
     _, bob_token = client.register_and_log_in("bob")
     _, carol_token = client.register_and_log_in("carol")
     assert client.delete("/v1/me", body={"password": "correct horse battery"}, token=bob_token).status == 204
