@@ -70,7 +70,14 @@ final class UpstreamGate: Sendable {
             await update { [policy] in $0.refundToken(policy: policy) }
             throw late
         }
-        try await charge(cost: cost)
+        do {
+            try await charge(cost: cost)
+        } catch .quotaExhausted(let retryAfter) {
+            // As in `reserve`: spent only once the calls in the air are answered.
+            guard await callsInTheAirAnswered() else { throw .quotaExhausted(retryAfter: retryAfter) }
+            try await reserveOnce(cost: cost)
+            try await charge(cost: cost)
+        }
         let started = ContinuousClock.now
         let timeout = min(timeout, left ?? timeout)
         let response: HTTPResponse
@@ -124,6 +131,30 @@ final class UpstreamGate: Sendable {
     }
 
     private func reserve(cost: Double) async throws(ProviderError) {
+        do {
+            try await reserveOnce(cost: cost)
+        } catch .quotaExhausted(let retryAfter) {
+            // Calls in the air are counted at their worst case beside the upstream's own count,
+            // which may already hold them, so the quota can look spent by their cost (149 of 150
+            // served to 500 callers at once): it is only certain once they are answered.
+            guard await callsInTheAirAnswered() else { throw .quotaExhausted(retryAfter: retryAfter) }
+            try await reserveOnce(cost: cost)
+        }
+    }
+
+    /// Waits until no call is in the air, within the transfer timeout and the caller's deadline;
+    /// false when none was.
+    private func callsInTheAirAnswered() async -> Bool {
+        guard points.withLock({ $0.sent > 0 }) else { return false }
+        var until = ContinuousClock.now + .seconds(timeout)
+        if let deadline = Self.deadline, deadline < until { until = deadline }
+        while points.withLock({ $0.sent > 0 }), ContinuousClock.now < until {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    private func reserveOnce(cost: Double) async throws(ProviderError) {
         let now = self.now()
         let reservation: LimiterState.Reservation
         do {
