@@ -15,10 +15,7 @@ extension EarnedIngredients {
     package static func decode(_ frame: Data) throws -> EarnedIngredients {
         try frame.withUnsafeBytes { bytes in
             try JSONObjectReader.read(bytes) { json in
-                if let error = try json.optionalObject("error") {
-                    let message = try JSONObjectReader.read(error) { "\(try $0.string("code")): \(try $0.string("message"))" }
-                    throw LogRead.Invalid(description: message)
-                }
+                try LogAnswer.refusal(in: json)
                 guard let ingredients = try json.optionalStrings("ingredients"), ingredients.count <= limit else {
                     throw LogRead.Invalid(description: "the answer's ingredients are missing or more than \(limit)")
                 }

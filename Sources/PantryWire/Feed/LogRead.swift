@@ -116,14 +116,20 @@ package struct LogAnswer: Equatable, Sendable {
         return Data(w.finish())
     }
 
+    /// Throws the refusal (`{"error": {"code", "message"}}`) a log service's answer frame carries
+    /// instead of its fields, as `LogRead.Invalid`.
+    package static func refusal(in json: borrowing JSONObjectReader) throws {
+        if let error = try json.optionalObject("error") {
+            let message = try JSONObjectReader.read(error) { "\(try $0.string("code")): \(try $0.string("message"))" }
+            throw LogRead.Invalid(description: message)
+        }
+    }
+
     /// An answer, or the refusal it carries instead.
     package static func decode(_ frame: Data) throws -> LogAnswer {
         try frame.withUnsafeBytes { bytes in
             try JSONObjectReader.read(bytes) { json in
-                if let error = try json.optionalObject("error") {
-                    let message = try JSONObjectReader.read(error) { "\(try $0.string("code")): \(try $0.string("message"))" }
-                    throw LogRead.Invalid(description: message)
-                }
+                try refusal(in: json)
                 return LogAnswer(head: try json.int64("head"), through: try json.int64("through"), events: try json.int("events"))
             }
         }
