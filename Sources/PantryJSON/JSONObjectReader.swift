@@ -82,6 +82,9 @@ package struct JSONObjectReader: ~Copyable {
 
     package func contains(_ name: String) -> Bool { field(name) != nil }
 
+    /// Whether the field is present with the value null.
+    package func isNull(_ name: String) -> Bool { field(name)?.kind == .null }
+
     package func string(_ name: String) throws -> String {
         guard let value = try optionalString(name) else { throw missingOrNull(name, "a string") }
         return value

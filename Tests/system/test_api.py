@@ -223,6 +223,9 @@ def test_bad_input_gets_a_4xx_problem_and_never_a_5xx(api):
         ("PUT", "/v1/me/favourites/" + "r" * 200, None, 422, "invalid_recipe_id"),
         ("POST", "/v1/recipes/r1/experiences", b'{"text": ""}', 422, "invalid_text"),
         ("POST", "/v1/recipes/r1/experiences", b'{}', 422, "invalid_field"),
+        # An optional field may be left out, but null only where the OpenAPI document allows it.
+        ("POST", "/v1/me/cart/catalog:shakshuka/timer", b'{"minutes": null}', 422, "invalid_field"),
+        ("POST", "/v1/sessions", b'{"username": null, "email": "jan@example.org", "password": "x"}', 422, "invalid_field"),
         ("GET", "/v1/nothing-here", None, 404, "not_found"),
     ]
     for method, path, raw, status, code in cases:
@@ -233,6 +236,8 @@ def test_bad_input_gets_a_4xx_problem_and_never_a_5xx(api):
     is_problem(api.put("/v1/me/favourites/%E2%9C%93-r%C3%A9cipe", token=token), 404, "unknown_recipe")
     text = api.post("/v1/recipes/r%C3%A9/experiences", {"text": "Très bien — 很好"}, token=token)
     assert text.status == 201, text
+    nulls = api.post("/v1/me/groceries", {"ingredient": "salt", "amount": None, "unit": None, "recipeId": None}, token=token)
+    assert nulls.status == 201, nulls
 
 
 # Security

@@ -108,6 +108,7 @@ struct NewGrocery: RequestDocument {
     var unit: String?
     var recipeId: RecipeID?
     static let fields = ["ingredient", "amount", "unit", "recipeId"]
+    static let nullableFields = ["amount", "unit", "recipeId"]
     init(json: borrowing JSONObjectReader) throws {
         ingredient = try json.string("ingredient")
         amount = try json.optionalDouble("amount")

@@ -6,7 +6,14 @@ import PantryJSON
 /// rather than a silently ignored default.
 protocol RequestDocument {
     static var fields: [String] { get }
+    /// The fields the OpenAPI document lets be null; any other field sent as null is refused,
+    /// as the document says, rather than read as absent.
+    static var nullableFields: [String] { get }
     init(json: borrowing JSONObjectReader) throws
+}
+
+extension RequestDocument {
+    static var nullableFields: [String] { [] }
 }
 
 enum JSONBody {
@@ -51,6 +58,9 @@ enum JSONBody {
             return try JSONObjectReader.read(bytes) { json in
                 if let unknown = json.names.filter({ !T.fields.contains($0) }).sorted().first {
                     throw Problem.invalidField("unknown field '\(unknown.prefix(64))'")
+                }
+                if let null = T.fields.first(where: { json.isNull($0) && !T.nullableFields.contains($0) }) {
+                    throw Problem.invalidField("'\(null)' may be left out but not null")
                 }
                 return try T(json: json)
             }
