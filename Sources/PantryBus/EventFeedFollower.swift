@@ -124,7 +124,13 @@ package final class EventFeedFollower {
             position = last.recorded.position
             return received
         }
-        return isBehind ? try readLog(limit: limit) : []
+        guard isBehind else { return [] }
+        let fromLog = try readLog(limit: limit)
+        if !fromLog.isEmpty {
+            logger.debug("read events from the log: the announced head is ahead of the feed",
+                         metadata: ["events": "\(fromLog.count)", "through": "\(position)", "head": "\(announcedHead)"])
+        }
+        return fromLog
     }
 
     /// `received` skips positions. One read of the log over its whole range (not one per jump)

@@ -120,7 +120,7 @@ def test_a_subscriber_slowed_until_messages_drop_converges(processes):
 
 def test_a_worker_subscribed_to_its_types_loses_nothing_in_between(processes):
     core = Core(processes)
-    processes.start("worker", "carts")
+    processes.start("worker", "carts", env={"PANTRY_LOG_LEVEL": "debug"})
     core.submit([register(n) for n in range(USERS)])
     wait_caught_up(processes, ["carts"])
     # One cart line in six commands: the carts worker receives only those (and heartbeats), so
@@ -129,8 +129,11 @@ def test_a_worker_subscribed_to_its_types_loses_nothing_in_between(processes):
     assert sum(o["status"] == "accepted" for o in outcomes) > 1_000
     wait_caught_up(processes, ["carts"])
     fed = worker_status(processes, "carts")["result"]
-    assert fed["gapsHealed"] == 0, fed
-    assert fed["eventsReadFromLog"] == 0, fed  # every cart event came over the wire
+    # Once seen in CI (15 events read from the log, no gap): the worker's own account says why.
+    why = [line for line in (processes.data / "worker-carts-1.log").read_text().splitlines()
+           if "from the log" in line or "lost" in line or "retrying" in line or "resuming" in line]
+    assert fed["gapsHealed"] == 0, (fed, why)
+    assert fed["eventsReadFromLog"] == 0, (fed, why)  # every cart event came over the wire
     assert_replay_matches(processes, ["carts"])
 
 
