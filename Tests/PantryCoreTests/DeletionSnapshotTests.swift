@@ -63,32 +63,63 @@ import ZeroMQ
     }
 
     /// The same through `CoreServer` over real sockets: after the last deletion no command comes, and
-    /// the file loses the user's digests within the interval (200 ms) and a few heartbeats.
+    /// the file loses the users' digests within the interval (200 ms) and a few heartbeats.
     @Test(.timeLimit(.minutes(1)))
     func theCoreServerTakesADeletionSnapshotWhileIdle() throws {
         try withTemporaryDirectory { dir in
-            let processor = try openProcessor(dir, snapshotEvery: 1_000_000, deletionSnapshotInterval: .milliseconds(200))
-            let deleted = Self.users.prefix(3).flatMap { Self.digests(processor, of: $0) }
-            let context = try ZMQContext()
-            let endpoints = BusEndpoints(dataDirectory: dir)
-            let server = try CoreServer(processor: processor, context: context, configuration: .init(endpoints: endpoints),
-                                        logger: quietLogger())
-            let serving = Task.immediate { try await server.run() }
-            defer {
-                serving.cancel()
-                context.shutdown()
+            _ = try Self.serveDeletions(dir, interval: .milliseconds(200)) { _, deleted throws in
+                #expect(try Self.waitUntilGone(deleted, from: dir), "every deleted user's digests left the file")
             }
-            let client = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(30))
-            #expect(try client.submit(Self.users.prefix(3).map { envelope("r-\($0)", register($0)) }).allSatisfy { $0.status == .accepted })
-            for userId in Self.users.prefix(3) {
-                #expect(try client.submit(envelope("d-\(userId)", .deleteUser(DeleteUser(userId: userId)))).status == .accepted)
-            }
-            let deadline = ContinuousClock.now + .seconds(20)
-            while try !FileManager.default.fileExists(atPath: dir.appendingPathComponent("core.snapshot").path)
-                    || snapshotHoldsAny(deleted, in: dir), ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            #expect(try !snapshotHoldsAny(deleted, in: dir), "every deleted user's digests left the file")
         }
+    }
+
+    /// A core stopped within the interval writes the snapshot it was waiting for.
+    @Test(.timeLimit(.minutes(1)))
+    func aCoreThatStopsWritesTheDeletionSnapshotItWasWaitingFor() throws {
+        try withTemporaryDirectory { dir in
+            let deleted = try Self.serveDeletions(dir, interval: .seconds(600)) { serving, deleted throws in
+                #expect(try Self.waitUntilGone(Array(deleted.prefix(2)), from: dir), "the first deletion's snapshot")
+                #expect(try snapshotHoldsAny(Array(deleted.suffix(2)), in: dir), "the last deletion waits")
+                serving.cancel()
+            }
+            #expect(try Self.waitUntilGone(deleted, from: dir))
+        }
+    }
+
+    /// A core server on `dir` (its snapshot at most every `interval` for deletions) that registers
+    /// three users and deletes them, one batch each; `then` runs while it serves, with the deleted
+    /// users' digests in the order deleted, which are returned.
+    private static func serveDeletions(_ dir: URL, interval: Duration,
+                                       then: (Task<Void, any Error>, [Data]) throws -> Void) throws -> [Data] {
+        let processor = try openProcessor(dir, snapshotEvery: 1_000_000, deletionSnapshotInterval: interval)
+        let users = Self.users.prefix(3)
+        let deleted = users.flatMap { digests(processor, of: $0) }
+        let context = try ZMQContext()
+        let endpoints = BusEndpoints(dataDirectory: dir)
+        let server = try CoreServer(processor: processor, context: context, configuration: .init(endpoints: endpoints),
+                                    logger: quietLogger())
+        let serving = Task.immediate { try await server.run() }
+        defer {
+            serving.cancel()
+            context.shutdown()
+        }
+        let client = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(30))
+        #expect(try client.submit(users.map { envelope("r-\($0)", register($0)) }).allSatisfy { $0.status == .accepted })
+        for userId in users {
+            #expect(try client.submit(envelope("d-\(userId)", .deleteUser(DeleteUser(userId: userId)))).status == .accepted)
+        }
+        try then(serving, deleted)
+        return deleted
+    }
+
+    /// Whether none of `digests` is in the snapshot file within 20 s.
+    private static func waitUntilGone(_ digests: [Data], from dir: URL) throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("core.snapshot").path),
+               try !snapshotHoldsAny(digests, in: dir) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
     }
 }
