@@ -27,8 +27,15 @@ package final class CommandProcessor {
     /// so a start decodes none.
     private var unopened: [UserID: ArraySlice<UInt8>] = [:]
     /// A deletion since the last snapshot: its user's name digests are still in the file, so a
-    /// snapshot is taken at the next batch that can.
+    /// snapshot is taken once `deletionSnapshotDue`.
     private var deletionSinceSnapshot = false
+    /// At most one snapshot for deletions per interval: each costs about 5 s of CPU at a million
+    /// users, and a client registering and deleting accounts in a loop would otherwise keep a core
+    /// writing them back to back. A deleted user's digests stay in the file at most this long after
+    /// the deletion, plus the write of the snapshot (and until the next start while the core is down).
+    private let deletionSnapshotInterval: Duration
+    /// When the last snapshot was handed to the writer; nil before the first of this process.
+    private var lastSnapshotTaken: ContinuousClock.Instant?
     private let snapshots: CoreSnapshotFile?
     private let snapshotEvery: Int64
     private var lastSnapshot: Int64 = 0
@@ -41,10 +48,12 @@ package final class CommandProcessor {
     private let logger: Logger
 
     /// With `snapshotPath`, the state is also kept in a snapshot there, written in the background
-    /// every `snapshotEvery` events, and a start folds only the log after it. The accepted command
-    /// ids are kept in a filter of at most `commandIdFilterBytes` (see `AcceptedCommandFilter`).
+    /// every `snapshotEvery` events and at most `deletionSnapshotInterval` after a deletion, and a
+    /// start folds only the log after it. The accepted command ids are kept in a filter of at most
+    /// `commandIdFilterBytes` (see `AcceptedCommandFilter`).
     package init(store: any EventStore, keys: UserKeyStore, erasures: ErasureLedger? = nil, snapshotPath: String? = nil,
-                snapshotEvery: Int64 = 100_000, commandIdFilterBytes: Int = 64 << 20, paces: Paces = .human,
+                snapshotEvery: Int64 = 100_000, deletionSnapshotInterval: Duration = .seconds(60),
+                commandIdFilterBytes: Int = 64 << 20, paces: Paces = .human,
                 logger: Logger = Logger(label: "pantry.core")) throws {
         self.store = store
         self.paces = paces
@@ -55,6 +64,7 @@ package final class CommandProcessor {
         self.logger = logger
         self.snapshots = snapshotPath.map { CoreSnapshotFile(path: $0, keys: keys, logger: logger) }
         self.snapshotEvery = snapshotEvery
+        self.deletionSnapshotInterval = deletionSnapshotInterval
         acceptedIds = AcceptedCommandFilter(maxBytes: commandIdFilterBytes, logger: logger)
         var logged = acceptedIds.filterForLog(head: try store.headPosition())
         try load { logged?.insert(AcceptedCommandFilter.hash($0)) }
@@ -121,7 +131,8 @@ package final class CommandProcessor {
             "events": "\(position)", "snapshot": "\(fromSnapshot)", "folded": "\(position - fromSnapshot)",
             "users": "\(state.users.count)", "milliseconds": "\((ContinuousClock.now - started) / .milliseconds(1))",
         ])
-        if deletionSinceSnapshot || position - lastSnapshot >= snapshotEvery { takeSnapshot() }
+        // At a start, a deletion folded after the snapshot is taken at once (nothing was taken yet).
+        if deletionSnapshotDue || position - lastSnapshot >= snapshotEvery { takeSnapshot() }
     }
 
     /// The snapshot, when there is one and it was taken of this log (the event at its position
@@ -165,8 +176,20 @@ package final class CommandProcessor {
         let submitted = snapshots.writeInBackground(CoreSnapshot(
             position: head, commandIdAtPosition: commandId, nameKeyCheck: nameKey.check, holdings: state.holdings,
             unopened: unopened, streamVersions: streamVersions))
-        if submitted { lastSnapshot = head; deletionSinceSnapshot = false }
+        if submitted { lastSnapshot = head; lastSnapshotTaken = .now; deletionSinceSnapshot = false }
         return submitted
+    }
+
+    /// A deletion waits for a snapshot, and none was taken for `deletionSnapshotInterval`.
+    private var deletionSnapshotDue: Bool {
+        deletionSinceSnapshot && lastSnapshotTaken.map { .now - $0 >= deletionSnapshotInterval } ?? true
+    }
+
+    /// Takes the snapshot a deletion waits for once it is due: the server calls it while idle (at
+    /// each heartbeat), so it comes without another command, and as it stops (`stopping`: due at
+    /// once), so a stopped core's file holds no deleted user's digests.
+    package func takeDeletionSnapshotIfDue(stopping: Bool = false) {
+        if !needsReload && (deletionSnapshotDue || stopping && deletionSinceSnapshot) { takeSnapshot() }
     }
 
     /// Decodes every user's holdings still unopened since the start, so that `state` is the whole
@@ -335,9 +358,9 @@ package final class CommandProcessor {
                 }
                 head = ranges.last?.upperBound ?? head
                 destroyKeys(of: deletedUsers)
-                // Soon after a deletion, so that the user's name digests leave the file.
+                // Within `deletionSnapshotInterval` of a deletion, so that the user's name digests leave the file.
                 if !deletedUsers.isEmpty { deletionSinceSnapshot = true }
-                if deletionSinceSnapshot || head - lastSnapshot >= snapshotEvery { takeSnapshot() }
+                if deletionSnapshotDue || head - lastSnapshot >= snapshotEvery { takeSnapshot() }
             } catch {
                 keys.discardPending()
                 logger.error("append failed; nothing of this batch was written", metadata: ["error": "\(error)"])

@@ -51,6 +51,7 @@ struct Core: AsyncParsableCommand {
         let processor = try CommandProcessor(
             store: store, keys: UserKeyStore(path: directory.userKeys, readOnly: false),
             erasures: ErasureLedger(path: directory.erasures), snapshotPath: directory.coreSnapshot, snapshotEvery: settings.snapshotEvery,
+            deletionSnapshotInterval: settings.deletionSnapshotInterval,
             commandIdFilterBytes: settings.commandIdFilterMiB << 20, paces: settings.paces, logger: logger)
         // WAL checkpoints are the SQLite file's; PostgreSQL checkpoints by itself. The snapshot
         // is a file in the data directory whatever the log.

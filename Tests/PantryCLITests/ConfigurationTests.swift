@@ -90,6 +90,7 @@ import Testing
         (["PANTRY_TRUSTED_PROXIES": "balancer"], "trusted-proxies: PANTRY_TRUSTED_PROXIES=balancer"),
         (["PANTRY_HEADER_TIMEOUT": "0"], "header-timeout: PANTRY_HEADER_TIMEOUT=0 (environment) must be a number above 0, at most 3600"),
         (["PANTRY_WORKER_SNAPSHOT_SECONDS": "-5"], "worker-snapshot-seconds: PANTRY_WORKER_SNAPSHOT_SECONDS=-5 (environment) must be a whole number from 0 to 86400"),
+        (["PANTRY_DELETION_SNAPSHOT_SECONDS": "86400"], "deletion-snapshot-seconds: PANTRY_DELETION_SNAPSHOT_SECONDS=86400 (environment) must be a whole number from 0 to 3600"),
     ] as [([String: String], String)])
     func aBadValueExitsNamingItsKeyAndWhatIsAllowed(_ environment: [String: String], _ message: String) throws {
         let run = try PantryBinary.run(["config"], environment: environment)

@@ -66,10 +66,7 @@ import Testing
             let digests: [Data]
             do {
                 let processor = try openProcessor(dir)
-                let key = processor.state.nameKey
-                digests = [key.username("alice"), key.email("alice@example.org")].map { digest in
-                    withUnsafeBytes(of: (digest.low.littleEndian, digest.high.littleEndian)) { Data($0) }
-                }
+                digests = nameDigests(processor.state.nameKey, username: "alice", email: "alice@example.org")
                 let file = try Data(contentsOf: dir.appendingPathComponent("core.snapshot"))
                 #expect(digests.allSatisfy { file.range(of: $0) != nil }, "the digests are what the file holds")
                 #expect(processor.process([envelope("d1", .deleteUser(DeleteUser(userId: "u1")))]).first?.status == .accepted)

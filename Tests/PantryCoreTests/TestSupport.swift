@@ -28,14 +28,27 @@ func openProcessor(_ path: String) throws -> CommandProcessor {
 }
 
 /// A processor on `dir`'s log that keeps its snapshot beside it, as `pantry core` does.
-func openProcessor(_ dir: URL, snapshotEvery: Int64) throws -> CommandProcessor {
+func openProcessor(_ dir: URL, snapshotEvery: Int64, deletionSnapshotInterval: Duration = .seconds(60)) throws -> CommandProcessor {
     let log = dir.appendingPathComponent("events.sqlite").path
     return try CommandProcessor(store: SQLiteEventStore(path: log), keys: keyStore(besideLog: log),
-                                snapshotPath: dir.appendingPathComponent("core.snapshot").path,
-                                snapshotEvery: snapshotEvery, logger: quietLogger())
+                                snapshotPath: dir.appendingPathComponent("core.snapshot").path, snapshotEvery: snapshotEvery,
+                                deletionSnapshotInterval: deletionSnapshotInterval, logger: quietLogger())
 }
 
-private func quietLogger() -> Logger {
+/// The keyed digests of a username and an email as the core's snapshot holds them.
+func nameDigests(_ key: NameKey, username: String, email: String) -> [Data] {
+    [key.username(username), key.email(email)].map { digest in
+        withUnsafeBytes(of: (digest.low.littleEndian, digest.high.littleEndian)) { Data($0) }
+    }
+}
+
+/// Whether `dir`'s core snapshot holds any of `digests`.
+func snapshotHoldsAny(_ digests: [Data], in dir: URL) throws -> Bool {
+    let file = try Data(contentsOf: dir.appendingPathComponent("core.snapshot"))
+    return digests.contains { file.range(of: $0) != nil }
+}
+
+func quietLogger() -> Logger {
     var logger = Logger(label: "test")
     logger.logLevel = .critical
     return logger

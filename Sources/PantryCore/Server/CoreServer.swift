@@ -120,6 +120,7 @@ private final class Serving {
                 if clock.now >= nextHeartbeat {
                     try feed.send(FeedMessage.heartbeatFrames(head: processor.head), dontWait: true)
                     nextHeartbeat = clock.now + configuration.heartbeatInterval
+                    processor.takeDeletionSnapshotIfDue()
                 }
                 let wait = max(0, (nextHeartbeat - clock.now) / .milliseconds(1))
                 let ready = try poller.poll(timeoutMilliseconds: Int(wait.rounded(.up)))
@@ -127,6 +128,8 @@ private final class Serving {
                 if ready[0].contains(.readable) { try serveWaitingCommands() }
             }
         } catch let error as ZMQError where error.isTerminated {}
+        // The snapshot service, stopped after this one, waits for it to be on disk.
+        processor.takeDeletionSnapshotIfDue(stopping: true)
         logger.info("core stopped", metadata: ["head": "\(processor.head)"])
     }
 

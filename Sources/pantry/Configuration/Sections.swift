@@ -19,7 +19,8 @@ extension ConfigurationSources {
                           "core-commands", "core-events", "core-log", "fetch-endpoint", "feed-high-water-mark",
                           "keys", "insecure-network"]
         let queries = WorkerName.allCases.map { "\($0.rawValue)-queries" }
-        let core = ["snapshot-every", "command-id-filter-mib", "points-pace", "tips-pace", "worker-snapshot-seconds"]
+        let core = ["snapshot-every", "deletion-snapshot-seconds", "command-id-filter-mib", "points-pace", "tips-pace",
+                    "worker-snapshot-seconds"]
         let api = ["host", "port", "core-timeout", "token-lifetime", "token-key", "password-cost",
                    "login-rate-per-client", "login-rate-overall", "trusted-proxies", "header-timeout", "body-timeout",
                    "idle-timeout", "max-connections", "max-connections-per-address", "recipe-reuse", "cors-origins",
@@ -122,10 +123,12 @@ extension ConfigurationSources {
 
     // MARK: The core
 
-    /// `snapshot-every`, `command-id-filter-mib`, `points-pace`, `tips-pace`.
+    /// `snapshot-every`, `deletion-snapshot-seconds`, `command-id-filter-mib`, `points-pace`, `tips-pace`.
     func core() throws -> CoreSettings {
         CoreSettings(
             snapshotEvery: Int64(try int("snapshot-every", default: 100_000, in: 1...1_000_000_000)),
+            // How long a deleted user's name digests may stay in the snapshot: at most an hour.
+            deletionSnapshotInterval: .seconds(try int("deletion-snapshot-seconds", default: 60, in: 0...3600)),
             commandIdFilterMiB: try int("command-id-filter-mib", default: 64, in: 0...(1 << 20)),
             paces: Paces(points: try pace("points-pace", default: Paces.human.points),
                          tips: try pace("tips-pace", default: Paces.human.tips)))
@@ -264,6 +267,7 @@ struct Deployment {
 
 struct CoreSettings {
     var snapshotEvery: Int64
+    var deletionSnapshotInterval: Duration
     var commandIdFilterMiB: Int
     var paces: Paces
 }
