@@ -38,7 +38,8 @@ package final class CommandProcessor {
     private var lastSnapshotTaken: ContinuousClock.Instant?
     private let snapshots: CoreSnapshotFile?
     private let snapshotEvery: Int64
-    private var lastSnapshot: Int64 = 0
+    /// The position of the last snapshot handed to the writer (or loaded).
+    package private(set) var lastSnapshot: Int64 = 0
     /// The position of the snapshot the last load started from; 0 when it folded the whole log.
     package private(set) var loadedFromSnapshot: Int64 = 0
     /// Set when the state could not be rebuilt after a failed append: nothing is decided until it is.

@@ -124,9 +124,14 @@ final class CountingStore: EventStore, @unchecked Sendable {
             let outcomes = stride(from: 0, to: commands().count, by: 50).flatMap { start in
                 first.process(Array(commands()[start..<min(start + 50, commands().count)]))
             }
-            let head = first.head
             #expect(outcomes.filter { $0.status == .accepted }.count > 100)
             first.waitForSnapshot()
+            // The last snapshot may have landed at the head (when depends on the background
+            // writer): one more event leaves something after it for the fold.
+            if first.lastSnapshot == first.head {
+                #expect(first.process([envelope("register-late", register("late"))])[0].status == .accepted)
+            }
+            let head = first.head
 
             let store = CountingStore(try SQLiteEventStore(path: path))
             let again = try open(store, path: path)
