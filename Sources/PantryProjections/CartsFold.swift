@@ -25,14 +25,15 @@ final class CartsFold: ProjectionFold {
     private var carts: [BytewiseKey: [Line]] = [:]
 
     func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws {
-        for (event, recorded) in batch {
-            switch event {
+        // By index: a `for (event, recorded) in batch` copies every event's seven strings.
+        for index in batch.indices {
+            switch batch[index].event {
             case .userDeleted(let e):
                 carts[BytewiseKey(e.userId)] = nil
             case .cookingStarted(let e):
-                Self.startTimer(e, at: recorded.metadata.recordedAt, in: &carts[BytewiseKey(e.userId), default: []])
+                Self.startTimer(e, at: batch[index].recorded.metadata.recordedAt, in: &carts[BytewiseKey(e.userId), default: []])
             case .cartAdjusted(let e):
-                Self.adjust(e, at: recorded.position, in: &carts[BytewiseKey(e.userId), default: []])
+                Self.adjust(e, at: batch[index].recorded.position, in: &carts[BytewiseKey(e.userId), default: []])
             default:
                 continue
             }
