@@ -2,7 +2,7 @@ import GRDB
 import PantryDomain
 import PantryLog
 
-/// A rebuild's carts, folded in memory across every batch and written once by `finish`, in key
+/// A rebuild's carts, folded in memory across every batch and written once by `finish`, in about key
 /// order, with one INSERT per line left at the end. Folding each event into the file cost a random
 /// B-tree write per event: with 1,000,000 users and 4.7M cart events that was 16 s of the 12M-event
 /// replay (0.39 of the log's read speed).
