@@ -101,6 +101,9 @@ package struct CartsProjection: Projection {
         }
     }
 
+    /// A rebuild keeps every cart in memory and writes each line once (`CartsFold`).
+    package func rebuildFold() -> (any ProjectionFold)? { CartsFold() }
+
     package func checksum(_ db: Database) throws -> String {
         try ProjectionChecksum.sha256(db, queries: [
             """
