@@ -30,7 +30,8 @@ struct CoreSnapshot: Equatable {
     private static let magic = Array("PANTRY-CORE-SNAPSHOT\n".utf8)
     /// 2: grocery lists sealed per user. 3: the accounts as their names' digests, not positions.
     /// 4: each user's holdings as one run of bytes, decoded on their first command; no points.
-    private static let formatVersion: UInt32 = 4
+    /// 5: the name index stored (the usernames' and emails' digests, sorted), not rebuilt.
+    private static let formatVersion: UInt32 = 5
 
     /// The file: a header, the body, and a SHA-256 of both. A list whose user has no key any more
     /// (deleted meanwhile) is left out.
@@ -47,6 +48,8 @@ struct CoreSnapshot: Equatable {
             w.int(user.names == nil ? 0 : 1)
             if let names = user.names { w.digest(names.username); w.digest(names.email) }
         }
+        w.sortedDigests(holdings.usernames.sorted)
+        w.sortedDigests(holdings.emails.sorted)
         w.sequence(holdings.deletedUsers.sorted()) { $0.string($1) }
         var perUser = unopened
         var holders = Set(holdings.savedRecipes.keys)
@@ -100,12 +103,27 @@ struct CoreSnapshot: Equatable {
         position = try r.int()
         commandIdAtPosition = try r.string()
         nameKeyCheck = try r.digest()
-        streamVersions = try r.map { try $0.int() }
-        let users: [UserID: PantryState.User] = try r.map { r in
-            PantryState.User(names: try r.int() == 0 ? nil : PantryState.Names(username: try r.digest(), email: try r.digest()))
+        // Read by concrete loops: `SnapshotReader.map` is generic across modules, and was not
+        // specialised (half of a start went to its generic copies).
+        var count = try r.count()
+        streamVersions = [:]
+        streamVersions.reserveCapacity(count)
+        for _ in 0..<count { streamVersions[try r.string()] = try r.int() }
+        count = try r.count()
+        var users: [UserID: PantryState.User] = [:]
+        users.reserveCapacity(count)
+        for _ in 0..<count {
+            let userId = try r.string()
+            users[userId] = PantryState.User(names: try r.int() == 0 ? nil : PantryState.Names(username: try r.digest(), email: try r.digest()))
+        }
+        guard let usernames = NameIndex(sorted: try r.digests()), let emails = NameIndex(sorted: try r.digests()) else {
+            throw SnapshotFailure.notASnapshot
         }
         let deletedUsers = Set(try r.array { try $0.string() })
-        unopened = try r.map { try $0.blob() }
+        count = try r.count()
+        unopened = [:]
+        unopened.reserveCapacity(count)
+        for _ in 0..<count { unopened[try r.string()] = try r.blob() }
         let recipes: [(id: RecipeID, facts: RecipeFacts)] = try r.array { r in
             let id = RecipeID(try r.string()), title = try r.string()
             let image = try r.int() == 0 ? nil : try r.string()
@@ -114,7 +132,7 @@ struct CoreSnapshot: Equatable {
         guard r.offset == body.count else { throw SnapshotFailure.notASnapshot }
         holdings = PantryState.Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: [:], unrecordedPoints: [:],
                                         savedRecipes: [:], groceries: [:], carts: [:], experiences: [:], cooking: [:],
-                                        pointsDue: [:], tipsDue: [:], recipes: recipes)
+                                        pointsDue: [:], tipsDue: [:], recipes: recipes, usernames: usernames, emails: emails)
     }
 }
 
@@ -192,10 +210,43 @@ private extension SnapshotWriter {
         int(Int64(bitPattern: digest.low))
         int(Int64(bitPattern: digest.high))
     }
+
+    /// A count, then the digests as they are ordered (`NameIndex.sorted`).
+    mutating func sortedDigests(_ digests: [NameDigest]) {
+        int(Int64(digests.count))
+        bytes.reserveCapacity(bytes.count + digests.count * 16)
+        for one in digests { digest(one) }
+    }
 }
 
 private extension SnapshotReader {
     mutating func digest() throws -> NameDigest {
         NameDigest(low: UInt64(bitPattern: try int()), high: UInt64(bitPattern: try int()))
+    }
+
+    /// A count of entries that each take at least one byte (so a damaged count cannot reserve
+    /// more than the file holds).
+    mutating func count() throws -> Int {
+        let count = try int()
+        guard count >= 0, count <= bytes.count - offset else { throw SnapshotFailure.truncated }
+        return Int(count)
+    }
+
+    /// What `sortedDigests` wrote, read in one pass over the bytes (not through `int()` per half).
+    mutating func digests() throws -> [NameDigest] {
+        let count = try int()
+        guard count >= 0, count <= (bytes.count - offset) / 16 else { throw SnapshotFailure.truncated }
+        let start = offset
+        offset += Int(count) * 16
+        return bytes.withUnsafeBytes { raw in
+            [NameDigest](unsafeUninitializedCapacity: Int(count)) { buffer, initialized in
+                for index in 0..<Int(count) {
+                    let at = start + index * 16
+                    buffer[index] = NameDigest(low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
+                                               high: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)))
+                }
+                initialized = Int(count)
+            }
+        }
     }
 }

@@ -89,6 +89,28 @@ import Testing
         }
     }
 
+    /// Format 5 stores the name index: a name of the stored index freed after the restart is free,
+    /// and once taken again it is refused after the next restart (whose snapshot merged the two).
+    @Test func aStoredNameFreedAfterTheRestartIsFreeAndTakenAgainAcrossTheNext() throws {
+        try withTemporaryDirectory { dir in
+            _ = try snapshotAtHead(dir)
+            let reopened = try openProcessor(dir, snapshotEvery: 1)
+            #expect(reopened.loadedFromSnapshot == reopened.head)
+            #expect(reopened.process([envelope("d1", .deleteUser(DeleteUser(userId: "u2")))]).first?.status == .accepted)
+            #expect(reopened.process([envelope("x1", registerAs("u8", "BOB", "bob@example.org"))]).first?.status == .accepted)
+            #expect(reopened.process([envelope("x2", registerAs("u9", "erin", "erin@example.org"))]).first?.status == .accepted)
+            reopened.waitForSnapshot()
+            let again = try openProcessor(dir)
+            #expect(again.loadedFromSnapshot == again.head && again.head == reopened.head)
+            #expect(again.state.usernames == reopened.state.usernames && again.state.emails == reopened.state.emails)
+            #expect(again.process([envelope("y1", registerAs("u10", "bob", "other@example.org"))]).first?.code == .rejection(.usernameTaken))
+            #expect(again.process([envelope("y2", registerAs("u10", "other", "ERIN@example.org"))]).first?.code == .rejection(.emailTaken))
+            #expect(again.process([envelope("y3", registerAs("u10", "alice", "x@example.org"))]).first?.code == .rejection(.usernameTaken))
+            try again.openAllHoldings()
+            #expect(try foldedState(again.store, keys: again.keys) == again.state)
+        }
+    }
+
     @Test func aGroceryListIsOpenedBeforeItsUsersFirstCommand() throws {
         try withTemporaryDirectory { dir in
             let (_, state) = try snapshotAtHead(dir)
