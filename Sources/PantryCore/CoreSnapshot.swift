@@ -11,7 +11,7 @@ import PantryKeys
 /// may need (accounts, stream versions, recipes): each user's holdings stay one run of bytes
 /// until that user's first event or command (`unopened`, `openHoldings`). Building every user's
 /// sets and dictionaries took half of a start at a million users.
-struct CoreSnapshot: Equatable {
+struct CoreSnapshot {
     var position: Int64
     /// The command id of the event at `position`: a snapshot taken of another log (a restore, a
     /// copied directory) does not match and is not used.
@@ -24,13 +24,15 @@ struct CoreSnapshot: Equatable {
     var holdings: PantryState.Holdings
     /// Per user, `PantryState.UserHoldings` as a snapshot holds them (`userBytes`), the grocery
     /// list sealed: slices of the file read at the start, written back as they are.
-    var unopened: [UserID: ArraySlice<UInt8>]
-    var streamVersions: [String: Int64]
+    var unopened: UnopenedHoldings
+    var streamVersions: StreamVersions
 
     private static let magic = Array("PANTRY-CORE-SNAPSHOT\n".utf8)
     /// 2: grocery lists sealed per user. 3: the accounts as their names' digests, not positions.
     /// 4: each user's holdings as one run of bytes, decoded on their first command; no points.
-    /// 5: the name index stored (the usernames' and emails' digests, sorted), not rebuilt.
+    /// 5: the name index stored (the usernames' and emails' digests, sorted), not rebuilt; the
+    /// stream versions and the unopened holdings sorted by key and read where they lie.
+    /// (`StoredKeys`): a start builds no dictionary of them.
     private static let formatVersion: UInt32 = 5
 
     /// The file: a header, the body, and a SHA-256 of both. A list whose user has no key any more
@@ -43,7 +45,7 @@ struct CoreSnapshot: Equatable {
         w.int(position)
         w.string(commandIdAtPosition)
         w.digest(nameKeyCheck)
-        w.map(streamVersions) { $0.int($1) }
+        streamVersions.write(into: &w)
         w.map(holdings.users) { w, user in
             w.int(user.names == nil ? 0 : 1)
             if let names = user.names { w.digest(names.username); w.digest(names.email) }
@@ -51,7 +53,7 @@ struct CoreSnapshot: Equatable {
         w.sortedDigests(holdings.usernames.sorted)
         w.sortedDigests(holdings.emails.sorted)
         w.sequence(holdings.deletedUsers.sorted()) { $0.string($1) }
-        var perUser = unopened
+        var fresh: [UserID: [UInt8]] = [:]
         var holders = Set(holdings.savedRecipes.keys)
         holders.formUnion(holdings.groceries.keys)
         holders.formUnion(holdings.carts.keys)
@@ -60,9 +62,9 @@ struct CoreSnapshot: Equatable {
         holders.formUnion(holdings.pointsDue.keys)
         holders.formUnion(holdings.tipsDue.keys)
         for userId in holders {
-            perUser[userId] = try Self.userBytes(holdings, of: userId, sealingWith: keys)[...]
+            fresh[userId] = try Self.userBytes(holdings, of: userId, sealingWith: keys)
         }
-        w.map(perUser) { $0.blob($1) }
+        unopened.write(with: fresh, into: &w)
         w.sequence(holdings.recipes) { w, recipe in
             let facts = recipe.facts
             w.string(recipe.id.rawValue)
@@ -76,7 +78,7 @@ struct CoreSnapshot: Equatable {
     }
 
     init(position: Int64, commandIdAtPosition: String, nameKeyCheck: NameDigest, holdings: PantryState.Holdings,
-         unopened: [UserID: ArraySlice<UInt8>], streamVersions: [String: Int64]) {
+         unopened: UnopenedHoldings, streamVersions: StreamVersions) {
         self.position = position
         self.commandIdAtPosition = commandIdAtPosition
         self.nameKeyCheck = nameKeyCheck
@@ -105,11 +107,8 @@ struct CoreSnapshot: Equatable {
         nameKeyCheck = try r.digest()
         // Read by concrete loops: `SnapshotReader.map` is generic across modules, and was not
         // specialised (half of a start went to its generic copies).
-        var count = try r.count()
-        streamVersions = [:]
-        streamVersions.reserveCapacity(count)
-        for _ in 0..<count { streamVersions[try r.string()] = try r.int() }
-        count = try r.count()
+        streamVersions = try StreamVersions(reading: &r)
+        let count = try r.count()
         var users: [UserID: PantryState.User] = [:]
         users.reserveCapacity(count)
         for _ in 0..<count {
@@ -120,10 +119,7 @@ struct CoreSnapshot: Equatable {
             throw SnapshotFailure.notASnapshot
         }
         let deletedUsers = Set(try r.array { try $0.string() })
-        count = try r.count()
-        unopened = [:]
-        unopened.reserveCapacity(count)
-        for _ in 0..<count { unopened[try r.string()] = try r.blob() }
+        unopened = try UnopenedHoldings(reading: &r)
         let recipes: [(id: RecipeID, facts: RecipeFacts)] = try r.array { r in
             let id = RecipeID(try r.string()), title = try r.string()
             let image = try r.int() == 0 ? nil : try r.string()

@@ -96,10 +96,12 @@ import Testing
             _ = try snapshotAtHead(dir)
             let reopened = try openProcessor(dir, snapshotEvery: 1)
             #expect(reopened.loadedFromSnapshot == reopened.head)
-            #expect(reopened.process([envelope("d1", .deleteUser(DeleteUser(userId: "u2")))]).first?.status == .accepted)
-            #expect(reopened.process([envelope("x1", registerAs("u8", "BOB", "bob@example.org"))]).first?.status == .accepted)
-            #expect(reopened.process([envelope("x2", registerAs("u9", "erin", "erin@example.org"))]).first?.status == .accepted)
-            reopened.waitForSnapshot()
+            // One at a time, each snapshot on disk before the next (one being written skips the next).
+            for (id, command) in [("d1", Command.deleteUser(DeleteUser(userId: "u2"))), ("x1", registerAs("u8", "BOB", "bob@example.org")),
+                                  ("x2", registerAs("u9", "erin", "erin@example.org"))] {
+                #expect(reopened.process([envelope(id, command)]).first?.status == .accepted, "\(id)")
+                reopened.waitForSnapshot()
+            }
             let again = try openProcessor(dir)
             #expect(again.loadedFromSnapshot == again.head && again.head == reopened.head)
             #expect(again.state.usernames == reopened.state.usernames && again.state.emails == reopened.state.emails)
