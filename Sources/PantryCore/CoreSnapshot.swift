@@ -8,9 +8,10 @@ import PantryKeys
 /// accounts are kept as their names' keyed digests (`NameKey`: no name or address, and a deleted
 /// user's leave with the next snapshot), and each grocery list is sealed with its user's key (a
 /// destroyed key leaves the list unreadable here too). A start decodes only what every command
-/// may need (accounts, stream versions, recipes): each user's holdings stay one run of bytes
-/// until that user's first event or command (`unopened`, `openHoldings`). Building every user's
-/// sets and dictionaries took half of a start at a million users.
+/// may need (accounts, recipes); the name index, the stream versions and each user's holdings
+/// are read where they lie in the file, the holdings decoded at that user's first event or
+/// command (`unopened`, `openHoldings`). Building every user's sets and dictionaries took half of
+/// a start at a million users, hashing the ids and digests into dictionaries most of the rest.
 struct CoreSnapshot {
     var position: Int64
     /// The command id of the event at `position`: a snapshot taken of another log (a restore, a
