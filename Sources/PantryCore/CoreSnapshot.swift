@@ -32,7 +32,7 @@ struct CoreSnapshot {
     /// 2: grocery lists sealed per user. 3: the accounts as their names' digests, not positions.
     /// 4: each user's holdings as one run of bytes, decoded on their first command; no points.
     /// 5: the name index stored (the usernames' and emails' digests, sorted), not rebuilt; the
-    /// stream versions and the unopened holdings sorted by key and read where they lie.
+    /// stream versions and the unopened holdings sorted by key and read where they lie
     /// (`StoredKeys`): a start builds no dictionary of them.
     private static let formatVersion: UInt32 = 5
 
