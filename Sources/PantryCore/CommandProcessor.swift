@@ -19,13 +19,13 @@ package final class CommandProcessor {
     /// The paces the rules enforce (`Paces.human` unless configured).
     package let paces: Paces
     package private(set) var head: Int64 = 0
-    private var streamVersions: [String: Int64] = [:]
+    private var streamVersions = StreamVersions()
     /// What the state's username and email index is keyed with (`PantryState.usernames`).
     private let nameKey: NameKey
     /// The snapshot's per-user holdings not decoded yet: each user's are decoded, their grocery
     /// list opened with their key, before the first event or command of theirs (`openHoldings`),
     /// so a start decodes none.
-    private var unopened: [UserID: ArraySlice<UInt8>] = [:]
+    private var unopened = UnopenedHoldings()
     /// A deletion since the last snapshot: its user's name digests are still in the file, so a
     /// snapshot is taken once `deletionSnapshotDue`.
     private var deletionSinceSnapshot = false
@@ -86,8 +86,8 @@ package final class CommandProcessor {
     private func load(folding: (CommandID) -> Void = { _ in }) throws {
         let started = ContinuousClock.now
         var state = PantryState(paces: paces, nameKey: nameKey)
-        var versions: [String: Int64] = [:]
-        var unopened: [UserID: ArraySlice<UInt8>] = [:]
+        var versions = StreamVersions()
+        var unopened = UnopenedHoldings()
         var position: Int64 = 0
         // Every key at once, once the fold first opens a sealed field.
         let keyRing = KeyRingOnDemand(keys)
@@ -114,7 +114,7 @@ package final class CommandProcessor {
                 if fromSnapshot > 0, event.type == .userDeleted { deletionSinceSnapshot = true }
                 Decider.evolve(&state, event, at: recorded.metadata.recordedAt)
                 folding(recorded.metadata.commandId)
-                versions[recorded.streamId] = recorded.streamVersion
+                versions.record(recorded.streamVersion, of: recorded.streamId)
                 position = recorded.position
             }
             position = last.position
@@ -155,7 +155,7 @@ package final class CommandProcessor {
     /// Decodes the still-unopened holdings of `userIds` into `state`: before anything of theirs
     /// is decided or evolved. A grocery list whose key is gone (its user deleted) is dropped. All
     /// or none: holdings that do not decode leave every user's unopened.
-    private static func openHoldings(of userIds: some Sequence<UserID>, from unopened: inout [UserID: ArraySlice<UInt8>],
+    private static func openHoldings(of userIds: some Sequence<UserID>, from unopened: inout UnopenedHoldings,
                                      into state: inout PantryState, vault: any PersonalDataVault) throws {
         var opened: [(UserID, PantryState.UserHoldings)] = []
         for userId in userIds {
@@ -163,7 +163,7 @@ package final class CommandProcessor {
             opened.append((userId, try CoreSnapshot.openHoldings(bytes, for: userId, vault: vault)))
         }
         for (userId, holdings) in opened {
-            unopened[userId] = nil
+            unopened.remove(userId)
             state.restore(holdings, for: userId)
         }
     }
@@ -196,7 +196,7 @@ package final class CommandProcessor {
     /// Decodes every user's holdings still unopened since the start, so that `state` is the whole
     /// state (tests comparing it with a fold of the log).
     package func openAllHoldings() throws {
-        try Self.openHoldings(of: Array(unopened.keys), from: &unopened, into: &state, vault: keys)
+        try Self.openHoldings(of: unopened.remainingUserIds, from: &unopened, into: &state, vault: keys)
     }
 
     /// Waits until a snapshot being written is on disk.
@@ -330,10 +330,10 @@ package final class CommandProcessor {
                     continue
                 }
                 if case .deleteUser(let c) = envelope.command { deletedUsers.append(c.userId) }
-                let expected = streamVersions[stream] ?? 0
+                let expected = streamVersions.version(of: stream) ?? 0
                 appends.append(StreamAppend(streamId: stream, expectedVersion: expected, events: newEvents))
                 appendOwners.append(index)
-                streamVersions[stream] = expected + Int64(events.count)
+                streamVersions.record(expected + Int64(events.count), of: stream)
                 for event in events { Decider.evolve(&state, event, at: recordedAt) }
                 acceptedInBatch[envelope.commandId] = index
             }

@@ -8,10 +8,11 @@ import PantryKeys
 /// accounts are kept as their names' keyed digests (`NameKey`: no name or address, and a deleted
 /// user's leave with the next snapshot), and each grocery list is sealed with its user's key (a
 /// destroyed key leaves the list unreadable here too). A start decodes only what every command
-/// may need (accounts, stream versions, recipes): each user's holdings stay one run of bytes
-/// until that user's first event or command (`unopened`, `openHoldings`). Building every user's
-/// sets and dictionaries took half of a start at a million users.
-struct CoreSnapshot: Equatable {
+/// may need (accounts, recipes); the name index, the stream versions and each user's holdings
+/// are read where they lie in the file, the holdings decoded at that user's first event or
+/// command (`unopened`, `openHoldings`). Building every user's sets and dictionaries took half of
+/// a start at a million users, hashing the ids and digests into dictionaries most of the rest.
+struct CoreSnapshot {
     var position: Int64
     /// The command id of the event at `position`: a snapshot taken of another log (a restore, a
     /// copied directory) does not match and is not used.
@@ -24,13 +25,16 @@ struct CoreSnapshot: Equatable {
     var holdings: PantryState.Holdings
     /// Per user, `PantryState.UserHoldings` as a snapshot holds them (`userBytes`), the grocery
     /// list sealed: slices of the file read at the start, written back as they are.
-    var unopened: [UserID: ArraySlice<UInt8>]
-    var streamVersions: [String: Int64]
+    var unopened: UnopenedHoldings
+    var streamVersions: StreamVersions
 
     private static let magic = Array("PANTRY-CORE-SNAPSHOT\n".utf8)
     /// 2: grocery lists sealed per user. 3: the accounts as their names' digests, not positions.
     /// 4: each user's holdings as one run of bytes, decoded on their first command; no points.
-    private static let formatVersion: UInt32 = 4
+    /// 5: the name index stored (the usernames' and emails' digests, sorted), not rebuilt; the
+    /// stream versions and the unopened holdings sorted by key and read where they lie
+    /// (`StoredKeys`): a start builds no dictionary of them.
+    private static let formatVersion: UInt32 = 5
 
     /// The file: a header, the body, and a SHA-256 of both. A list whose user has no key any more
     /// (deleted meanwhile) is left out.
@@ -42,13 +46,15 @@ struct CoreSnapshot: Equatable {
         w.int(position)
         w.string(commandIdAtPosition)
         w.digest(nameKeyCheck)
-        w.map(streamVersions) { $0.int($1) }
+        streamVersions.write(into: &w)
         w.map(holdings.users) { w, user in
             w.int(user.names == nil ? 0 : 1)
             if let names = user.names { w.digest(names.username); w.digest(names.email) }
         }
+        w.sortedDigests(holdings.usernames.sorted)
+        w.sortedDigests(holdings.emails.sorted)
         w.sequence(holdings.deletedUsers.sorted()) { $0.string($1) }
-        var perUser = unopened
+        var fresh: [UserID: [UInt8]] = [:]
         var holders = Set(holdings.savedRecipes.keys)
         holders.formUnion(holdings.groceries.keys)
         holders.formUnion(holdings.carts.keys)
@@ -57,9 +63,9 @@ struct CoreSnapshot: Equatable {
         holders.formUnion(holdings.pointsDue.keys)
         holders.formUnion(holdings.tipsDue.keys)
         for userId in holders {
-            perUser[userId] = try Self.userBytes(holdings, of: userId, sealingWith: keys)[...]
+            fresh[userId] = try Self.userBytes(holdings, of: userId, sealingWith: keys)
         }
-        w.map(perUser) { $0.blob($1) }
+        unopened.write(with: fresh, into: &w)
         w.sequence(holdings.recipes) { w, recipe in
             let facts = recipe.facts
             w.string(recipe.id.rawValue)
@@ -73,7 +79,7 @@ struct CoreSnapshot: Equatable {
     }
 
     init(position: Int64, commandIdAtPosition: String, nameKeyCheck: NameDigest, holdings: PantryState.Holdings,
-         unopened: [UserID: ArraySlice<UInt8>], streamVersions: [String: Int64]) {
+         unopened: UnopenedHoldings, streamVersions: StreamVersions) {
         self.position = position
         self.commandIdAtPosition = commandIdAtPosition
         self.nameKeyCheck = nameKeyCheck
@@ -100,12 +106,21 @@ struct CoreSnapshot: Equatable {
         position = try r.int()
         commandIdAtPosition = try r.string()
         nameKeyCheck = try r.digest()
-        streamVersions = try r.map { try $0.int() }
-        let users: [UserID: PantryState.User] = try r.map { r in
-            PantryState.User(names: try r.int() == 0 ? nil : PantryState.Names(username: try r.digest(), email: try r.digest()))
+        // Read by concrete loops: `SnapshotReader.map` is generic across modules, and was not
+        // specialised (half of a start went to its generic copies).
+        streamVersions = try StreamVersions(reading: &r)
+        let count = try r.count()
+        var users: [UserID: PantryState.User] = [:]
+        users.reserveCapacity(count)
+        for _ in 0..<count {
+            let userId = try r.string()
+            users[userId] = PantryState.User(names: try r.int() == 0 ? nil : PantryState.Names(username: try r.digest(), email: try r.digest()))
+        }
+        guard let usernames = NameIndex(sorted: try r.digests()), let emails = NameIndex(sorted: try r.digests()) else {
+            throw SnapshotFailure.notASnapshot
         }
         let deletedUsers = Set(try r.array { try $0.string() })
-        unopened = try r.map { try $0.blob() }
+        unopened = try UnopenedHoldings(reading: &r)
         let recipes: [(id: RecipeID, facts: RecipeFacts)] = try r.array { r in
             let id = RecipeID(try r.string()), title = try r.string()
             let image = try r.int() == 0 ? nil : try r.string()
@@ -114,7 +129,7 @@ struct CoreSnapshot: Equatable {
         guard r.offset == body.count else { throw SnapshotFailure.notASnapshot }
         holdings = PantryState.Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: [:], unrecordedPoints: [:],
                                         savedRecipes: [:], groceries: [:], carts: [:], experiences: [:], cooking: [:],
-                                        pointsDue: [:], tipsDue: [:], recipes: recipes)
+                                        pointsDue: [:], tipsDue: [:], recipes: recipes, usernames: usernames, emails: emails)
     }
 }
 
@@ -192,10 +207,43 @@ private extension SnapshotWriter {
         int(Int64(bitPattern: digest.low))
         int(Int64(bitPattern: digest.high))
     }
+
+    /// A count, then the digests as they are ordered (`NameIndex.sorted`).
+    mutating func sortedDigests(_ digests: [NameDigest]) {
+        int(Int64(digests.count))
+        bytes.reserveCapacity(bytes.count + digests.count * 16)
+        for one in digests { digest(one) }
+    }
 }
 
 private extension SnapshotReader {
     mutating func digest() throws -> NameDigest {
         NameDigest(low: UInt64(bitPattern: try int()), high: UInt64(bitPattern: try int()))
+    }
+
+    /// A count of entries that each take at least one byte (so a damaged count cannot reserve
+    /// more than the file holds).
+    mutating func count() throws -> Int {
+        let count = try int()
+        guard count >= 0, count <= bytes.count - offset else { throw SnapshotFailure.truncated }
+        return Int(count)
+    }
+
+    /// What `sortedDigests` wrote, read in one pass over the bytes (not through `int()` per half).
+    mutating func digests() throws -> [NameDigest] {
+        let count = try int()
+        guard count >= 0, count <= (bytes.count - offset) / 16 else { throw SnapshotFailure.truncated }
+        let start = offset
+        offset += Int(count) * 16
+        return bytes.withUnsafeBytes { raw in
+            [NameDigest](unsafeUninitializedCapacity: Int(count)) { buffer, initialized in
+                for index in 0..<Int(count) {
+                    let at = start + index * 16
+                    buffer[index] = NameDigest(low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
+                                               high: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)))
+                }
+                initialized = Int(count)
+            }
+        }
     }
 }

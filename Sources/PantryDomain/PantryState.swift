@@ -30,9 +30,9 @@ package struct PantryState: Sendable, Equatable {
     /// Ids of closed accounts: never reused, and no command acts for them.
     package private(set) var deletedUsers: Set<UserID> = []
     /// Username skeleton (`Username.skeleton`) / lower-cased email, as keyed digests
-    /// (`NameKey.username`, `.email`), to user: both are unique, the username also against look-alikes.
-    package private(set) var usernames: [NameDigest: UserID] = [:]
-    package private(set) var emails: [NameDigest: UserID] = [:]
+    /// (`NameKey.username`, `.email`): both are unique, the username also against look-alikes.
+    package private(set) var usernames = NameIndex()
+    package private(set) var emails = NameIndex()
     /// Per user, each point earned as its recipe's number and the ingredient's index in that
     /// recipe, in 8 bytes (two strings took about 50: a soak's 742,170 points grew the core by
     /// tens of MB). Per user, like the rest: one set for every point ever earned would grow
@@ -64,8 +64,8 @@ package struct PantryState: Sendable, Equatable {
 
     package init(paces: Paces = .human, nameKey: NameKey = .unkeyed) { self.paces = paces; self.nameKey = nameKey }
 
-    package func usernameTaken(_ username: String) -> Bool { usernames[nameKey.username(username)] != nil }
-    package func emailTaken(_ email: String) -> Bool { emails[nameKey.email(email)] != nil }
+    package func usernameTaken(_ username: String) -> Bool { usernames.contains(nameKey.username(username)) }
+    package func emailTaken(_ email: String) -> Bool { emails.contains(nameKey.email(email)) }
 
     /// Whether `userId` already earned the point for `ingredient` (a point key) of `recipeId`.
     package func hasEarned(_ userId: UserID, recipeId: RecipeID, ingredient: String) -> Bool {
@@ -157,16 +157,23 @@ package struct PantryState: Sendable, Equatable {
         package var tipsDue: [UserID: Int64]
         /// In the order they were recorded (their numbers).
         package var recipes: [(id: RecipeID, facts: RecipeFacts)]
+        /// The digests of `users`' names, as the state indexes them.
+        package var usernames: NameIndex
+        package var emails: NameIndex
 
         package init(users: [UserID: User], deletedUsers: Set<UserID>, earnedPoints: [UserID: Set<UInt64>],
                     unrecordedPoints: [UserID: Set<UsedIngredient>], savedRecipes: [UserID: Set<RecipeID>],
                     groceries: [UserID: [String: Bool]], carts: [UserID: [RecipeID: Int]],
                     experiences: [UserID: [RecipeID: Int]], cooking: [UserID: [RecipeID: Int64]],
-                    pointsDue: [UserID: Int64], tipsDue: [UserID: Int64], recipes: [(id: RecipeID, facts: RecipeFacts)]) {
+                    pointsDue: [UserID: Int64], tipsDue: [UserID: Int64], recipes: [(id: RecipeID, facts: RecipeFacts)],
+                    usernames: NameIndex? = nil, emails: NameIndex? = nil) {
             self.users = users; self.deletedUsers = deletedUsers; self.earnedPoints = earnedPoints; self.unrecordedPoints = unrecordedPoints
             self.savedRecipes = savedRecipes; self.groceries = groceries; self.carts = carts
             self.experiences = experiences; self.cooking = cooking; self.pointsDue = pointsDue; self.tipsDue = tipsDue
             self.recipes = recipes
+            // Built from `users` unless given (a snapshot stores them, sorted).
+            self.usernames = usernames ?? NameIndex(users.values.compactMap { $0.names?.username })
+            self.emails = emails ?? NameIndex(users.values.compactMap { $0.names?.email })
         }
 
         package static func == (a: Holdings, b: Holdings) -> Bool {
@@ -186,7 +193,8 @@ package struct PantryState: Sendable, Equatable {
     package var holdings: Holdings {
         Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: earnedPoints, unrecordedPoints: unrecordedPoints,
                  savedRecipes: savedRecipes, groceries: groceries, carts: carts, experiences: experiences,
-                 cooking: cooking, pointsDue: pointsDue, tipsDue: tipsDue, recipes: recipeOrder.map { ($0, recipes[$0]!.facts) })
+                 cooking: cooking, pointsDue: pointsDue, tipsDue: tipsDue, recipes: recipeOrder.map { ($0, recipes[$0]!.facts) },
+                 usernames: usernames, emails: emails)
     }
 
     /// The state `holdings` were taken of, when they were taken under `nameKey`.
@@ -194,13 +202,8 @@ package struct PantryState: Sendable, Equatable {
         self.paces = paces
         self.nameKey = nameKey
         users = holdings.users
-        usernames.reserveCapacity(users.count)
-        emails.reserveCapacity(users.count)
-        for (userId, user) in users {
-            guard let names = user.names else { continue }
-            usernames[names.username] = userId
-            emails[names.email] = userId
-        }
+        usernames = holdings.usernames
+        emails = holdings.emails
         deletedUsers = holdings.deletedUsers
         earnedPoints = holdings.earnedPoints
         unrecordedPoints = holdings.unrecordedPoints
@@ -222,15 +225,15 @@ package struct PantryState: Sendable, Equatable {
             let names = e.account.map { Names(username: nameKey.username($0.username), email: nameKey.email($0.email)) }
             users[e.userId] = User(names: names)
             if let names {
-                usernames[names.username] = e.userId
-                emails[names.email] = e.userId
+                usernames.insert(names.username)
+                emails.insert(names.email)
             }
         case .passwordChanged:
             break // no rule reads the password hash
         case .userDeleted(let e):
             if let names = users.removeValue(forKey: e.userId)?.names {
-                usernames[names.username] = nil
-                emails[names.email] = nil
+                usernames.remove(names.username)
+                emails.remove(names.email)
             }
             deletedUsers.insert(e.userId)
             earnedPoints[e.userId] = nil

@@ -37,12 +37,6 @@ package struct SnapshotWriter {
         }
     }
 
-    /// Length-prefixed bytes, as they are.
-    @inlinable package mutating func blob(_ value: some Collection<UInt8>) {
-        int(Int64(value.count))
-        bytes.append(contentsOf: value)
-    }
-
     @inlinable package mutating func sequence<S: Collection>(_ values: S, _ element: (inout SnapshotWriter, S.Element) -> Void) {
         int(Int64(values.count))
         for value in values { element(&self, value) }
@@ -81,15 +75,6 @@ package struct SnapshotReader {
         let start = offset
         offset += Int(count)
         return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<(start + Int(count))]), as: UTF8.self) }
-    }
-
-    /// What `SnapshotWriter.blob` wrote: a slice of `bytes`, not a copy.
-    @inlinable package mutating func blob() throws -> ArraySlice<UInt8> {
-        let count = try int()
-        guard count >= 0, count <= bytes.count - offset else { throw SnapshotFailure.truncated }
-        let start = bytes.startIndex + offset
-        offset += Int(count)
-        return bytes[start..<(start + Int(count))]
     }
 
     @inlinable package mutating func array<T>(_ element: (inout SnapshotReader) throws -> T) throws -> [T] {

@@ -147,13 +147,17 @@ import Testing
                                    envelope("c3", addGrocery("u1", "Milk"))])
             processor.waitForSnapshot()
             let file = dir.appendingPathComponent("core.snapshot")
-            var bytes = [UInt8](try Data(contentsOf: file))
-            let format = Array("PANTRY-CORE-SNAPSHOT\n".utf8).count
-            bytes[format] = 1 // format 1, as the previous version wrote it (the checksum is not reached)
-            try Data(bytes).write(to: file)
-            let reopened = try openProcessor(dir, snapshotEvery: 1_000)
-            #expect(reopened.loadedFromSnapshot == 0 && reopened.state == processor.state)
-            #expect(!FileManager.default.fileExists(atPath: file.path))
+            let written = [UInt8](try Data(contentsOf: file))
+            // Format 1 (grocery lists in the clear), and 4, the one before the name index was stored.
+            for older: UInt8 in [1, 4] {
+                var bytes = written
+                let format = Array("PANTRY-CORE-SNAPSHOT\n".utf8).count
+                bytes[format] = older // as that version wrote it (the checksum is not reached)
+                try Data(bytes).write(to: file)
+                let reopened = try openProcessor(dir, snapshotEvery: 1_000)
+                #expect(reopened.loadedFromSnapshot == 0 && reopened.state == processor.state, "format \(older)")
+                #expect(!FileManager.default.fileExists(atPath: file.path), "format \(older)")
+            }
         }
     }
 }

@@ -69,7 +69,7 @@ import Testing
         // Their data went with them, and the name and email can be someone else's.
         #expect(world.state.usedIngredients["u1"] == nil && world.state.groceries["u1"] == nil)
         try world.accept(register("u7", "ALICE", email: "Alice@Example.org"))
-        #expect(world.state.usernames[world.state.nameKey.username("alice")] == "u7")
+        #expect(world.state.usernames.contains(world.state.nameKey.username("alice")) && world.state.users["u7"] != nil)
     }
 
     @Test func aDeletedUsersNameAndEmailAreFreeAgainButNotTheirId() throws {
@@ -137,8 +137,8 @@ import Testing
         let world = try World.withAlice()
         let key = world.state.nameKey
         #expect(world.state.users["u1"]?.names == PantryState.Names(username: key.username("alice"), email: key.email("alice@example.org")))
-        #expect(world.state.usernames[key.username("Alice")] == "u1")
-        #expect(world.state.emails[key.email("ALICE@example.org")] == "u1")
+        #expect(world.state.usernames.contains(key.username("Alice")))
+        #expect(world.state.emails.contains(key.email("ALICE@example.org")))
     }
 
     @Test(arguments: [

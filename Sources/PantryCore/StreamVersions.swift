@@ -1,0 +1,112 @@
+import PantryDomain
+
+/// Each stream's version (its number of events): the ones a snapshot stored, read in place
+/// (`StoredKeys`, then their versions as little-endian `Int64`s, read in one pass), and those
+/// changed since.
+struct StreamVersions {
+    private var stored = StoredKeys()
+    private var storedVersions: [Int64] = []
+    private var changed: [String: Int64] = [:]
+
+    init() {}
+
+    init(reading r: inout SnapshotReader) throws {
+        stored = try StoredKeys(reading: &r)
+        let count = try r.int(), start = r.offset
+        guard count == stored.count else { throw SnapshotFailure.notASnapshot }
+        guard stored.count <= (r.bytes.count - start) / 8 else { throw SnapshotFailure.truncated }
+        storedVersions = r.bytes.withUnsafeBytes { raw in
+            (0..<stored.count).map { Int64(littleEndian: raw.loadUnaligned(fromByteOffset: start + $0 * 8, as: Int64.self)) }
+        }
+        r.offset = start + stored.count * 8
+    }
+
+    func version(of stream: String) -> Int64? {
+        if let version = changed[stream] { return version }
+        return stored.index(of: stream).map { storedVersions[$0] }
+    }
+
+    mutating func record(_ version: Int64, of stream: String) {
+        changed[stream] = version
+    }
+
+    /// As `init(reading:)` reads them: the stored ones merged with the changed ones, ascending.
+    func write(into w: inout SnapshotWriter) {
+        let fresh = changed.keys.sorted(by: StoredKeys.ascending)
+        var keys = StoredRuns.Writer(), versions: [Int64] = []
+        func append(_ key: some Collection<UInt8>, _ version: Int64) {
+            keys.append(key)
+            versions.append(version)
+        }
+        var next = 0
+        for index in 0..<stored.count {
+            while next < fresh.count, stored.compare(index, with: fresh[next]) > 0 {
+                append(fresh[next].utf8, changed[fresh[next]]!)
+                next += 1
+            }
+            if next < fresh.count, stored.compare(index, with: fresh[next]) == 0 { continue } // changed: written from `fresh`
+            append(stored.bytes(at: index), storedVersions[index])
+        }
+        for key in fresh[next...] { append(key.utf8, changed[key]!) }
+        keys.write(into: &w)
+        w.int(Int64(versions.count))
+        for version in versions { w.int(version) }
+    }
+}
+
+/// The users' holdings a snapshot stored (`CoreSnapshot.userBytes`) not decoded yet, read in place
+/// (`StoredKeys` of user ids, `StoredRuns` of their bytes): each user's are decoded before their
+/// first event or command, and taken out then.
+struct UnopenedHoldings {
+    private var userIds = StoredKeys()
+    private var runs = StoredRuns()
+    private var opened: [Bool] = []
+    private(set) var count = 0
+
+    init() {}
+
+    init(reading r: inout SnapshotReader) throws {
+        userIds = try StoredKeys(reading: &r)
+        runs = try StoredRuns(reading: &r)
+        guard runs.count == userIds.count else { throw SnapshotFailure.notASnapshot }
+        opened = Array(repeating: false, count: runs.count)
+        count = runs.count
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    subscript(userId: UserID) -> ArraySlice<UInt8>? {
+        guard count > 0, let index = userIds.index(of: userId), !opened[index] else { return nil }
+        return runs[index]
+    }
+
+    mutating func remove(_ userId: UserID) {
+        guard count > 0, let index = userIds.index(of: userId), !opened[index] else { return }
+        opened[index] = true
+        count -= 1
+    }
+
+    /// The users whose holdings are still here.
+    var remainingUserIds: [UserID] {
+        runs.indices.filter { !opened[$0] }.map(userIds.key(at:))
+    }
+
+    /// As `init(reading:)` reads them: those still here merged with `fresh` (the holdings of the
+    /// users opened since, none of them still here), ascending.
+    func write(with fresh: [UserID: [UInt8]], into w: inout SnapshotWriter) {
+        let freshIds = fresh.keys.sorted(by: StoredKeys.ascending)
+        var ids = StoredRuns.Writer(), holdings = StoredRuns.Writer()
+        var next = 0
+        for index in runs.indices where !opened[index] {
+            while next < freshIds.count, userIds.compare(index, with: freshIds[next]) > 0 {
+                ids.append(freshIds[next].utf8); holdings.append(fresh[freshIds[next]]!)
+                next += 1
+            }
+            if next < freshIds.count, userIds.compare(index, with: freshIds[next]) == 0 { continue } // opened meanwhile: `fresh` has it
+            ids.append(userIds.bytes(at: index)); holdings.append(runs[index])
+        }
+        for userId in freshIds[next...] { ids.append(userId.utf8); holdings.append(fresh[userId]!) }
+        ids.write(into: &w)
+        holdings.write(into: &w)
+    }
+}
