@@ -29,6 +29,9 @@ package final class CommandProcessor {
     /// A deletion since the last snapshot: its user's name digests are still in the file, so a
     /// snapshot is taken once `deletionSnapshotDue`.
     private var deletionSinceSnapshot = false
+    /// The write under way (or the last one) was to take deletions' digests out of the file: if it
+    /// fails (a full disk), they still wait for a snapshot.
+    private var writtenForDeletions = false
     /// At most one snapshot for deletions per interval: each costs about 5 s of CPU at a million
     /// users, and a client registering and deleting accounts in a loop would otherwise keep a core
     /// writing them back to back. A deleted user's digests stay in the file at most this long after
@@ -172,13 +175,29 @@ package final class CommandProcessor {
     /// under way (the snapshot is skipped).
     @discardableResult
     private func takeSnapshot() -> Bool {
+        rearmAfterAFailedWrite()
         guard let snapshots, head > 0,
               let commandId = try? store.read(positions: [head]).first?.metadata.commandId else { return false }
         let submitted = snapshots.writeInBackground(CoreSnapshot(
             position: head, commandIdAtPosition: commandId, nameKeyCheck: nameKey.check, holdings: state.holdings,
             unopened: unopened, streamVersions: streamVersions))
-        if submitted { lastSnapshot = head; lastSnapshotTaken = .now; deletionSinceSnapshot = false }
+        if submitted {
+            lastSnapshot = head
+            lastSnapshotTaken = .now
+            writtenForDeletions = deletionSinceSnapshot
+            deletionSinceSnapshot = false
+        }
         return submitted
+    }
+
+    /// A deletions' snapshot that could not be written is due again an interval after it was taken
+    /// (so a full disk is retried once per interval, not at every heartbeat).
+    private func rearmAfterAFailedWrite() {
+        guard snapshots?.takeWriteFailure() == true, writtenForDeletions else { return }
+        writtenForDeletions = false
+        deletionSinceSnapshot = true
+        logger.warning("the snapshot for deletions was not written; it is taken again when due",
+                       metadata: ["interval": "\(deletionSnapshotInterval)"])
     }
 
     /// A deletion waits for a snapshot, and none was taken for `deletionSnapshotInterval`.
@@ -190,6 +209,7 @@ package final class CommandProcessor {
     /// each heartbeat), so it comes without another command, and as it stops (`stopping`: due at
     /// once), so a stopped core's file holds no deleted user's digests.
     package func takeDeletionSnapshotIfDue(stopping: Bool = false) {
+        rearmAfterAFailedWrite()
         if !needsReload && (deletionSnapshotDue || stopping && deletionSinceSnapshot) { takeSnapshot() }
     }
 

@@ -6,6 +6,7 @@ import PantryDomain
 import PantryFiles
 import PantryKeys
 import ServiceLifecycle
+import Synchronization
 
 /// Where the core keeps its snapshot. Written in the background, on NIO's pool for blocking work,
 /// to a new file renamed over the old one once it is on disk, so a crash or a full disk mid-write
@@ -17,6 +18,8 @@ final class CoreSnapshotFile: Service {
     private let keys: UserKeyStore
     /// One write at a time; a periodic one asked for meanwhile is skipped.
     private let writer = BackgroundWriter()
+    /// Set by a background write that failed; taken (and cleared) by the processor.
+    private let writeFailed = Atomic<Bool>(false)
     private let logger: Logger
 
     init(path: String, keys: UserKeyStore, logger: Logger) {
@@ -80,10 +83,16 @@ final class CoreSnapshotFile: Service {
             do {
                 try write(snapshot)
             } catch {
+                writeFailed.store(true, ordering: .releasing)
                 logger.error("could not write the core snapshot; the next start folds more of the log",
                              metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// Whether a background write failed since the last call.
+    func takeWriteFailure() -> Bool {
+        writeFailed.exchange(false, ordering: .acquiring)
     }
 
     /// Waits for a write in progress (tests, and a clean stop).

@@ -62,6 +62,33 @@ import ZeroMQ
         }
     }
 
+    /// A deletions' snapshot that could not be written (here its temporary file's place is taken by
+    /// a directory, as a full disk would refuse it) is taken again once due, not left to the next
+    /// regular snapshot, which may be days away.
+    @Test func aDeletionSnapshotThatFailedToBeWrittenIsTakenAgain() throws {
+        try withTemporaryDirectory { dir in
+            let processor = try openProcessor(dir, snapshotEvery: 2, deletionSnapshotInterval: .milliseconds(300))
+            #expect(processor.process([envelope("r1", register("u1")), envelope("r2", register("u2"))]).allSatisfy { $0.status == .accepted })
+            processor.waitForSnapshot()
+            let u1 = Self.digests(processor, of: "u1")
+            #expect(try snapshotHoldsAny(u1, in: dir))
+
+            let blocker = dir.appendingPathComponent("core.snapshot.new")
+            try FileManager.default.createDirectory(at: blocker.appendingPathComponent("full"), withIntermediateDirectories: true)
+            #expect(processor.process([envelope("d1", .deleteUser(DeleteUser(userId: "u1")))]).first?.status == .accepted)
+            Thread.sleep(forTimeInterval: 0.35)
+            processor.takeDeletionSnapshotIfDue()
+            processor.waitForSnapshot()
+            #expect(try snapshotHoldsAny(u1, in: dir), "the write failed")
+
+            try FileManager.default.removeItem(at: blocker)
+            Thread.sleep(forTimeInterval: 0.35)
+            processor.takeDeletionSnapshotIfDue()
+            processor.waitForSnapshot()
+            #expect(try !snapshotHoldsAny(u1, in: dir))
+        }
+    }
+
     /// The same through `CoreServer` over real sockets: after the last deletion no command comes, and
     /// the file loses the users' digests within the interval (200 ms) and a few heartbeats.
     @Test(.timeLimit(.minutes(1)))
