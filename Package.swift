@@ -308,7 +308,7 @@ let package = Package(
         .testTarget(name: "PantryWireTests", dependencies: ["PantryWire", "PantryLog", "PantryDomain", "PantryJSON"]),
         .testTarget(
             name: "PantryBusTests",
-            dependencies: ["PantryBus", "PantryWire", "PantryLog", "ZeroMQ",
+            dependencies: ["PantryBus", "PantryWire", "PantryLog", "PantryEventStore", "ZeroMQ",
                            "PantryTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         // Drives the built `pantry` binary as a child process.

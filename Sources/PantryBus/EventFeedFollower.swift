@@ -53,7 +53,12 @@ package final class EventFeedFollower {
     /// consumer: the events among them of the consumer's types. An empty answer does not mean the
     /// log is read to its end; compare `position` with the log's head.
     package func readLog(limit: Int = 10_000) throws -> [Delivery] {
-        let events = try logEvents(through: min(position + Int64(limit), try log.headPosition()))
+        try readLog(through: position + Int64(limit))
+    }
+
+    /// The events of the consumer's types up to `last` or the log's head, whichever comes first.
+    private func readLog(through last: Int64) throws -> [Delivery] {
+        let events = try logEvents(through: min(last, try log.headPosition()))
         eventsReadFromLog += events.count
         return events.map { ($0, nil) }
     }
@@ -125,7 +130,11 @@ package final class EventFeedFollower {
             return received
         }
         guard isBehind else { return [] }
-        let fromLog = try readLog(limit: limit)
+        // Only up to the announced head: the core announces a head after it has sent the events up
+        // to it, so what the log holds beyond it is still on its way over the feed (a later batch).
+        // Read from the log, they cost a read the feed was about to save, and their messages were
+        // then skipped as already seen.
+        let fromLog = try readLog(through: min(position + Int64(limit), announcedHead))
         if !fromLog.isEmpty {
             logger.debug("read events from the log: the announced head is ahead of the feed",
                          metadata: ["events": "\(fromLog.count)", "through": "\(position)", "head": "\(announcedHead)"])
