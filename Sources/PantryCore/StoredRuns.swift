@@ -128,6 +128,22 @@ struct StoredKeys {
         return key.withUTF8 { runs.compare(index, with: UnsafeRawBufferPointer($0)) }
     }
 
+    /// The keys at `indices` (ascending) and `fresh` (in `ascending` order) as one ascending
+    /// sequence, for a snapshot's next write: `stored` is called with a key's index, `added` with
+    /// a fresh key; a key that is in both is `added` only.
+    func merge(_ indices: some Sequence<Int>, with fresh: [String], stored: (Int) -> Void, added: (String) -> Void) {
+        var next = 0
+        for index in indices {
+            while next < fresh.count, compare(index, with: fresh[next]) > 0 {
+                added(fresh[next])
+                next += 1
+            }
+            if next < fresh.count, compare(index, with: fresh[next]) == 0 { continue }
+            stored(index)
+        }
+        for key in fresh[next...] { added(key) }
+    }
+
     /// The keys' order: `memcmp` of their UTF-8 bytes (not `String`'s, which is Unicode's).
     static func ascending(_ a: String, _ b: String) -> Bool {
         var a = a, b = b

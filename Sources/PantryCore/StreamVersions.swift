@@ -38,16 +38,9 @@ struct StreamVersions {
             keys.append(key)
             versions.append(version)
         }
-        var next = 0
-        for index in 0..<stored.count {
-            while next < fresh.count, stored.compare(index, with: fresh[next]) > 0 {
-                append(fresh[next].utf8, changed[fresh[next]]!)
-                next += 1
-            }
-            if next < fresh.count, stored.compare(index, with: fresh[next]) == 0 { continue } // changed: written from `fresh`
-            append(stored.bytes(at: index), storedVersions[index])
-        }
-        for key in fresh[next...] { append(key.utf8, changed[key]!) }
+        stored.merge(0..<stored.count, with: fresh,
+                     stored: { append(stored.bytes(at: $0), storedVersions[$0]) },
+                     added: { append($0.utf8, changed[$0]!) })
         keys.write(into: &w)
         w.int(Int64(versions.count))
         for version in versions { w.int(version) }

@@ -42,16 +42,9 @@ struct UnopenedHoldings {
     func write(with fresh: [UserID: [UInt8]], into w: inout SnapshotWriter) {
         let freshIds = fresh.keys.sorted(by: StoredKeys.ascending)
         var ids = StoredRuns.Writer(), holdings = StoredRuns.Writer()
-        var next = 0
-        for index in runs.indices where !opened[index] {
-            while next < freshIds.count, userIds.compare(index, with: freshIds[next]) > 0 {
-                ids.append(freshIds[next].utf8); holdings.append(fresh[freshIds[next]]!)
-                next += 1
-            }
-            if next < freshIds.count, userIds.compare(index, with: freshIds[next]) == 0 { continue } // opened meanwhile: `fresh` has it
-            ids.append(userIds.bytes(at: index)); holdings.append(runs[index])
-        }
-        for userId in freshIds[next...] { ids.append(userId.utf8); holdings.append(fresh[userId]!) }
+        userIds.merge(runs.indices.lazy.filter { !opened[$0] }, with: freshIds,
+                      stored: { ids.append(userIds.bytes(at: $0)); holdings.append(runs[$0]) },
+                      added: { ids.append($0.utf8); holdings.append(fresh[$0]!) })
         ids.write(into: &w)
         holdings.write(into: &w)
     }
