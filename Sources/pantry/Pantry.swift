@@ -38,7 +38,9 @@ extension Pantry {
             fail(command, error.description, status: 64)
         } catch let error as ValidationError {
             fail(command, error.message, status: 1)
-        } catch where error is ExitCode || error is CleanExit {
+        } catch where error is ExitCode || error is CleanExit || exitCode(for: error) == .success {
+            // `pantry --help` and `pantry X --help` parse as ArgumentParser's help command, whose
+            // run throws the help request: it prints the usage and exits 0.
             exit(withError: error)
         } catch {
             fail(command, "\(error)", status: 1)

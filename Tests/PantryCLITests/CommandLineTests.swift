@@ -42,6 +42,35 @@ import Testing
         #expect(usage.status == 64 && usage.stderr.contains("Usage:"), "\(usage.stderr)")
     }
 
+    /// `pantry --help` lists the subcommands; each of them, and each of theirs, prints its usage
+    /// with `--help` and exits 0 (issue 46: all of them printed an internal error and exited 1).
+    @Test func helpPrintsUsageAndExitsZeroOnEveryCommand() throws {
+        var commands: [[String]] = [[]]
+        var checked = 0
+        while let command = commands.popLast() {
+            for arguments in [command + ["--help"], ["help"] + command] {
+                let help = try PantryBinary.run(arguments, environment: [:])
+                #expect(help.status == 0 && help.stdout.contains("USAGE: pantry") && help.stderr.isEmpty,
+                        "pantry \(arguments.joined(separator: " ")): \(help.status) \(help.stderr)")
+                checked += 1
+                if arguments.last == "--help" { commands += Self.subcommands(in: help.stdout).map { command + [$0] } }
+            }
+        }
+        // The 16 top-level commands, `catalog import` and `loadtest compare`, and `pantry` itself, twice each.
+        #expect(checked >= 2 * 19, "\(checked)")
+    }
+
+    /// The names under SUBCOMMANDS: in a usage text: each is a line indented by two spaces (its
+    /// description's further lines are indented more), before "See 'pantry help ...'".
+    static func subcommands(in usage: String) -> [String] {
+        guard let section = usage.components(separatedBy: "SUBCOMMANDS:\n").dropFirst().first else { return [] }
+        return section.split(separator: "\n", omittingEmptySubsequences: false)
+            .prefix { !$0.isEmpty && !$0.hasPrefix("  See ") }
+            .filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
+            .filter { $0 != "help" }
+    }
+
     /// `.cache/catalog/recipes_en-us.json` is the repository's, not the working directory's.
     @Test func catalogImportWorksOutsideTheRepository() throws {
         let data = try PantryBinary.temporaryDirectory(), elsewhere = try PantryBinary.temporaryDirectory()
