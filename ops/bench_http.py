@@ -62,7 +62,7 @@ class Deployment:
     the same processes under honcho, so honcho looked 5-9% slower (12 alternated starts) although
     every process cost the same CPU per request and made the same system calls."""
 
-    def __init__(self, bin_dir, honcho, root, history=None):
+    def __init__(self, bin_dir, honcho, root, history=None, env=None):
         self.data = tempfile.mkdtemp(prefix="pantry-bench-http-")
         if history:
             subprocess.run(["cp", "-a", f"{history}/.", self.data], check=True)
@@ -76,7 +76,7 @@ class Deployment:
                "PANTRY_POINTS_PACE": "1000000000/0.001",
                # wrk is many clients on one address: the paced runs open 280-380 connections, and
                # the default cap of 256 per address refused the rest, which then only reconnected.
-               "PANTRY_MAX_CONNECTIONS_PER_ADDRESS": "4096"}
+               "PANTRY_MAX_CONNECTIONS_PER_ADDRESS": "4096", **(env or {})}
         self.log = open(os.path.join(self.data, "processes.log"), "wb")
         if honcho:
             self.processes = [subprocess.Popen([os.path.join(root, ".venv/bin/honcho"), "start", "-f",

@@ -60,6 +60,8 @@ package struct APIServer {
         package var trustedProxies: Set<String> = []
         /// Where the documentation renderer's script is (ops/setup puts it there).
         package var docsAssets = ".cache/docs"
+        /// How often a live stream that has nothing to say says so, keeping proxies from closing it.
+        package var liveHeartbeat: Duration = .seconds(15)
         /// Where the read models are kept between runs (`APISnapshotFile`); nil for nowhere.
         package var snapshotPath: String?
         /// Positions between two snapshots of the read models.
@@ -111,6 +113,8 @@ package struct APIServer {
         let accounts = AccountDirectory(revocations: revocations, digester: LoginDigester(tokenKey: tokenKey),
                                         registrations: registrations)
         let leaderboard = LeaderboardReadModel(accounts: accounts)
+        let live = LiveStreams(settings: .init(heartbeat: configuration.liveHeartbeat, maxStreams: max(1, configuration.maxConnections / 2)),
+                               leaderboard: leaderboard, logger: logger)
         let feed: APIFeed
         let snapshots = configuration.snapshotPath.map { [logger = self.logger] in
             APISnapshotFile(path: $0, every: configuration.snapshotEvery, accounts: accounts, revocations: revocations,
@@ -120,7 +124,7 @@ package struct APIServer {
         switch configuration.log {
         case .direct(let openLog, let vault):
             counted = CountedIngredientsRead(open: openLog)
-            feed = try APIFeed(models: [accounts, leaderboard], keys: vault, context: context, feed: endpoints.events,
+            feed = try APIFeed(models: [accounts, leaderboard], live: live, keys: vault, context: context, feed: endpoints.events,
                                highWaterMark: endpoints.feedHighWaterMark, openLog: openLog, openHeadReader: openLog,
                                snapshots: snapshots, logger: logger)
         case .service:
@@ -128,7 +132,7 @@ package struct APIServer {
             // A socket of its own: a read waits neither for the follower's catch-up nor for a head read.
             let points = RemoteEventStore(context: context, endpoint: endpoints.log, timeout: .seconds(1))
             counted = CountedIngredientsRead(open: { points })
-            feed = try APIFeed(models: [accounts, leaderboard], keys: nil, context: context, feed: endpoints.events,
+            feed = try APIFeed(models: [accounts, leaderboard], live: live, keys: nil, context: context, feed: endpoints.events,
                                highWaterMark: endpoints.feedHighWaterMark, openLog: { remote }, openHeadReader: {
                 RemoteEventStore(context: context, endpoint: endpoints.log, timeout: .milliseconds(500))
             }, snapshots: snapshots, logger: logger)
@@ -160,6 +164,7 @@ package struct APIServer {
                       overall: RateLimiter(configuration.loginLimitOverall), decoyHash: decoyHash, leaderboard: leaderboard)
             .register(public: router, authenticated: authenticated)
         CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
+        LiveRoutes(live: live, feed: feed).register(on: authenticated)
         // Browsing needs no account: recipes, the leaderboard and experiences are public.
         let liked = LikedRecipes(queries: queries, recipes: recipes)
         ReadRoutes(queries: queries, feed: feed, leaderboard: leaderboard, recipes: recipes, liked: liked, counted: counted)
@@ -195,9 +200,10 @@ package struct APIServer {
         // The process's one group. On SIGTERM or SIGINT it shuts the services down in reverse order:
         // the HTTP server stops accepting and finishes the requests in flight, which still reach
         // the core, the workers and the fetch worker; then the access log writes its last lines,
-        // the connections fail what still waits, and the feed's follower stops.
+        // the connections fail what still waits, and the feed's follower stops. The live streams
+        // end first, or the server would wait for them forever.
         let services = ServiceGroup(configuration: .init(
-            services: [feed, core, queries, recipes, accessLog, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: [feed, core, queries, recipes, accessLog, app, live], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await services.run()
         logger.info("api stopped")
     }

@@ -27,7 +27,7 @@ package final class EventFeedFollower {
     package private(set) var gapsHealed = 0
 
     /// The event types the consumer reads, as topics name them; nil for all.
-    private let types: Set<String>?
+    private var types: Set<String>?
 
     /// An event handed back: its payload is decoded when it came off the feed; nil when it came
     /// from the log.
@@ -47,6 +47,15 @@ package final class EventFeedFollower {
         self.log = log
         self.logger = logger
         position = checkpoint
+    }
+
+    /// Reads `more` types too from the current position on (those before it are not handed back):
+    /// for a consumer that needs them only from now, such as the API's live streams once the
+    /// accounts are loaded, so the start does not read their whole history.
+    package func include(_ more: Set<EventType>) throws {
+        guard let current = types else { return }
+        for topic in more.names.subtracting(current) { try socket.subscribe(topic) }
+        types = current.union(more.names)
     }
 
     /// The next `limit` positions of the log (fewer at its head), for the start or a late

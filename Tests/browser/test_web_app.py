@@ -24,16 +24,29 @@ from pantry_processes import ok, start_core_and_api, wait_for
 SCREENSHOTS = os.environ.get("PANTRY_SCREENSHOTS")
 
 
-@pytest.fixture
-def browser(tmp_path):
+def chromium(profile, width=1280):
     driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900",
-                     f"--user-data-dir={tmp_path / 'profile'}"):
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},900",
+                     f"--user-data-dir={profile}"):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     driver.implicitly_wait(0)
+    return driver
+
+
+@pytest.fixture
+def browser(tmp_path):
+    driver = chromium(tmp_path / "profile")
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def phone(tmp_path):
+    """A second browser, 360 px wide: the same cook's phone beside the laptop."""
+    driver = chromium(tmp_path / "phone", width=360)
     yield driver
     driver.quit()
 
@@ -611,3 +624,46 @@ def test_a_signed_in_cooks_own_featured_recipe_is_never_kept_by_the_service_work
             ".then((lists) => done(lists.flat().map((r) => decodeURIComponent(new URL(r.url).pathname))));")
     app.wait.until(lambda d: f"/v1/recipes/{recipe['id']}" in kept())
     assert "/v1/recipes/featured" not in kept(), kept()
+
+
+def test_a_change_on_the_phone_shows_on_the_laptop_within_a_second_without_a_reload(processes, browser, phone):
+    """Issue 42: a tick on the phone appeared on the laptop only after a reload. Both screens now
+    follow the live stream: an item added on one, and ticked on the other, shows on both within
+    1 s, each page still the one it was (no reload), at 360 px and at 1280 px."""
+    api = start_core_and_api(processes)
+    user_id, token = api.register_and_log_in("two-screen-cook")
+    laptop, handset = App(browser, api.port), App(phone, api.port)
+    for app in (laptop, handset):
+        app.open("/")
+        app.driver.execute_script("localStorage.setItem('pantry.session', JSON.stringify("
+                                  "{token: arguments[0], userId: arguments[1], username: 'two-screen-cook'}))", token, user_id)
+        app.open("/groceries")
+        app.driver.execute_script("window.pantryPageMark = 42")
+    # Both streams are open before the change (their first heartbeat is in).
+    time.sleep(1)
+
+    handset.fill("Item", "Saffron threads")
+    # Timed from the tap on the phone: the command's round trip, the stream and the laptop's redraw.
+    started = time.monotonic()
+    handset.driver.find_element(By.XPATH, "//form[@aria-label='Add to the list']//button[@type='submit']").click()
+    WebDriverWait(browser, 5, poll_frequency=0.05).until(lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#view li')].some(e => e.innerText.includes('Saffron threads'))"))
+    shown_after = time.monotonic() - started
+    assert shown_after < 1.0, f"the laptop showed the phone's item {shown_after:.2f} s after the tap"
+    handset.text_appears("#view li", "Saffron threads")
+    laptop.text_appears("#status", "On another device")
+
+    box = laptop.find("input[type=checkbox][data-item]")
+    started = time.monotonic()
+    box.click()
+    WebDriverWait(phone, 5, poll_frequency=0.05).until(lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#view li.checked')].some(e => e.innerText.includes('Saffron threads'))"))
+    ticked_after = time.monotonic() - started
+    assert ticked_after < 1.0, f"the phone showed the laptop's tick {ticked_after:.2f} s after the tap"
+    WebDriverWait(browser, 5).until(lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#view li.checked')].some(e => e.innerText.includes('Saffron threads'))"))
+    for app in (laptop, handset):
+        assert app.driver.execute_script("return window.pantryPageMark") == 42, "the page was not reloaded"
+    print(f"live: from the tap to the other screen, an add {shown_after * 1000:.0f} ms, a tick {ticked_after * 1000:.0f} ms")
+    items = ok(api.get("/v1/me/groceries", token=token))["result"]
+    assert [(item["ingredient"], item["checked"]) for item in items] == [("Saffron threads", True)]

@@ -16,10 +16,24 @@ package struct APIRequestContext: RequestContext {
     }
     private let peer: SocketAddress?
     private var forwardedClient: String?
+    private let channel: any Channel
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peer = source.channel.remoteAddress
+        channel = source.channel
+    }
+
+    /// Closes the request's connection now, whatever is being written on it (a live stream whose
+    /// client stopped reading).
+    var closeConnection: @Sendable () -> Void {
+        { [channel] in channel.close(promise: nil) }
+    }
+
+    /// Caps what the kernel buffers for the connection's writes (Linux grows it to 4 MiB for a
+    /// client that does not read), so that a long-lived response to a slow client holds little.
+    func limitSendBuffer(to bytes: Int) {
+        channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: .init(bytes)).whenFailure { _ in }
     }
 
     package var maxUploadSize: Int { JSONBody.maxBytes }

@@ -36,6 +36,9 @@ package enum ProblemCode: String, CaseIterable, Sendable {
     case notCaughtUp = "not_caught_up"
     case positionNotWritten = "position_not_written"
     case workerUnavailable = "worker_unavailable"
+    // Live streams.
+    case invalidLastEventId = "invalid_last_event_id"
+    case tooManyStreams = "too_many_streams"
     // Recipes.
     case fetchUnavailable = "fetch_unavailable"
     case quotaExhausted = "quota_exhausted"
@@ -45,7 +48,7 @@ package enum ProblemCode: String, CaseIterable, Sendable {
 
     package var status: HTTPResponse.Status {
         switch self {
-        case .badRequest, .malformedRequest, .invalidPath, .invalidIdempotencyKey:
+        case .badRequest, .malformedRequest, .invalidPath, .invalidIdempotencyKey, .invalidLastEventId:
             .badRequest
         case .invalidCredentials, .invalidToken:
             .unauthorized
@@ -68,7 +71,7 @@ package enum ProblemCode: String, CaseIterable, Sendable {
         case .internalError:
             .internalServerError
         case .busy, .starting, .notYetVisible, .coreUnavailable, .storageError, .notReady, .notCaughtUp,
-             .workerUnavailable, .fetchUnavailable, .quotaExhausted, .upstreamRateLimited, .upstreamUnavailable:
+             .workerUnavailable, .tooManyStreams, .fetchUnavailable, .quotaExhausted, .upstreamRateLimited, .upstreamUnavailable:
             .serviceUnavailable
         }
     }

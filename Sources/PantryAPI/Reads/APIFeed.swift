@@ -55,6 +55,11 @@ package final class APIFeed: Service {
     }
 
     private let models: [any FeedReadModel]
+    /// The live streams: applied with the models, but followed only from the moment the models
+    /// are loaded (a stream shows what happens from then on), so a start reads none of their history.
+    private let live: LiveStreams?
+    /// The types the models read from the log's start.
+    private let historyTypes: Set<EventType>
     private let eventTypes: Set<EventType>
     /// `eventTypes` as the log spells them, matched against every event delivered.
     private let eventTypeNames: Set<String>
@@ -87,14 +92,16 @@ package final class APIFeed: Service {
         var current: (began: ContinuousClock.Instant, read: Task<Int64?, Never>)?
     }
 
-    init(models: [any FeedReadModel], keys: (any PersonalDataVault & Sendable)?, context: ZMQContext, feed: String,
+    init(models: [any FeedReadModel], live: LiveStreams? = nil, keys: (any PersonalDataVault & Sendable)?, context: ZMQContext, feed: String,
          highWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark,
          openLog: @escaping @Sendable () throws -> (any EventLogReader)?,
          openHeadReader: (@Sendable () throws -> (any EventLogReader)?)? = nil, snapshots: APISnapshotFile? = nil,
          logger: Logger) throws {
-        self.models = models
+        self.models = models + [live].compactMap { $0 }
+        self.live = live
         self.snapshots = snapshots
-        eventTypes = models.reduce(into: Set<EventType>()) { $0.formUnion($1.eventTypes) }
+        historyTypes = models.reduce(into: Set<EventType>()) { $0.formUnion($1.eventTypes) }
+        eventTypes = historyTypes.union(live?.eventTypes ?? [])
         eventTypeNames = eventTypes.names
         self.keys = keys
         self.logger = logger
@@ -172,6 +179,34 @@ package final class APIFeed: Service {
         return head
     }
 
+    /// The live changes of `userId` in `after...through`, read from the log once for a stream that
+    /// resumes from before what `LiveStreams` kept; on NIO's pool for blocking work.
+    func liveChanges(of userId: UserID, after: Int64, through: Int64) async throws -> [LiveChange] {
+        guard let openHeadReader, through > after else { return [] }
+        return try await NIOThreadPool.singleton.runIfActive { [self] () throws -> [LiveChange] in
+            var log = headReads.withLock { $0.log }
+            if log == nil {
+                log = try openHeadReader()
+                headReads.withLock { $0.log = log }
+            }
+            guard let log else { return [] }
+            var changes: [LiveChange] = []
+            var position = after
+            // In slices, so a long backlog of other users' changes is never held at once.
+            while position < through {
+                let last = min(through, position + 10_000)
+                for recorded in try log.read(after: position, through: last, types: LiveChange.eventTypes.names)
+                where recorded.metadata.userId == userId {
+                    let event = try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
+                                                       data: recorded.data, vault: keys)
+                    if let change = LiveChange(event, at: recorded.position) { changes.append(change) }
+                }
+                position = last
+            }
+            return changes
+        }
+    }
+
     /// Waits (at most `timeout`) until the read models hold what the log held when it was called,
     /// so that an account registered, or a password changed, through another API process a moment
     /// ago is known here.
@@ -204,7 +239,7 @@ package final class APIFeed: Service {
         guard let log = opened else { return }
         let restored = restoredAt.load(ordering: .relaxed)
         let follower = try EventFeedFollower(context: context, endpoint: feed, log: log, after: restored,
-                                             types: eventTypes, highWaterMark: highWaterMark, logger: logger)
+                                             types: historyTypes, highWaterMark: highWaterMark, logger: logger)
         var snapshotAt = restored
         // Whatever stops the follower, the next start reads only what comes after this.
         defer { snapshotAtStop(log, after: snapshotAt) }
@@ -212,6 +247,10 @@ package final class APIFeed: Service {
         while follower.position < head {
             guard let batch = try untilLogAnswers(thread, { try follower.readLog() }) else { return }
             try apply(batch, follower: follower, fedAt: nil)
+        }
+        if let live {
+            try follower.include(live.eventTypes)
+            live.start(at: follower.position)
         }
         state.withLock { state in
             state.progress.loaded = true

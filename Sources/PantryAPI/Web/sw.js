@@ -1,9 +1,9 @@
 // Pantry offline: the app's own files and every recipe looked at (its details, picture and tips)
 // are kept, and served from here when the network cannot be reached. Personal data (/v1/me) is
 // never kept here (the app keeps the user's own lists in localStorage, cleared at log-out: offline.js). The network always comes first, so nothing shown online is stale.
-// v3: v2 may hold a signed-in cook's own featured recipe; activating v3 deletes it.
-const cacheName = "pantry-v3";
-const shell = ["/", "/app/app.js", "/app/api.js", "/app/dom.js", "/app/offline.js", "/app/app.css", "/app/manifest.webmanifest",
+// v3: v2 may hold a signed-in cook's own featured recipe; activating v3 deletes it. v4: live.js.
+const cacheName = "pantry-v4";
+const shell = ["/", "/app/app.js", "/app/api.js", "/app/dom.js", "/app/offline.js", "/app/live.js", "/app/app.css", "/app/manifest.webmanifest",
   "/app/screens/account.js", "/app/screens/browse.js", "/app/screens/cart.js", "/app/screens/favourites.js",
   "/app/screens/groceries.js", "/app/screens/leaderboard.js", "/app/screens/recipe.js", "/app/screens/search.js"];
 

@@ -24,7 +24,7 @@ extension ConfigurationSources {
         let api = ["host", "port", "core-timeout", "token-lifetime", "token-key", "password-cost",
                    "login-rate-per-client", "login-rate-overall", "trusted-proxies", "header-timeout", "body-timeout",
                    "idle-timeout", "max-connections", "max-connections-per-address", "recipe-reuse", "cors-origins",
-                   "access-log", "docs-assets"]
+                   "access-log", "docs-assets", "live-heartbeat"]
         let fetch = ["provider", "spoonacular-key", "spoonacular-url", "mealdb-url", "spoonacular-daily-quota",
                      "spoonacular-rate", "spoonacular-burst", "spoonacular-concurrency", "fetch-client-burst",
                      "fetch-client-per-hour", "fetch-overall-per-hour", "fetch-timeout", "fetch-stale-after", "fetch-fallback-after", "catalog",
@@ -184,6 +184,7 @@ extension ConfigurationSources {
         configuration.maxConnectionsPerAddress = try int("max-connections-per-address",
                                                          default: configuration.maxConnectionsPerAddress, in: 1...1_000_000)
         configuration.recipeReuse = try duration("recipe-reuse", default: configuration.recipeReuse, in: 0...60, above: false)
+        configuration.liveHeartbeat = try duration("live-heartbeat", default: configuration.liveHeartbeat, in: 0...300)
         configuration.corsOrigins = try parsed("cors-origins", shown: "none", expected: "origins separated by commas") { text in
             Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         } ?? configuration.corsOrigins

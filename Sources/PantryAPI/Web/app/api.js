@@ -26,6 +26,15 @@ export const session = {
   },
 };
 
+// The positions of this page's own changes: the live stream brings them back too (live.js), and
+// they are on the screen already. The last few hundred are enough to tell.
+export const ownPositions = new Set();
+// The newest position this page has heard of on the live stream: a read of the cook's own lists
+// asks for it (`?after=`), so a screen redrawn for a change made elsewhere shows that change even
+// when the worker that answers has not applied it yet.
+let seenPosition = 0;
+export const noteSeen = (position) => { seenPosition = Math.max(seenPosition, position); };
+
 export function idempotencyKey() {
   if (globalThis.crypto?.randomUUID) return crypto.randomUUID();
   return Date.now().toString(36) + Math.random().toString(36).slice(2);
@@ -71,6 +80,9 @@ async function send(method, path, body, key) {
   if (current?.token) headers.Authorization = `Bearer ${current.token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (key) headers["Idempotency-Key"] = key;
+  if (method === "GET" && seenPosition && path.startsWith("/v1/me/") && !/[?&]after=/.test(path)) {
+    path += `${path.includes("?") ? "&" : "?"}after=${seenPosition}`;
+  }
   let response;
   try {
     response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -84,6 +96,10 @@ async function send(method, path, body, key) {
   let json = null;
   try { json = text ? JSON.parse(text) : null; } catch { /* a proxy's HTML error page */ }
   if (!response.ok) throw new ApiError(response.status, json);
+  if (method !== "GET") for (const position of json?.positions ?? []) {
+    ownPositions.add(position);
+    if (ownPositions.size > 500) ownPositions.delete(ownPositions.values().next().value);
+  }
   return json;
 }
 

@@ -1,8 +1,9 @@
 // Pantry's web app: one page, a screen per hash route (#/recipe/ID, #/groceries, ...), each screen
 // a function that returns the nodes to show. Works offline for what was seen (see /sw.js).
-import { refreshSessionIfDue, session } from "./api.js";
+import { ownPositions, refreshSessionIfDue, session } from "./api.js";
 import { queuedTicks, sendQueuedTicks } from "./offline.js";
-import { h, problem } from "./dom.js";
+import { announce, h, problem } from "./dom.js";
+import { describe, followLive, screensShowing } from "./live.js";
 import { accountScreen } from "./screens/account.js";
 import { browseScreen } from "./screens/browse.js";
 import { cartScreen } from "./screens/cart.js";
@@ -27,7 +28,8 @@ const view = document.getElementById("view");
 let rendering = 0;
 let rendered = false;
 
-async function render() {
+/** `live`: redrawn for a change made elsewhere, so the focus and the scroll stay where they are. */
+async function render({ live = false } = {}) {
   // A screen's choices ride after a "?" (#/?by=name&q=soup): the route is what comes before.
   const [path, query] = splitRoute(location.hash.replace(/^#/, "") || "/");
   const [pattern, screen, title] = routes.find(([pattern]) => pattern.test(path)) ?? [];
@@ -52,9 +54,37 @@ async function render() {
   document.getElementById("account-link").textContent = session.current ? "Account" : "Log in";
   // A new screen takes the focus, so a keyboard or screen-reader user starts at its content; the
   // first page load leaves it at the top, where the skip link is.
-  if (rendered) view.focus({ preventScroll: true });
+  if (rendered && !live) view.focus({ preventScroll: true });
   rendered = true;
+  followLive(showChange);
 }
+
+// A change made elsewhere redraws the screen that shows it, once a burst of them has passed, and
+// not under the cook's fingers: while they type in a field of the screen, it waits for them to
+// leave it. This page's own changes are drawn already; the stream may bring one back before its
+// answer has come, so they are told apart when the burst has passed.
+let redraw = null;
+let arrived = [];
+function showChange(change) {
+  arrived.push(change);
+  clearTimeout(redraw);
+  redraw = setTimeout(function again() {
+    const [path] = splitRoute(location.hash.replace(/^#/, "") || "/");
+    const shown = arrived.filter((c) => !ownPositions.has(c.position) && screensShowing(c.type).some((screen) => path.startsWith(screen)));
+    arrived = [];
+    if (!shown.length) return;
+    const field = document.activeElement;
+    if (view.contains(field) && field.matches("input:not([type=checkbox]), textarea") && field.value) {
+      arrived = shown;
+      field.addEventListener("blur", () => { redraw = setTimeout(again, 0); }, { once: true });
+      return;
+    }
+    announce(describe(shown[shown.length - 1]));
+    const scroll = window.scrollY;
+    render({ live: true }).then(() => window.scrollTo(0, scroll));
+  }, 200);
+}
+window.addEventListener("pantry:reload", () => render({ live: true }));
 
 function splitRoute(route) {
   const mark = route.indexOf("?");

@@ -1,0 +1,100 @@
+import Hummingbird
+import HTTPTypes
+import NIOCore
+import PantryDomain
+
+/// `GET /v1/me/live`: the signed-in user's changes as Server-Sent Events, from the API's feed
+/// (`LiveStreams`). Each change's `id` is its log position; a client that reconnects with
+/// `Last-Event-ID` gets exactly the changes after it, whichever API process it reaches.
+struct LiveRoutes {
+    let live: LiveStreams
+    let feed: APIFeed
+
+    static let lastEventID = HTTPField.Name("Last-Event-ID")!
+    private static let accelBuffering = HTTPField.Name("X-Accel-Buffering")!
+
+    func register(on routes: RouterGroup<APIRequestContext>) {
+        routes.get("v1/me/live") { request, context in
+            try await stream(request, context: context)
+        }
+    }
+
+    private func stream(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let session = try context.requireSession()
+        let lastEventId = try Self.lastEventId(request)
+        let opening: LiveStreams.Opening
+        do {
+            opening = try live.open(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt,
+                                    lastEventId: lastEventId, closeConnection: context.closeConnection)
+        } catch {
+            switch error {
+            case .notStarted: throw Problem(.starting, detail: "the API is still loading the accounts", headers: [.retryAfter: "1"])
+            case .stopping: throw Problem(.starting, detail: "this API process is restarting", headers: [.retryAfter: "1"])
+            case .full: throw Problem(.tooManyStreams, detail: "this API process holds as many live streams as it may",
+                                      headers: [.retryAfter: "5"])
+            }
+        }
+        let stream: LiveSubscription
+        switch opening {
+        case .streaming(let opened):
+            stream = opened
+        case .resuming(let resumed, let after, let through):
+            do {
+                live.finishResume(resumed, backlog: try await feed.liveChanges(of: session.userId, after: after, through: through))
+            } catch {
+                live.close(resumed)
+                throw Problem(.notCaughtUp, detail: "the log cannot be read to resume the stream now", headers: [.retryAfter: "1"])
+            }
+            stream = resumed
+        }
+        // A stream's writes wait for a slow client after 32 KiB here (64 KiB in the kernel's
+        // accounting) and NIO's 64 KiB, so what it leaves queued shows in its mailbox at once.
+        context.limitSendBuffer(to: 32 << 10)
+        let live = self.live
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store", Self.accelBuffering: "no"],
+            body: ResponseBody { writer in
+                defer { live.close(stream) }
+                // A client that lost the connection retries after 1 s (EventSource's own default is 3).
+                try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+                var ended = false
+                while !ended {
+                    let messages = await stream.next()
+                    guard !messages.isEmpty else { break }
+                    var buffer = ByteBuffer()
+                    for message in messages { ended = Self.write(message, to: &buffer) || ended }
+                    try await writer.write(buffer)
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// Writes one SSE event; true for the stream's last.
+    static func write(_ message: LiveMessage, to buffer: inout ByteBuffer) -> Bool {
+        switch message {
+        case .change(let change):
+            buffer.writeString("id: \(change.position)\ndata: ")
+            buffer.writeBytes(change.json)
+            buffer.writeString("\n\n")
+        case .heartbeat(let position):
+            buffer.writeString("id: \(position)\nevent: heartbeat\ndata: {\"position\":\(position)}\n\n")
+        case .reset(let position):
+            buffer.writeString("id: \(position)\nevent: reset\ndata: {\"position\":\(position)}\n\n")
+        case .end(let reason):
+            buffer.writeString("event: end\ndata: {\"reason\":\"\(reason)\"}\n\n")
+            return true
+        }
+        return false
+    }
+
+    /// The position a resume names: a whole number, as this API's ids are.
+    static func lastEventId(_ request: Request) throws -> Int64? {
+        let values = request.headers[values: lastEventID]
+        guard let value = values.first else { return nil }
+        guard values.count == 1, let position = Int64(value), position >= 0 else {
+            throw Problem(.invalidLastEventId, detail: "Last-Event-ID must be a log position (a whole number) this API sent")
+        }
+        return position
+    }
+}

@@ -1,0 +1,237 @@
+"""ops/bench-live: live streams on one API process, measured in one run on this machine.
+
+For each stream count: that many users each hold one `GET /v1/me/live` stream (raw asyncio
+sockets: an idle stream costs the client a socket and a buffer); grocery changes for those users
+arrive at `--rate` commands/s, paced from due times; each change's delivery is timed from the
+moment its 201 reached the sender (same process, same clock) to the moment its event reached the
+stream. Also: the API's RSS per idle stream, the API's CPU per delivered event (against the same
+load with no streams open), and the durable increments (wrk, as ops/bench-http sends them) with the
+streams open against without them. Run through ops/bench-live."""
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_http import (INGREDIENTS, LUA_INCREMENT, RECIPES, Deployment, cpu_seconds, prepare, request,  # noqa: E402
+                        wrk)
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def api_pid(deployment):
+    return deployment.processes[-1].pid
+
+
+def register(deployment, count, prefix):
+    tokens = []
+    for n in range(count):
+        status, body = request(deployment.port, "POST", "/v1/accounts",
+                               {"username": f"{prefix}{n}", "email": f"{prefix}{n}@example.org", "password": "bench password"})
+        assert status == 201, body
+        tokens.append(json.loads(body)["token"])
+    return tokens
+
+
+class Streams:
+    """One SSE stream per token; records when each change's position arrived."""
+
+    def __init__(self, port, tokens):
+        self.port, self.tokens = port, tokens
+        self.arrived = {}
+        self.opened = 0
+        self.tasks = []
+
+    async def open(self):
+        ready = asyncio.Event()
+
+        async def one(token):
+            reader, writer = await asyncio.open_connection("127.0.0.1", self.port, limit=1 << 16)
+            writer.write(f"GET /v1/me/live HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+            assert b" 200 " in head.split(b"\r\n", 1)[0], head
+            self.opened += 1
+            if self.opened == len(self.tokens):
+                ready.set()
+            try:
+                while True:
+                    line = await reader.readline()
+                    if not line:
+                        return
+                    if line.startswith(b"id: ") and b"data: " not in line:
+                        position = int(line[4:])
+                        following = await reader.readline()
+                        if following.startswith(b"data: {\"position\""):
+                            self.arrived.setdefault(position, time.monotonic())
+            finally:
+                writer.close()
+
+        for start in range(0, len(self.tokens), 200):  # in slices, not 10,000 connects at once
+            self.tasks += [asyncio.create_task(one(t)) for t in self.tokens[start:start + 200]]
+            await asyncio.sleep(0.05)
+        await asyncio.wait_for(ready.wait(), timeout=120)
+
+    def close(self):
+        for task in self.tasks:
+            task.cancel()
+
+
+async def load(port, tokens, rate, seconds, connections=32):
+    """Grocery adds at `rate`/s from due times, over `connections` kept-alive connections; the
+    (position, answered-at, sent-at) of each accepted one."""
+    accepted, errors = [], 0
+    queue = asyncio.Queue()
+    start = time.monotonic()
+    total = int(rate * seconds)
+
+    async def sender():
+        nonlocal errors
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        while True:
+            n = await queue.get()
+            if n is None:
+                writer.close()
+                return
+            body = json.dumps({"ingredient": f"bench item {n}"}).encode()
+            token = tokens[n % len(tokens)]
+            sent = time.monotonic()
+            writer.write(b"POST /v1/me/groceries HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+                         + f"Authorization: Bearer {token}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+            answer = await reader.readexactly(length)
+            if b" 201 " in head.split(b"\r\n", 1)[0]:
+                accepted.append((json.loads(answer)["position"], time.monotonic(), sent))
+            else:
+                errors += 1
+
+    workers = [asyncio.create_task(sender()) for _ in range(connections)]
+    for n in range(total):
+        due = start + n / rate
+        delay = due - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        queue.put_nowait(n)
+    for _ in workers:
+        queue.put_nowait(None)
+    await asyncio.gather(*workers)
+    return accepted, errors, time.monotonic() - start
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else None
+
+
+class Increments:
+    """wrk's durable increments as ops/bench-http sends them, each run from new points."""
+
+    def __init__(self, directory, tokens):
+        self.directory, self.quoted, self.runs = directory, ",".join(f'"{t}"' for t in tokens), 0
+
+    def __call__(self, deployment, seconds):
+        self.runs += 1
+        script = os.path.join(self.directory, f"increments-{self.runs}.lua")
+        with open(script, "w") as f:
+            f.write(LUA_INCREMENT % (self.quoted, RECIPES, INGREDIENTS, self.runs * 1_000_000))
+        rate, p99, errors, _ = wrk(f"http://127.0.0.1:{deployment.port}", seconds, 64, script)
+        return rate, p99, errors
+
+
+def measure(deployment, count, rate, seconds, increments, wrk_seconds):
+    pid = api_pid(deployment)
+    tokens = register(deployment, count, f"live{count}-")
+    # The same load with no stream open: the API's CPU without deliveries, for the difference.
+    cpu_before = cpu_seconds([pid])[pid]
+    _, errors_without, _ = asyncio.run(load(deployment.port, tokens, rate, seconds))
+    cpu_without = cpu_seconds([pid])[pid] - cpu_before
+    quiet_without = increments(deployment, wrk_seconds)
+
+    async def with_streams():
+        streams = Streams(deployment.port, tokens)
+        rss_before = rss_kib(pid)
+        await streams.open()
+        await asyncio.sleep(3)
+        rss_idle = rss_kib(pid)
+        cpu_start = cpu_seconds([pid])[pid]
+        accepted, errors, took = await load(deployment.port, tokens, rate, seconds)
+        await asyncio.sleep(2)  # the last deliveries
+        cpu_with = cpu_seconds([pid])[pid] - cpu_start
+        loop = asyncio.get_running_loop()
+        # wrk with the streams open (the client keeps reading them meanwhile).
+        with_open = await loop.run_in_executor(None, increments, deployment, wrk_seconds)
+        streams.close()
+        return rss_before, rss_idle, accepted, errors, took, cpu_with, streams, with_open
+
+    rss_before, rss_idle, accepted, errors, took, cpu_with, streams, with_open = asyncio.run(with_streams())
+    latencies = [(streams.arrived[p] - answered) * 1000 for p, answered, _ in accepted if p in streams.arrived]
+    from_send = [(streams.arrived[p] - sent) * 1000 for p, _, sent in accepted if p in streams.arrived]
+    delivered = len(latencies)
+    time.sleep(3)
+    quiet_after = increments(deployment, wrk_seconds)
+    without_rate = statistics.mean([quiet_without[0], quiet_after[0]])
+    result = {
+        "streams": count, "rate": rate, "seconds": seconds, "commands_accepted": len(accepted), "command_errors": errors,
+        "achieved_rate": len(accepted) / took, "delivered": delivered, "missing": len(accepted) - delivered,
+        "delivery_ms_after_answer": {"p50": percentile(latencies, 50), "p99": percentile(latencies, 99), "max": max(latencies, default=None)},
+        "delivery_ms_after_send": {"p50": percentile(from_send, 50), "p99": percentile(from_send, 99), "max": max(from_send, default=None)},
+        "rss_kib_per_idle_stream": (rss_idle - rss_before) / count,
+        "api_cpu_us_per_delivered_event": (cpu_with - cpu_without) * 1e6 / max(delivered, 1),
+        "increments_per_s_without_streams": without_rate, "increments_per_s_with_streams": with_open[0],
+        "increments_ratio_with_over_without": with_open[0] / without_rate,
+        "increments_p99_ms": {"without": [quiet_without[1], quiet_after[1]], "with": with_open[1]},
+        "load_errors_without_streams": errors_without,
+    }
+    d, s = result["delivery_ms_after_answer"], result["delivery_ms_after_send"]
+    print(f"== {count} streams, {rate}/s for {seconds} s: {len(accepted)} accepted ({result['achieved_rate']:.0f}/s), "
+          f"{delivered} delivered, {result['missing']} missing", flush=True)
+    print(f"  delivery after the 201: p50 {d['p50']:.1f} ms, p99 {d['p99']:.1f} ms, max {d['max']:.1f} ms; "
+          f"after the send: p50 {s['p50']:.1f}, p99 {s['p99']:.1f}, max {s['max']:.1f} ms", flush=True)
+    print(f"  API memory {result['rss_kib_per_idle_stream']:.1f} KiB per idle stream; "
+          f"CPU {result['api_cpu_us_per_delivered_event']:.0f} µs per delivered event", flush=True)
+    print(f"  durable increments {with_open[0]:.0f}/s with the streams open, {without_rate:.0f}/s without "
+          f"({quiet_without[0]:.0f} before, {quiet_after[0]:.0f} after): {result['increments_ratio_with_over_without']:.2f}",
+          flush=True)
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--streams", default="1000,10000", help="stream counts, comma-separated")
+    parser.add_argument("--rate", type=int, default=1000)
+    parser.add_argument("--seconds", type=int, default=20)
+    parser.add_argument("--wrk-seconds", type=int, default=10)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    counts = [int(c) for c in args.streams.split(",")]
+    started_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    # Streams count against the connection limits (at most half of them); all from one address here.
+    connections = str(max(4096, 2 * max(counts) + 1000))
+    deployment = Deployment(args.bin, False, None, env={"PANTRY_MAX_CONNECTIONS": connections,
+                                                        "PANTRY_MAX_CONNECTIONS_PER_ADDRESS": connections})
+    work = tempfile.mkdtemp(prefix="pantry-bench-live-")
+    results = []
+    try:
+        increments = Increments(work, prepare(deployment, 200))
+        for count in counts:
+            results.append(measure(deployment, count, args.rate, args.seconds, increments, args.wrk_seconds))
+    finally:
+        deployment.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"started": started_at, "machine": f"{os.cpu_count()} cores", "results": results}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
