@@ -513,6 +513,10 @@ def test_upstream_budgets_are_per_account_and_overall(processes):
         assert calls() == 6, theirs
         assert all(status == 200 for status, _ in theirs)
         assert [body["origin"] for _, body in theirs].count("fallback") == 7
+        # A newcomer refused for everyone's share is told so, not that it asked too much.
+        status, body = get_from("127.0.11.99", api.port, "/v1/recipes/spoonacular:424242")
+        assert status == 429 and body["code"] == "upstream_budget_exhausted", body
+        assert "you have asked" not in body["detail"] and "all clients together" in body["detail"], body
     finally:
         upstream.terminate()
         upstream.wait(timeout=10)
