@@ -68,7 +68,7 @@ struct CatalogSearch: Sendable {
         }
         titles = recipes.map(\.title)
         positions = Dictionary(recipes.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        ingredientNames = IngredientMatching.Names(recipes.flatMap { $0.ingredients.map(\.name) })
+        ingredientNames = IngredientMatching.Names(recipes.flatMap { $0.ingredients.compactMap { IngredientMatching.offered($0.name) } })
     }
 
     private struct CookingHit {

@@ -55,10 +55,10 @@ package actor FetchService {
                                           seed: configuration.catalogSeed)
         self.catalog = catalog
         let http = HTTPClient()
-        func gate(_ name: String, _ policy: LimiterPolicy) -> UpstreamGate {
+        func gate(_ name: String, _ policy: LimiterPolicy, maxBodyBytes: Int = Self.maxAnswerBytes) -> UpstreamGate {
             UpstreamGate(
-                provider: name, policy: policy, http: http, store: store,
-                connectTimeout: configuration.connectTimeout, timeout: configuration.requestTimeout, logger: logger, now: now)
+                provider: name, policy: policy, http: http, store: store, connectTimeout: configuration.connectTimeout,
+                timeout: configuration.requestTimeout, maxBodyBytes: maxBodyBytes, logger: logger, now: now)
         }
         var providers: [String: any RecipeProvider] = [catalog.name: catalog]
         providers["mealdb"] = MealDBProvider(baseURL: configuration.mealdbURL, gate: gate("mealdb", configuration.mealdbLimits))
@@ -68,27 +68,37 @@ package actor FetchService {
         }
         self.providers = providers
         // Image CDNs do not count against the recipe quota; the bucket only keeps us polite.
-        images = gate("images", LimiterPolicy(dailyQuota: nil, ratePerSecond: 20, burst: 20, maxWait: 5))
+        images = gate("images", LimiterPolicy(dailyQuota: nil, ratePerSecond: 20, burst: 20, maxWait: 5), maxBodyBytes: 16 << 20)
         logger.info("fetch service ready", metadata: [
             "primary": "\(configuration.primary.rawValue)", "catalogRecipes": "\(catalog.count)",
             "spoonacular": "\(configuration.spoonacularKey == nil ? "off" : "on")",
         ])
     }
 
+    /// The longest recipe answer read (JSON, once inflated): a hundred full recipes from
+    /// Spoonacular's random are about 2 MiB. With 16 MiB, 1,000 answers of 64 MiB bodies and gzip
+    /// bombs took the worker from 58 to 254 MiB (each transfer thread's heap kept what its last
+    /// cut-off body had held).
+    static let maxAnswerBytes = 8 << 20
+
     /// `client` names who asks (the API passes the caller's address): the upstream calls it may
     /// cause are limited; nil for trusted callers (benchmarks, tests of the worker alone).
-    /// `deadline` is how many seconds the caller waits: an upstream call made for this request
-    /// gets no more (the API passes its own limit down, so a late answer is said to be late by
-    /// the part that was slow).
-    package func handle(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil) async -> FetchResult {
-        await respond(raw, client: client, deadline: deadline).result
+    /// `deadline` is how many seconds the caller waits: no upstream call is made for this request
+    /// once it leaves less than the upstream usually takes (the API passes its own limit down, so
+    /// a late answer is said to be late by the part that was slow). `arrived` is when the request
+    /// came: `staleAfter` and `fallbackAfter` count from then, not from when this actor got to it
+    /// (250 new searches at once waited for it 3.6 s at the median).
+    package func handle(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil,
+                        arrived: ContinuousClock.Instant = .now) async -> FetchResult {
+        await respond(raw, client: client, deadline: deadline, arrived: arrived).result
     }
 
     /// The answer as the transport sends it (`FetchResult` JSON). Answers the cache or the catalog
     /// gave are remembered encoded (`AnswerMemo`) and the next ones come from there.
-    package func encodedAnswer(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil) async -> Data {
+    package func encodedAnswer(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil,
+                               arrived: ContinuousClock.Instant = .now) async -> Data {
         if let memoized = memoizedAnswer(raw) { return memoized }
-        let (result, reuse) = await respond(raw, client: client, deadline: deadline)
+        let (result, reuse) = await respond(raw, client: client, deadline: deadline, arrived: arrived)
         if case .success(let response) = result, let reuse {
             let answer = MemoizedAnswer(response, storedAt: reuse.storedAt, freshUntil: reuse.freshUntil)
             memo.remember(reuse.key, answer)
@@ -110,7 +120,8 @@ package actor FetchService {
     /// the catalog's) and until when it is fresh.
     private typealias Reuse = (key: String, storedAt: Double?, freshUntil: Double)
 
-    private func respond(_ raw: FetchRequest, client: String?, deadline: Double?) async -> (result: FetchResult, reuse: Reuse?) {
+    private func respond(_ raw: FetchRequest, client: String?, deadline: Double?,
+                         arrived: ContinuousClock.Instant) async -> (result: FetchResult, reuse: Reuse?) {
         let request: FetchRequest
         do {
             request = try raw.validated()
@@ -126,7 +137,7 @@ package actor FetchService {
         let remembers = AnswerMemo.remembers(request.kind)
         if case .provider(let provider) = source, provider.isLocal {
             do {
-                let response = FetchResponse(payload: try await provider.fetch(request), origin: .upstream, ageSeconds: 0, provider: provider.name)
+                let response = FetchResponse(payload: try await provider.fetch(request), origin: .catalog, ageSeconds: 0, provider: provider.name)
                 return (.success(response), remembers ? (key, nil, .infinity) : nil)
             } catch {
                 return (.failure(Self.fetchError(error)), nil)
@@ -138,14 +149,16 @@ package actor FetchService {
             let lifetime = configuration.cacheLifetimes.seconds(for: request.kind)
             return (.success(fresh), remembers ? (key, cached.storedAt, cached.storedAt + lifetime) : nil)
         }
-        return (await answerFromUpstream(request, key: key, source: source, cached: cached, client: client, deadline: deadline), nil)
+        return (await answerFromUpstream(request, key: key, source: source, cached: cached, client: client, deadline: deadline,
+                                         arrived: arrived), nil)
     }
 
     /// A request the cache does not answer fresh: one upstream call per key at a time, or the
     /// expired answer if the call is slow, or what the catalog and the recipes already fetched
-    /// hold if the call is late and nothing is cached.
+    /// hold if the call is late and nothing is cached. Either wait ends at its time whatever the
+    /// call is doing (waiting for its turn, for a first byte, or for a body that trickles in).
     private func answerFromUpstream(_ request: FetchRequest, key: String, source: Source, cached: FetchStore.CachedEntry?,
-                                    client: String?, deadline: Double?) async -> FetchResult {
+                                    client: String?, deadline: Double?, arrived: ContinuousClock.Instant) async -> FetchResult {
         let task: Task<FetchResult, Never>, waiters: CallWaiters
         if let call = inFlight[key] {
             (task, waiters) = call
@@ -161,35 +174,45 @@ package actor FetchService {
             inFlight[key] = (task, waiters)
         }
         waiters.join(waiting: deadline)
+        // No later than the caller waits.
+        func waited(_ seconds: Double) -> ContinuousClock.Instant { arrived + .seconds(min(seconds, deadline ?? seconds)) }
         guard let cached else {
             // An uncached search once got its catalog answer only after 10-19.9 s: when the call is
-            // late, the fallback answers within `fallbackAfter` (marked so), if it has anything to
-            // show; the call goes on for whoever else waits and fills the cache if it has left.
-            if let answer = await Self.result(of: task, within: configuration.fallbackAfter) { return answer }
+            // late, the fallback answers at `fallbackAfter` (marked so), even when it finds nothing
+            // (a trickling body held such a caller until the 10 s transfer timeout, for the same
+            // empty fallback); the call goes on for whoever else waits and fills the cache.
+            if let answer = await Self.result(of: task, until: waited(configuration.fallbackAfter)) { return answer }
             if let answer = await answerWithoutUpstream(request, key: key, source: source, retryAfter: nil,
-                                                        reason: "the upstream is late", onlyIfFound: true) {
+                                                        reason: "the upstream is late") {
                 waiters.leave(limited: deadline != nil)
                 return .success(answer)
             }
-            return await task.value
+            // A recipe neither the cache nor the catalog holds: only the call can answer it, and
+            // the caller hears by its deadline that it did not (the call goes on to fill the cache).
+            guard let deadline else { return await task.value }
+            if let answer = await Self.result(of: task, until: waited(deadline)) { return answer }
+            waiters.leave(limited: true)
+            logger.notice("the upstream did not answer within the caller's deadline", metadata: ["key": "\(key)"])
+            return .failure(.upstreamUnavailable(reason: "the recipe provider did not answer within \(String(format: "%.1f", deadline)) s"))
         }
         // An expired answer is there: the caller waits for the upstream only `staleAfter`, then
         // gets that answer while the call goes on and refreshes the cache for the next one.
-        if let fresh = await Self.result(of: task, within: configuration.staleAfter) { return fresh }
+        if let fresh = await Self.result(of: task, until: waited(configuration.staleAfter)) { return fresh }
+        waiters.leave(limited: deadline != nil)
         logger.notice("serving stale cache while the upstream answers", metadata: ["key": "\(key)"])
         return .success(FetchResponse(payload: cached.payload, origin: .staleCache, ageSeconds: age(cached), provider: source.name))
     }
 
-    /// The task's result if it comes within `seconds`, else nil at once; the task goes on either
-    /// way (a task group would wait for it, and awaiting a task's value is not cancellable).
-    private static func result(of task: Task<FetchResult, Never>, within seconds: Double) async -> FetchResult? {
+    /// The task's result if it comes by `deadline`, else nil then; the task goes on either way (a
+    /// task group would wait for it, and awaiting a task's value is not cancellable).
+    private static func result(of task: Task<FetchResult, Never>, until deadline: ContinuousClock.Instant) async -> FetchResult? {
         let answer = Mutex<CheckedContinuation<FetchResult?, Never>?>(nil)
         return await withCheckedContinuation { continuation in
             answer.withLock { $0 = continuation }
             let resume: @Sendable (FetchResult?) -> Void = { result in answer.withLock { $0?.resume(returning: result); $0 = nil } }
             Task { resume(await task.value) }
             Task {
-                try? await Task.sleep(for: .seconds(seconds))
+                try? await Task.sleep(until: deadline, clock: .continuous)
                 resume(nil)
             }
         }
@@ -235,7 +258,7 @@ package actor FetchService {
             return .success(.provider(catalog))
         default:
             guard let provider = providers[configuration.primary.rawValue] else {
-                return .failure(.upstreamUnavailable(reason: "provider \(configuration.primary.rawValue) is not configured"))
+                return .failure(.upstreamUnavailable(reason: "the recipe provider is not configured"))
             }
             return .success(.provider(provider))
         }
@@ -271,14 +294,15 @@ package actor FetchService {
         }
         // The budgets are the callers' (the API names who asks); a request that names nobody is
         // the API's own (a recipe's facts for a point) and spends from the quota alone.
-        for (budget, spender, whose) in [(clientBudgets, client, "the client's"), (overallBudget, client.map { _ in "*" }, "everyone's")] {
+        for (budget, spender, everyone) in [(clientBudgets, client, false), (overallBudget, client.map { _ in "*" }, true)] {
             guard let budget, let spender, let wait = budget.retryAfter(spender) else { continue }
             let seconds = max(1, Int(wait.rounded(.up)))
             if let answer = await answerWithoutUpstream(request, key: key, source: source, retryAfter: seconds,
-                                                        reason: "\(whose) share of upstream calls is spent") {
+                                                        reason: "\(everyone ? "everyone's" : "the client's") share of upstream calls is spent") {
                 return .success(answer)
             }
-            return .failure(.budgetExhausted(retryAfterSeconds: seconds))
+            // Said of whose share it was: a client refused for everyone's may have asked nothing.
+            return .failure(everyone ? .overallBudgetExhausted(retryAfterSeconds: seconds) : .budgetExhausted(retryAfterSeconds: seconds))
         }
         do {
             let payload = try await fetchUpstream(request, from: source)
@@ -304,9 +328,8 @@ package actor FetchService {
 
     /// When the upstream cannot be asked: the cached answer at any age, else the same request over
     /// the catalog and every recipe already fetched; nil for images and for a recipe neither holds.
-    /// With `onlyIfFound`, an answer that finds nothing is not given (nil).
     private func answerWithoutUpstream(_ request: FetchRequest, key: String, source: Source, retryAfter: Int?,
-                                       reason: String, onlyIfFound: Bool = false) async -> FetchResponse? {
+                                       reason: String) async -> FetchResponse? {
         if let entry = await cachedEntry(key) {
             logger.notice("serving stale cache", metadata: ["key": "\(key)", "reason": "\(reason)"])
             return FetchResponse(payload: entry.payload, origin: .staleCache, ageSeconds: age(entry),
@@ -321,7 +344,7 @@ package actor FetchService {
             var generator = SeededGenerator(seed: seed)
             return try? recipes.answer(request, using: &generator)
         }.value
-        guard let payload = answer, !onlyIfFound || payload.findsSomething else { return nil }
+        guard let payload = answer else { return nil }
         logger.notice("serving fallback", metadata: ["key": "\(key)", "reason": "\(reason)", "recipes": "\(recipes.recipes.count)"])
         return FetchResponse(payload: payload, origin: .fallback, ageSeconds: 0, provider: source.name,
                              upstreamRetryAfterSeconds: retryAfter)
@@ -411,19 +434,6 @@ package actor FetchService {
         case .quotaExhausted(let retryAfter): .quotaExhausted(retryAfterSeconds: max(1, Int(retryAfter.rounded(.up))))
         case .rateLimited(let retryAfter): .rateLimited(retryAfterSeconds: max(1, Int(retryAfter.rounded(.up))))
         case .unavailable(let reason): .upstreamUnavailable(reason: reason)
-        }
-    }
-}
-
-private extension FetchPayload {
-    /// Whether the answer holds anything to show.
-    var findsSomething: Bool {
-        switch self {
-        case .summaries(let summaries): !summaries.isEmpty
-        case .searchPage(let page): !page.results.isEmpty
-        case .recipes(let recipes): !recipes.isEmpty
-        case .suggestions(let names): !names.isEmpty
-        case .recipe, .image: true
         }
     }
 }

@@ -65,6 +65,29 @@ enum IngredientMatching {
         return chosen
     }
 
+    /// The food an ingredient's name is, as autocomplete offers it: the name up to its first comma,
+    /// bracket or word that starts a qualifier or an alternative (or holds a digit), and at most
+    /// four words. Names read from free-text
+    /// lines keep what followed the food ("eggs either scrambled", "butter or margarine, softened"),
+    /// and autocomplete offered them as they were; nil when nothing is left.
+    static func offered(_ name: String) -> String? {
+        var kept: [Substring] = []
+        let head = name.prefix { !",;(:".contains($0) }
+        for word in head.split(separator: " ") {
+            let bare = word.lowercased().trimmingCharacters(in: .punctuationCharacters)
+            if qualifiers.contains(bare) || word.contains(where: \.isNumber) { break }
+            kept.append(word)
+        }
+        let trimmed = kept.joined(separator: " ").trimmingCharacters(in: .punctuationCharacters.union(.whitespaces))
+        return trimmed.isEmpty || kept.count > 4 ? nil : trimmed
+    }
+
+    /// Words after which a name says how, or what else, rather than which food.
+    private static let qualifiers: Set<String> = [
+        "either", "or", "and/or", "such", "preferably", "if", "for", "to", "about", "plus", "optional", "as", "like",
+        "cut", "into", "see", "divided", "at", "from", "e.g", "i.e", "etc",
+    ]
+
     static func plain(_ text: String) -> String {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }

@@ -113,7 +113,7 @@ struct MealDBProvider: RecipeProvider {
         do {
             return try JSONDecoder().decode(T.self, from: response.body)
         } catch {
-            throw .unavailable("mealdb sent malformed JSON for \(file)")
+            throw gate.malformed(file, error)
         }
     }
 }

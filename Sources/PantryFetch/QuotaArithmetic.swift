@@ -135,16 +135,29 @@ struct LimiterState: Equatable {
         (value * 100).rounded() / 100
     }
 
-    /// The upstream said the day's quota is spent (402): nothing more until its day resets. Just
-    /// after our midnight that may be the upstream's previous day: a short block, then a probe.
-    mutating func observeQuotaSpent(now: Date, policy: LimiterPolicy) {
+    /// The upstream said the day's quota is spent (402): nothing more until its day resets, at
+    /// midnight UTC on its own clock, which its answer's `Date` says (`upstreamClock`; taken when
+    /// within `midnightGrace` of ours). With ours 5 s ahead, a 402 at our 00:00:00.7 was its
+    /// 23:59:55.7: the next call goes at its midnight, not after a minute's probe (every answer in
+    /// between was a fallback). Just after our midnight without that, or with its clock past its
+    /// own midnight too, the 402 may still be its previous day's: a short block, then a probe.
+    mutating func observeQuotaSpent(now: Date, upstreamClock: Date?, policy: LimiterPolicy) {
         rollDay(now: now)
+        let t = now.timeIntervalSince1970
         let sinceMidnight = 86_400 - Self.secondsToNextUTCMidnight(now)
+        // `Date` is in whole seconds and written before we read it: one second more.
+        let untilItsMidnight = upstreamClock.flatMap { clock in
+            abs(clock.timeIntervalSince(now)) < policy.midnightGrace ? Self.secondsToNextUTCMidnight(clock) + 1 : nil
+        }
         if sinceMidnight < policy.midnightGrace {
-            blockedUntil = max(blockedUntil, now.timeIntervalSince1970 + policy.midnightProbe)
+            if let untilItsMidnight, untilItsMidnight < policy.midnightGrace {
+                blockedUntil = max(blockedUntil, t + untilItsMidnight)
+            } else {
+                blockedUntil = max(blockedUntil, t + policy.midnightProbe)
+            }
         } else {
             used = max(used, Double(policy.dailyQuota ?? 0))
-            blockedUntil = max(blockedUntil, now.timeIntervalSince1970 + Self.secondsToNextUTCMidnight(now))
+            blockedUntil = max(blockedUntil, t + (untilItsMidnight ?? Self.secondsToNextUTCMidnight(now)))
         }
     }
 

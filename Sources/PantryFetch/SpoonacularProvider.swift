@@ -56,7 +56,7 @@ struct SpoonacularProvider: RecipeProvider {
         do {
             return try JSONDecoder().decode(T.self, from: response.body)
         } catch {
-            throw .unavailable("spoonacular sent malformed JSON for \(path)")
+            throw gate.malformed(path, error)
         }
     }
 }

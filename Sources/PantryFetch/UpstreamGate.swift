@@ -12,7 +12,7 @@ import Synchronization
 final class UpstreamGate: Sendable {
     /// Who waits for this call and until when (the API's own deadline, passed down with the
     /// request): a call still waiting for its turn then, or whose deadline leaves less than the
-    /// upstream usually takes, is not made, and a transfer gets only what is left.
+    /// upstream usually takes, is not made; one made runs until it ends or `timeout`.
     @TaskLocal static var waiters: CallWaiters?
 
     private static var deadline: ContinuousClock.Instant? { waiters?.deadline }
@@ -23,6 +23,8 @@ final class UpstreamGate: Sendable {
     private let store: FetchStore
     private let connectTimeout: Double
     private let timeout: Double
+    /// A longer answer is cut off and the call fails (`HTTPRequest.maxBodyBytes`).
+    private let maxBodyBytes: Int
     private let logger: Logger
     /// The wall clock the quota's days, the token bucket and the upstream's blocks are counted in
     /// (the service's). A token's wait and the transfer run on real time.
@@ -35,8 +37,9 @@ final class UpstreamGate: Sendable {
 
     init(
         provider: String, policy: LimiterPolicy, http: HTTPClient, store: FetchStore,
-        connectTimeout: Double, timeout: Double, logger: Logger, now: @escaping @Sendable () -> Date
+        connectTimeout: Double, timeout: Double, maxBodyBytes: Int, logger: Logger, now: @escaping @Sendable () -> Date
     ) {
+        self.maxBodyBytes = maxBodyBytes
         self.provider = provider
         self.policy = policy
         self.http = http
@@ -79,10 +82,13 @@ final class UpstreamGate: Sendable {
             try await charge(cost: cost)
         }
         let started = ContinuousClock.now
-        let timeout = min(timeout, left ?? timeout)
+        // The transfer is not cut at the caller's deadline: the caller gets its fallback at its own
+        // time anyway, and a transfer cut while the upstream still worked on it freed its slot for
+        // a third call at once where the limit is 2. The answer that comes fills the cache.
         let response: HTTPResponse
         do {
-            response = try await http.send(HTTPRequest(url: url, connectTimeout: min(connectTimeout, timeout), timeout: timeout))
+            response = try await http.send(HTTPRequest(url: url, connectTimeout: min(connectTimeout, timeout), timeout: timeout,
+                                                       maxBodyBytes: maxBodyBytes))
             let took = Self.seconds(from: started, to: .now)
             points.withLock { $0.latency.record(took, at: .now) }
         } catch {
@@ -92,15 +98,15 @@ final class UpstreamGate: Sendable {
                 // Nothing reached the upstream, so nothing was charged there.
                 points.withLock { $0.sent -= cost }
                 await update { [policy] in $0.refund(charged: cost, policy: policy) }
-                throw .unavailable("cannot connect to \(provider)")
+                throw .unavailable("cannot connect to the upstream")
             case .timeout:
                 let now = self.now()
                 points.withLock { $0.sent -= cost; $0.account.lost(now: now); $0.latency.record(timeout, at: .now) }
-                throw .unavailable("\(provider) did not answer within \(String(format: "%.1f", timeout)) s")
+                throw .unavailable("the upstream did not answer within \(String(format: "%.1f", timeout)) s")
             case .other:
                 let now = self.now()
                 points.withLock { $0.sent -= cost; $0.account.lost(now: now) }
-                throw .unavailable("the transfer from \(provider) failed")
+                throw .unavailable("the transfer from the upstream failed")
             }
         }
         logger.debug("upstream call", metadata: [
@@ -122,7 +128,7 @@ final class UpstreamGate: Sendable {
         guard left < expected else { return nil }
         logger.notice("call not made: the caller's deadline is nearer than the upstream's usual answer", metadata: [
             "provider": "\(provider)", "left": "\(String(format: "%.1f", left))", "usual": "\(String(format: "%.1f", expected))"])
-        return .unavailable("\(provider) usually answers in \(String(format: "%.1f", expected)) s, later than the caller waits")
+        return .unavailable("the upstream usually answers in \(String(format: "%.1f", expected)) s, later than the caller waits")
     }
 
     private static func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Double {
@@ -230,7 +236,8 @@ final class UpstreamGate: Sendable {
         case 200..<300:
             return
         case 402:
-            await update { [policy] in $0.observeQuotaSpent(now: now, policy: policy) }
+            let upstreamClock = response.headers["Date"].flatMap(HTTPDate.parse)
+            await update { [policy] in $0.observeQuotaSpent(now: now, upstreamClock: upstreamClock, policy: policy) }
             throw .quotaExhausted(retryAfter: max(1, (try? await blockedFor(now: now)) ?? 60))
         case 429:
             let seconds = RetryAfter.seconds(response.headers["Retry-After"], now: now) ?? 1
@@ -239,17 +246,25 @@ final class UpstreamGate: Sendable {
         case 401, 403:
             // A wrong or revoked key: every call would be refused (and may be charged); stop for a while.
             await update { $0.observeRetryAfter(seconds: Self.refusedKeyPause, now: now) }
-            throw .unavailable("\(provider) refused the API key; check PANTRY_SPOONACULAR_KEY")
+            logger.error("the upstream refused the API key; check PANTRY_SPOONACULAR_KEY", metadata: ["provider": "\(provider)"])
+            throw .unavailable("the upstream refused this deployment's key")
         case 404:
             throw .notFound
         case 400:
-            throw .rejected("\(provider) rejected the request")
+            throw .rejected("the upstream rejected the request")
         default:
-            throw .unavailable("\(provider) answered HTTP \(response.status)")
+            throw .unavailable("the upstream answered HTTP \(response.status)")
         }
     }
 
     static let refusedKeyPause: Double = 600
+
+    /// A 2xx answer at `logPath` that could not be read: logged with its provider, path and why;
+    /// what the caller reads names none of them (they are this deployment's business).
+    func malformed(_ logPath: String, _ error: any Error) -> ProviderError {
+        logger.warning("malformed upstream answer", metadata: ["provider": "\(provider)", "path": "\(logPath)", "error": "\(error)"])
+        return .unavailable("the upstream sent malformed JSON")
+    }
 
     private func blockedFor(now: Date) async throws -> Double {
         try await store.updateLimiter(provider, policy: policy, now: now) { $0.blockedUntil - now.timeIntervalSince1970 }
@@ -269,12 +284,20 @@ enum RetryAfter {
     static func seconds(_ value: String?, now: Date) -> Double? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if let seconds = Double(value), seconds.isFinite, seconds >= 0 { return max(1, seconds) }
+        guard let date = HTTPDate.parse(value) else { return nil }
+        return max(1, date.timeIntervalSince(now))
+    }
+}
+
+/// An HTTP date (RFC 9110's IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT"), as `Date` and
+/// `Retry-After` carry it.
+enum HTTPDate {
+    static func parse(_ value: String) -> Date? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(1, date.timeIntervalSince(now))
+        return formatter.date(from: value.trimmingCharacters(in: .whitespaces))
     }
 }
 

@@ -75,8 +75,10 @@ package final class FetchServer: Service {
             }
             let service = self.service
             let thread = self.thread
+            let arrived = ContinuousClock.now
             Task {
-                thread.post(route + [await service.encodedAnswer(received.request, client: received.client, deadline: received.deadline)])
+                thread.post(route + [await service.encodedAnswer(received.request, client: received.client, deadline: received.deadline,
+                                                                 arrived: arrived)])
             }
         }
     }

@@ -9,13 +9,18 @@ Control endpoints (not counted):
   /_count                 -> {"total": n, "paths": {path: n}, "used": points, "tooManyAtOnce": n,
                               "abandoned": calls answered "slow" after their client hung up}
   /_reset                 -> clears counts and the mode
-  /_mode?set=MODE         -> normal | malformed | error500 | slow | quota402 | rate429
-         &delay=SECONDS   -> how long "slow" waits (default 3)
+  /_mode?set=MODE         -> normal | malformed | error500 | slow | trickle | huge | gzipbomb | quota402 |
+                             rate429 (huge: a 64 MiB body; gzipbomb: 256 KiB of gzip that inflates
+                             to 256 MiB)
+         &delay=SECONDS   -> how long "slow" waits before it answers, and "trickle" takes to send
+                             its answer's body, a few bytes at a time (default 3)
          &quota=N         -> the day's points (default 10000)
          &quota_left=N    -> points left now (sets what is used to quota - N)
          &retry_after=N   -> Retry-After sent with 429 (default 7)
          &day_ends=T      -> the upstream's own midnight (seconds since 1970, its clock): from then
                              on its day's points are counted from 0 again (once)
+         &clock=T&speed=S -> its clock (what its Date header says, and what day_ends is read by)
+                             reads T now and runs S times as fast (default: the real clock)
 Spoonacular charges as it documents: 1 point per call plus 0.01 per result returned (a detail
 costs 1), with X-API-Quota-Request/Used/Left on every answer, and 402 once a call would not fit.
 Helpers for the HTTP client tests (counted): /test/status/<code>, /test/headers,
@@ -38,7 +43,7 @@ from urllib.parse import parse_qs, urlparse
 MEALDB = "/mealdb/api/json/v1/1/"
 LOCK = threading.Lock()
 STATE = {"counts": {}, "mode": "normal", "delay": 3.0, "quota": 10000.0, "used": 0.0, "retry_after": 7,
-         "in_flight": 0, "too_many_at_once": 0, "abandoned": 0, "day_ends": None}
+         "in_flight": 0, "too_many_at_once": 0, "abandoned": 0, "day_ends": None, "clock": None}
 # Spoonacular's free plan allows 2 calls at once; a third is answered 429.
 MAX_AT_ONCE = 2
 
@@ -101,10 +106,31 @@ INGREDIENT_NAMES = ["apple", "apricot", "avocado", "bacon", "banana", "basil", "
                     "cauliflower", "cheddar", "chicken breast", "egg", "eggs", "egg yolk", "garlic", "tomato"]
 
 
+def upstream_time():
+    """The upstream's own clock: the real one, or the one /_mode?clock= set."""
+    if STATE["clock"] is None:
+        return time.time()
+    reads, set_at, speed = STATE["clock"]
+    return reads + (time.time() - set_at) * speed
+
+
+_HOSTILE = {}
+
+
+def hostile(mode):
+    """The body of a hostile answer, made once: 64 MiB of JSON that never ends, or 256 MiB of
+    spaces as gzip (about 256 KiB)."""
+    with LOCK:
+        if mode not in _HOSTILE:
+            _HOSTILE[mode] = (b"[" + b" " * (64 << 20) if mode == "huge"
+                              else gzip.compress(b" " * (256 << 20), compresslevel=1))
+        return _HOSTILE[mode]
+
+
 def roll_day():
     """Past the upstream's midnight its day starts again (the caller holds LOCK). Its clock is
     not the client's: Spoonacular's day may reset a few seconds after the client's midnight."""
-    if STATE["day_ends"] is not None and time.time() >= STATE["day_ends"]:
+    if STATE["day_ends"] is not None and upstream_time() >= STATE["day_ends"]:
         STATE["used"], STATE["day_ends"] = 0.0, None
 
 
@@ -213,7 +239,11 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def send(self, status, body, content_type="application/json", headers=()):
+    def date_time_string(self, timestamp=None):
+        # The Date header tells the upstream's clock, as a real server's does.
+        return super().date_time_string(upstream_time() if timestamp is None else timestamp)
+
+    def send(self, status, body, content_type="application/json", headers=(), trickle=0.0):
         # A call stops counting as "at once" when its answer is ready, before it is written:
         # the client may send its next call the moment it reads this one.
         if getattr(self, "in_flight", False):
@@ -226,7 +256,15 @@ class Handler(BaseHTTPRequestHandler):
         for k, v in headers:
             self.send_header(k, v)
         self.end_headers()
-        self.wfile.write(body)
+        if trickle <= 0 or not body:
+            self.wfile.write(body)
+            return
+        # The head at once, then the body in 20 pieces spread over `trickle` seconds.
+        step = max(1, -(-len(body) // 20))
+        for start in range(0, len(body), step):
+            self.wfile.write(body[start:start + step])
+            self.wfile.flush()
+            time.sleep(trickle / 20)
 
     def do_GET(self):
         url = urlparse(self.path)
@@ -265,6 +303,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(429, b'{"status":"failure","code":429}', headers=[("Retry-After", str(retry_after))])
         if mode == "malformed":
             return self.send(200, b'{"recipes": [ {"id": 1, "title": ', headers=self.charge(1))
+        if mode == "huge":
+            return self.send(200, hostile(mode), headers=self.charge(1))
+        if mode == "gzipbomb":
+            return self.send(200, hostile(mode), headers=self.charge(1) + [("Content-Encoding", "gzip")])
         if url.path.startswith("/images/") and url.path.endswith(".svg"):
             return self.send(200, b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', "image/svg+xml")
         if url.path.startswith("/images/"):
@@ -280,7 +322,7 @@ class Handler(BaseHTTPRequestHandler):
         headers = self.charge(cost)
         if headers is None:
             return self.spent()
-        return self.send(status, json.dumps(payload).encode(), headers=headers)
+        return self.send(status, json.dumps(payload).encode(), headers=headers, trickle=delay if mode == "trickle" else 0)
 
     def client_gone(self):
         try:
@@ -315,7 +357,7 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             if path == "/_reset":
                 STATE.update({"counts": {}, "mode": "normal", "delay": 3.0, "quota": 10000.0, "used": 0.0, "retry_after": 7,
-                              "too_many_at_once": 0, "abandoned": 0, "day_ends": None})
+                              "too_many_at_once": 0, "abandoned": 0, "day_ends": None, "clock": None})
             elif path == "/_mode":
                 STATE["mode"] = q.get("set", [STATE["mode"]])[0]
                 STATE["delay"] = float(q.get("delay", [STATE["delay"]])[0])
@@ -326,6 +368,8 @@ class Handler(BaseHTTPRequestHandler):
                 STATE["retry_after"] = number(q.get("retry_after", [STATE["retry_after"]])[0], 7)
                 if "day_ends" in q:
                     STATE["day_ends"] = float(q["day_ends"][0])
+                if "clock" in q:
+                    STATE["clock"] = (float(q["clock"][0]), time.time(), float(q.get("speed", ["1"])[0]))
             elif path != "/_count":
                 return self.send(404, b"{}")
             roll_day()

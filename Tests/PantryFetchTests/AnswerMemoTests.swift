@@ -123,7 +123,7 @@ import PantryWire
         let page = FetchPayload.searchPage(SearchPage(offset: 0, totalResults: 1, results: [
             RecipeSummary(id: "catalog:x", title: String(repeating: "soup ", count: 100), image: nil, readyInMinutes: 10, servings: 2),
         ]))
-        let answer = MemoizedAnswer(FetchResponse(payload: page, origin: .upstream, ageSeconds: 0, provider: "catalog"),
+        let answer = MemoizedAnswer(FetchResponse(payload: page, origin: .catalog, ageSeconds: 0, provider: "catalog"),
                                     storedAt: nil, freshUntil: .infinity)
         for n in 0..<1_000 {
             memo.remember("catalog/search|q=\(n)", answer)

@@ -54,6 +54,21 @@ import PantryWire
         #expect(IngredientMatching.autocomplete(prefix: "jalape", in: names, limit: 10) == ["jalapeno"])
     }
 
+    @Test("Autocomplete offers ingredient names, not what a recipe's line said after them")
+    func autocompleteOffersNamesNotLines() {
+        let recipes = [
+            recipe("a", "Fried Rice", ["eggs either scrambled", "butter or margarine", "garlic, minced", "rice (cooked)"]),
+            recipe("b", "Omelette", ["eggs", "cheddar cheese cut into cubes", "salt to taste"]),
+        ]
+        let search = CatalogSearch(recipes: recipes)
+        #expect(search.autocomplete(prefix: "eg", number: 10) == ["eggs"])
+        #expect(search.autocomplete(prefix: "b", number: 10) == ["butter"])
+        #expect(search.autocomplete(prefix: "g", number: 10) == ["garlic"])
+        #expect(search.autocomplete(prefix: "ch", number: 10) == ["cheddar cheese"])
+        #expect(search.autocomplete(prefix: "ri", number: 10) == ["rice"])
+        #expect(search.autocomplete(prefix: "salt", number: 10) == ["salt"])
+    }
+
     @Test("Quick is a time, not a word: quick breakfast finds breakfasts that fit in half an hour")
     func quickIsATime() {
         let recipes = [

@@ -85,7 +85,7 @@ import Testing
     func anAnswerReadAfterA402DoesNotUndoIt() {
         let big = LimiterPolicy(dailyQuota: 150, ratePerSecond: 1, burst: 2, maxWait: 1)
         var state = LimiterState.initial(now: noon, policy: big)
-        state.observeQuotaSpent(now: noon, policy: big)
+        state.observeQuotaSpent(now: noon, upstreamClock: nil, policy: big)
         state.settle(charged: 1, request: 1, upstreamUsed: 5, upstreamLeft: nil, uncounted: 0, now: noon, policy: big)
         #expect(state.used == 150)
         #expect(state.reserve(now: noon.addingTimeInterval(1), policy: big, cost: 1, waiting: 0)
@@ -105,7 +105,7 @@ import Testing
         state.observeRetryAfter(seconds: 30, now: noon)
         #expect(state.reserve(now: noon.addingTimeInterval(10), policy: policy, cost: 1, waiting: 0)
                 == .denied(retryAfter: 20, reason: .rate))
-        state.observeQuotaSpent(now: noon, policy: policy)
+        state.observeQuotaSpent(now: noon, upstreamClock: nil, policy: policy)
         #expect(state.used == 3)
         #expect(state.reserve(now: noon.addingTimeInterval(3600), policy: policy, cost: 1, waiting: 0)
                 == .denied(retryAfter: 39_600, reason: .quota))
@@ -115,10 +115,29 @@ import Testing
     @Test func a402JustAfterMidnightBlocksOnlyUntilAProbe() {
         let midnight = Date(timeIntervalSince1970: 1_795_478_400)  // 2026-11-24 00:00:00 UTC
         var state = LimiterState.initial(now: midnight.addingTimeInterval(-10), policy: policy)
-        state.observeQuotaSpent(now: midnight.addingTimeInterval(2), policy: policy)
+        state.observeQuotaSpent(now: midnight.addingTimeInterval(2), upstreamClock: nil, policy: policy)
         #expect(state.reserve(now: midnight.addingTimeInterval(30), policy: policy, cost: 1, waiting: 0)
                 == .denied(retryAfter: 32, reason: .rate))
         #expect(call(&state, at: midnight.addingTimeInterval(63)) == .granted(wait: 0), "the probe after a minute goes out")
+    }
+
+    /// Our clock 5 s ahead of the upstream's: its 402 at our 00:00:00.7 is its 23:59:55.7, and its
+    /// day resets at its midnight, our 00:00:05.7; a clock far from ours is not believed.
+    @Test func a402BeforeTheUpstreamsOwnMidnightBlocksUntilIt() {
+        let midnight = Date(timeIntervalSince1970: 1_795_478_400)  // 2026-11-24 00:00:00 UTC
+        var state = LimiterState.initial(now: midnight.addingTimeInterval(-10), policy: policy)
+        state.observeQuotaSpent(now: midnight.addingTimeInterval(0.7), upstreamClock: midnight.addingTimeInterval(-5), policy: policy)
+        #expect(state.used == 0, "the 402 is of the upstream's previous day")
+        guard case .denied(let retryAfter, _) = state.reserve(now: midnight.addingTimeInterval(5), policy: policy, cost: 1, waiting: 0) else {
+            Issue.record("a call before the upstream's reset went out"); return
+        }
+        #expect(abs(retryAfter - 1.7) < 0.001, "until its midnight and a second (\(retryAfter) s)")
+        #expect(call(&state, at: midnight.addingTimeInterval(6.7)) == .granted(wait: 0), "the call at its reset goes out")
+
+        var believed = LimiterState.initial(now: noon, policy: policy)
+        believed.observeQuotaSpent(now: noon, upstreamClock: noon.addingTimeInterval(-7200), policy: policy)
+        #expect(believed.reserve(now: noon.addingTimeInterval(3600), policy: policy, cost: 1, waiting: 0)
+                == .denied(retryAfter: 39_600, reason: .quota), "a clock 2 h off is ignored: our midnight")
     }
 
     @Test func retryAfterIsReadAsSecondsOrAsAnHTTPDate() {

@@ -351,6 +351,33 @@ def test_idle_connections_from_a_few_addresses_leave_other_clients_served(proces
             sock.close()
 
 
+def test_a_connection_past_the_per_address_cap_is_answered_with_retry_after(processes):
+    # It was closed on arrival: a burst from one address lost its requests to resets, with no
+    # status to tell a limit from a crash.
+    import socket
+    api = start_core_and_api(processes)
+    idle = []
+    try:
+        for _ in range(256):
+            sock = socket.socket()
+            sock.bind(("127.0.7.1", 0))
+            sock.connect(("127.0.0.1", api.port))
+            idle.append(sock)
+        time.sleep(0.5)  # every one of them counted
+        connection = http.client.HTTPConnection("127.0.0.1", api.port, timeout=10, source_address=("127.0.7.1", 0))
+        try:
+            connection.request("GET", "/health")
+            response = connection.getresponse()
+            status, retry_after, problem = response.status, response.getheader("Retry-After"), json.loads(response.read())
+        finally:
+            connection.close()
+        assert status == 429 and retry_after == "1" and problem["code"] == "too_many_connections", (status, problem)
+        assert get_from("127.0.7.2", api.port, "/health")[0] == 200, "another address is served"
+    finally:
+        for sock in idle:
+            sock.close()
+
+
 def test_one_persons_groceries_are_bounded_and_read_in_pages(processes):
     api = start_core_and_api(processes)
     _, token = api.register_and_log_in("hoarder")
@@ -513,6 +540,10 @@ def test_upstream_budgets_are_per_account_and_overall(processes):
         assert calls() == 6, theirs
         assert all(status == 200 for status, _ in theirs)
         assert [body["origin"] for _, body in theirs].count("fallback") == 7
+        # A newcomer refused for everyone's share is told so, not that it asked too much.
+        status, body = get_from("127.0.11.99", api.port, "/v1/recipes/spoonacular:424242")
+        assert status == 429 and body["code"] == "upstream_budget_exhausted", body
+        assert "you have asked" not in body["detail"] and "all clients together" in body["detail"], body
     finally:
         upstream.terminate()
         upstream.wait(timeout=10)

@@ -8,6 +8,7 @@ package enum ProblemCode: String, CaseIterable, Sendable {
     case badRequest = "bad_request"
     case malformedRequest = "malformed_request"
     case headersTooLarge = "headers_too_large"
+    case tooManyConnections = "too_many_connections"
     case notFound = "not_found"
     case methodNotAllowed = "method_not_allowed"
     case unsupportedMediaType = "unsupported_media_type"
@@ -64,7 +65,7 @@ package enum ProblemCode: String, CaseIterable, Sendable {
             .rangeNotSatisfiable
         case .invalidQuery, .invalidPassword, .idempotencyKeyReused, .minutesRequired, .positionNotWritten:
             .unprocessableContent
-        case .tooManyAttempts, .rateLimited, .upstreamBudgetExhausted:
+        case .tooManyAttempts, .rateLimited, .upstreamBudgetExhausted, .tooManyConnections:
             .tooManyRequests
         case .headersTooLarge:
             .requestHeaderFieldsTooLarge

@@ -102,6 +102,11 @@ final class RecipeSource: Service {
             Problem(.upstreamBudgetExhausted,
                     detail: "you have asked the recipe provider for much that was not cached; retry in \(seconds) s",
                     headers: [.retryAfter: String(seconds)])
+        case .overallBudgetExhausted(let seconds):
+            // Said of everyone: this client may have asked nothing before.
+            Problem(.upstreamBudgetExhausted,
+                    detail: "the recipe provider has been asked for much that was not cached, by all clients together; retry in \(seconds) s",
+                    headers: [.retryAfter: String(seconds)])
         case .upstreamUnavailable(let reason):
             Problem(.upstreamUnavailable,
                     detail: "the recipe provider is unavailable and nothing is cached: \(reason)", headers: [.retryAfter: "30"])

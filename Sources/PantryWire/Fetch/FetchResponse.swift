@@ -51,8 +51,10 @@ extension FetchPayload: Codable {
 
 package struct FetchResponse: Codable, Sendable, Equatable {
     package enum Origin: String, Codable, Sendable {
-        /// Fetched just now (or answered by the embedded catalog).
+        /// Fetched just now.
         case upstream
+        /// Answered by the embedded catalog, the deployment's own recipes (no upstream involved).
+        case catalog
         /// From the cache, within its lifetime.
         case cache
         /// From the cache past its lifetime, because the upstream could not be asked.
@@ -89,6 +91,9 @@ package enum FetchError: Error, Sendable, Equatable, Hashable {
     case rateLimited(retryAfterSeconds: Int)
     /// This client caused its share of upstream calls for now, and nothing is cached.
     case budgetExhausted(retryAfterSeconds: Int)
+    /// Every client together caused the share of upstream calls allowed for now (this one perhaps
+    /// none of them), and nothing is cached.
+    case overallBudgetExhausted(retryAfterSeconds: Int)
     /// The upstream failed, timed out, answered nonsense or is not configured, and nothing is cached.
     case upstreamUnavailable(reason: String)
     case badRequest(message: String)
@@ -105,6 +110,8 @@ extension FetchError: Codable, CustomStringConvertible {
         case "quotaExhausted": self = .quotaExhausted(retryAfterSeconds: try c.decode(Int.self, forKey: .retryAfterSeconds))
         case "rateLimited": self = .rateLimited(retryAfterSeconds: try c.decode(Int.self, forKey: .retryAfterSeconds))
         case "budgetExhausted": self = .budgetExhausted(retryAfterSeconds: try c.decode(Int.self, forKey: .retryAfterSeconds))
+        case "overallBudgetExhausted":
+            self = .overallBudgetExhausted(retryAfterSeconds: try c.decode(Int.self, forKey: .retryAfterSeconds))
         case "upstreamUnavailable": self = .upstreamUnavailable(reason: try c.decode(String.self, forKey: .reason))
         case "badRequest": self = .badRequest(message: try c.decode(String.self, forKey: .message))
         case "notFound": self = .notFound
@@ -124,6 +131,9 @@ extension FetchError: Codable, CustomStringConvertible {
         case .budgetExhausted(let seconds):
             try c.encode("budgetExhausted", forKey: .error)
             try c.encode(seconds, forKey: .retryAfterSeconds)
+        case .overallBudgetExhausted(let seconds):
+            try c.encode("overallBudgetExhausted", forKey: .error)
+            try c.encode(seconds, forKey: .retryAfterSeconds)
         case .upstreamUnavailable(let reason):
             try c.encode("upstreamUnavailable", forKey: .error)
             try c.encode(reason, forKey: .reason)
@@ -138,7 +148,8 @@ extension FetchError: Codable, CustomStringConvertible {
     /// When the upstream can be asked again, for the errors that know it.
     package var retryAfterSeconds: Int? {
         switch self {
-        case .quotaExhausted(let seconds), .rateLimited(let seconds), .budgetExhausted(let seconds): seconds
+        case .quotaExhausted(let seconds), .rateLimited(let seconds), .budgetExhausted(let seconds),
+             .overallBudgetExhausted(let seconds): seconds
         case .upstreamUnavailable, .badRequest, .notFound: nil
         }
     }
@@ -148,6 +159,7 @@ extension FetchError: Codable, CustomStringConvertible {
         case .quotaExhausted(let seconds): "upstream quota exhausted; retry in \(seconds) s"
         case .rateLimited(let seconds): "too many upstream calls for now; retry in \(seconds) s"
         case .budgetExhausted(let seconds): "this client's share of upstream calls is spent; retry in \(seconds) s"
+        case .overallBudgetExhausted(let seconds): "every client's share of upstream calls together is spent; retry in \(seconds) s"
         case .upstreamUnavailable(let reason): "upstream unavailable: \(reason)"
         case .badRequest(let message): "bad request: \(message)"
         case .notFound: "not found"
