@@ -69,8 +69,10 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
         self.logger = logger
         let calls = Calls(timeout: timeout)
         self.calls = calls
-        writer = Session(name: readOnly ? "reader" : "writer", address: address, calls: calls, takesLock: !readOnly, logger: logger)
-        reader = readOnly ? writer : Session(name: "reader", address: address, calls: calls, takesLock: false, logger: logger)
+        // The writer's reader must see what it wrote: the primary too, whatever the address says.
+        writer = Session(name: readOnly ? "reader" : "writer", address: address, calls: calls, takesLock: !readOnly,
+                         needsPrimary: !readOnly || address.targetSession == .readWrite, logger: logger)
+        reader = readOnly ? writer : Session(name: "reader", address: address, calls: calls, takesLock: false, needsPrimary: true, logger: logger)
         do {
             let deadline = ContinuousClock.now + lockWait
             while true {
@@ -484,55 +486,5 @@ package enum PostgresLogError: Error, CustomStringConvertible {
         case .badAddress(let reason): "not a PostgreSQL log address: \(reason)"
         case .unreachable(let address, let reason): "cannot connect to the PostgreSQL log at \(address): \(reason)"
         }
-    }
-}
-
-/// Where a PostgreSQL log is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, or a unix socket
-/// directory as libpq spells it (`postgres://USER@/DATABASE?host=/run/postgresql&port=5432`).
-package struct PostgresLogAddress: Sendable, Equatable, CustomStringConvertible {
-    package var host: String
-    package var port: Int
-    package var socketDirectory: String?
-    package var username: String
-    package var password: String?
-    package var database: String
-
-    package static func isPostgres(_ location: String) -> Bool {
-        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
-    }
-
-    package init(_ url: String) throws {
-        guard Self.isPostgres(url), let components = URLComponents(string: url) else {
-            throw PostgresLogError.badAddress("expected postgres://user@host:port/database")
-        }
-        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { _, last in last }
-        username = components.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
-        password = components.password.flatMap { $0.removingPercentEncoding }
-        host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
-        port = components.port ?? query["port"].flatMap(Int.init) ?? 5432
-        socketDirectory = query["host"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        database = path.isEmpty ? username : path
-    }
-
-    var configuration: PostgresConnection.Configuration {
-        if let socketDirectory {
-            return .init(unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: username, password: password, database: database)
-        }
-        return .init(host: host, port: port, username: username, password: password, database: database, tls: .disable)
-    }
-
-    /// The address as a URL again, password included (for a child process).
-    package var url: String {
-        let user = username.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? username
-        let secret = password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) } ?? ""
-        if let socketDirectory { return "postgres://\(user)\(secret)@/\(database)?host=\(socketDirectory)&port=\(port)" }
-        return "postgres://\(user)\(secret)@\(host):\(port)/\(database)"
-    }
-
-    /// The address without its password, for logs and errors.
-    package var description: String {
-        let place = socketDirectory.map { "/\(database)?host=\($0)&port=\(port)" } ?? "\(host):\(port)/\(database)"
-        return "postgres://\(username)@\(place)"
     }
 }

@@ -42,7 +42,8 @@ final class Calls: Sendable {
 
     /// Waits for `future` on the calling thread (never the event loop: `wait` traps there), at most
     /// `timeout`, and no longer once `interrupt` is called. `unlessStopped: false` is for closing.
-    func wait<T: Sendable>(_ future: EventLoopFuture<T>, _ what: String, unlessStopped: Bool = true) throws -> T {
+    func wait<T: Sendable>(_ future: EventLoopFuture<T>, _ what: String, within limit: Duration? = nil,
+                           unlessStopped: Bool = true) throws -> T {
         let promise = future.eventLoop.makePromise(of: T.self)
         future.cascade(to: promise)
         let id = waits.withLock { waits -> Int? in
@@ -52,7 +53,7 @@ final class Calls: Sendable {
             return waits.next
         }
         guard let id else { throw Failure.stopping }
-        let timeout = timeout
+        let timeout = limit.map { min($0, self.timeout) } ?? self.timeout
         let deadline = future.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout / .nanoseconds(1)))) {
             promise.fail(Failure.deadline(what: what, after: timeout))
         }
@@ -90,12 +91,19 @@ final class Session: @unchecked Sendable {
     }
 
     static let firstBackoff: Duration = .milliseconds(50)
+    /// A connection on a LAN takes milliseconds; under a loaded test machine, one made while the
+    /// server restarted now and then never answered (its deadline passed twice, 10 s). The
+    /// shorter deadline bounds such an attempt without cutting a slow statement short.
+    static let connectDeadline: Duration = .seconds(2)
     static let longestBackoff: Duration = .seconds(1)
 
     let name: String
     private let address: PostgresLogAddress
     private let calls: Calls
     private let takesLock: Bool
+    /// Only a server not in recovery will do (a writer's sessions; a reader's with
+    /// `target_session_attrs=read-write`).
+    private let needsPrimary: Bool
     private let logger: Logger
     /// One opening at a time; held across the attempt (bounded by its deadline).
     private let opening = NIOLock()
@@ -111,11 +119,12 @@ final class Session: @unchecked Sendable {
         var backoff = Session.firstBackoff
     }
 
-    init(name: String, address: PostgresLogAddress, calls: Calls, takesLock: Bool, logger: Logger) {
+    init(name: String, address: PostgresLogAddress, calls: Calls, takesLock: Bool, needsPrimary: Bool, logger: Logger) {
         self.name = name
         self.address = address
         self.calls = calls
         self.takesLock = takesLock
+        self.needsPrimary = needsPrimary
         self.logger = logger
     }
 
@@ -153,7 +162,7 @@ final class Session: @unchecked Sendable {
                 }
                 return connection
             } catch {
-                let reason = error is LockHeld ? "\(error)" : "cannot connect: \(Self.reason(error))"
+                let reason = error is LockHeld || error is NoHost ? "\(error)" : "cannot connect: \(Self.reason(error))"
                 let first = state.withLock { s in
                     let first = s.lostAt == nil
                     if first { s.lostAt = now }
@@ -201,25 +210,61 @@ final class Session: @unchecked Sendable {
 
     // MARK: Opening and losing
 
-    /// A connection to the server, with the writer's lock taken.
+    /// Why no host would do: each one's reason.
+    struct NoHost: Error, CustomStringConvertible {
+        var reasons: [String]
+        var description: String { reasons.joined(separator: "; ") }
+    }
+
+    /// A standby, where a primary is needed.
+    struct Standby: Error, CustomStringConvertible {
+        var description: String { "a standby (in recovery), not the primary" }
+    }
+
+    /// A connection to the first host that will do, in order (as libpq tries them), with the
+    /// writer's lock taken. A lock held on the primary is not a reason to try the next host.
     private func open() throws -> PostgresConnection {
-        var configuration = address.configuration
-        configuration.options.connectTimeout = .nanoseconds(Int64(calls.timeout / .nanoseconds(1)))
+        guard address.hosts.count > 1 else { return try open(address.hosts[0]) }
+        var reasons: [String] = []
+        for host in address.hosts {
+            do {
+                return try open(host)
+            } catch let error as LockHeld {
+                throw error
+            } catch let error as Calls.Failure {
+                if case .stopping = error { throw error }
+                reasons.append("\(host): \(error)")
+            } catch {
+                reasons.append("\(host): \(Self.reason(error))")
+            }
+        }
+        throw NoHost(reasons: reasons)
+    }
+
+    private func open(_ host: PostgresLogAddress.Host) throws -> PostgresConnection {
+        var configuration = address.configuration(host)
+        configuration.options.connectTimeout = .nanoseconds(Int64(min(calls.timeout, Self.connectDeadline) / .nanoseconds(1)))
         let future = PostgresConnection.connect(
             on: calls.group.next(), configuration: configuration,
             id: nextConnectionId.wrappingAdd(1, ordering: .relaxed).oldValue, logger: logger)
         let connection: PostgresConnection
         do {
-            connection = try calls.wait(future, "connecting to \(address)")
+            connection = try calls.wait(future, "connecting to \(host)", within: Self.connectDeadline)
         } catch {
             // A connection made after its deadline is nobody's.
             future.whenSuccess { Self.discard($0) }
             throw error
         }
         do {
+            // After a failover the old primary may come back as it was, and a standby answers
+            // reads of a log behind the primary's: a writer asks which this is.
+            if needsPrimary && address.hosts.count > 1 {
+                guard try calls.wait(connection.query("SELECT pg_is_in_recovery()", logger: logger), "asking for the primary",
+                                     within: Self.connectDeadline).first?.decode(Bool.self) == false else { throw Standby() }
+            }
             if takesLock {
                 guard try calls.wait(connection.query("SELECT pg_try_advisory_lock(\(PostgresEventStore.writerLockKey))", logger: logger),
-                                     "taking the writer's lock").first?.decode(Bool.self) == true else { throw LockHeld() }
+                                     "taking the writer's lock", within: Self.connectDeadline).first?.decode(Bool.self) == true else { throw LockHeld() }
             }
             return connection
         } catch {

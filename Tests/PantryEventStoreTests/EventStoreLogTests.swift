@@ -173,6 +173,24 @@ import PantryLog
 }
 
 @Suite struct PostgresEventStoreTests {
+    /// Several hosts as libpq spells them: tried in order, read back the same; what is not such
+    /// an address is refused with the reason.
+    @Test func anAddressNamesSeveralHostsAndTheSessionItWants() throws {
+        let address = try PostgresLogAddress("postgres://pantry:p%40ss@db1:5433,db2,[::1]:6000/log?target_session_attrs=read-write")
+        #expect(address.hosts == [.init(name: "db1", port: 5433), .init(name: "db2", port: 5432), .init(name: "::1", port: 6000)])
+        #expect(address.username == "pantry" && address.password == "p@ss" && address.database == "log")
+        #expect(address.targetSession == .readWrite)
+        #expect(address.description == "postgres://pantry@db1:5433,db2:5432,[::1]:6000/log?target_session_attrs=read-write")
+        #expect(try PostgresLogAddress(address.url) == address)
+        let one = try PostgresLogAddress("postgres://postgres@127.0.0.1:5999/postgres")
+        #expect(one.hosts == [.init(name: "127.0.0.1", port: 5999)] && one.targetSession == .any)
+        let socket = try PostgresLogAddress("postgres://me@/db?host=/run/postgresql&port=5433")
+        #expect(socket.socketDirectory == "/run/postgresql" && socket.port == 5433)
+        for bad in ["postgres://u@db1:x/db", "postgres://u@db1,,db2/db", "postgres://u@db/db?target_session_attrs=standby"] {
+            #expect(throws: PostgresLogError.self, "\(bad)") { try PostgresLogAddress(bad) }
+        }
+    }
+
     /// A session the server ends (`pg_terminate_backend`, as a restart or a failover does) is
     /// noticed, the next call fails at once as unavailable while the server refuses a new one
     /// (the database closed to connections here), and a later call opens it again (the writer's

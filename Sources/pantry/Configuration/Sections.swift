@@ -54,10 +54,13 @@ extension ConfigurationSources {
     }
 
     /// `postgres://pantry:********@db:5432/pantry`: a log's address as it may be printed.
+    /// By hand: URLComponents reads no host list (`h1:5432,h2:5432`), and would print it unmasked.
     static func withoutPassword(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.percentEncodedPassword = masked
-        return components.string ?? url
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        let authority = rest[..<(rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex)]
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return url }
+        return String(url[..<authority.index(after: colon)]) + masked + String(url[at...])
     }
 
     // MARK: Where the processes meet
