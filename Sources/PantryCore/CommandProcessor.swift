@@ -45,8 +45,10 @@ package final class CommandProcessor {
     package private(set) var lastSnapshot: Int64 = 0
     /// The position of the snapshot the last load started from; 0 when it folded the whole log.
     package private(set) var loadedFromSnapshot: Int64 = 0
-    /// Set when the state could not be rebuilt after a failed append: nothing is decided until it is.
+    /// Set when the state could not be rebuilt after a failed append: nothing is decided until it
+    /// is. `reloadFailure` says why.
     private var needsReload = false
+    private var reloadFailure: (any Error)?
     /// Which ids the idempotency record may hold: only those are looked up.
     private let acceptedIds: AcceptedCommandFilter
     private let logger: Logger
@@ -71,7 +73,7 @@ package final class CommandProcessor {
         self.deletionSnapshotInterval = deletionSnapshotInterval
         acceptedIds = AcceptedCommandFilter(maxBytes: commandIdFilterBytes, logger: logger)
         var logged = acceptedIds.filterForLog(head: try store.headPosition())
-        try load { logged?.insert(AcceptedCommandFilter.hash($0)) }
+        try load { id, _ in logged?.insert(AcceptedCommandFilter.hash(id)) }
         acceptedIds.start(logged, readingThrough: loadedFromSnapshot, of: store)
     }
 
@@ -86,7 +88,7 @@ package final class CommandProcessor {
     /// The snapshot (if it belongs to this log) and the log after it, or else the whole log,
     /// folded into memory. Called at start and after a failed append, because the failed batch's
     /// events were already evolved into `state`. `folding` sees the command id of each event folded.
-    private func load(folding: (CommandID) -> Void = { _ in }) throws {
+    private func load(folding: (CommandID, Int64) -> Void = { _, _ in }) throws {
         let started = ContinuousClock.now
         var state = PantryState(paces: paces, nameKey: nameKey)
         var versions = StreamVersions()
@@ -116,7 +118,7 @@ package final class CommandProcessor {
                 if !unopened.isEmpty { try Self.openHoldings(of: [event.userId], from: &unopened, into: &state, vault: keyRing) }
                 if fromSnapshot > 0, event.type == .userDeleted { deletionSinceSnapshot = true }
                 Decider.evolve(&state, event, at: recorded.metadata.recordedAt)
-                folding(recorded.metadata.commandId)
+                folding(recorded.metadata.commandId, recorded.position)
                 versions.record(recorded.streamVersion, of: recorded.streamId)
                 position = recorded.position
             }
@@ -246,7 +248,10 @@ package final class CommandProcessor {
         if needsReload {
             reloadAfterFailure()
             if needsReload {
-                return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read; the core is not accepting commands") }, appended: [])
+                let code = Self.code(of: reloadFailure)
+                return BatchResult(outcomes: batch.map {
+                    .failed($0.commandId, "the log cannot be read; the core is not accepting commands", code: code)
+                }, appended: [])
             }
         }
         // An id that carries a client's Idempotency-Key is in the idempotency record keyed with its
@@ -271,8 +276,8 @@ package final class CommandProcessor {
             }
             known = first
         } catch {
-            logger.error("could not read the idempotency record", metadata: ["error": "\(error)"])
-            return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)") }, appended: [])
+            logger.log(level: Self.level(of: error), "could not read the idempotency record", metadata: ["error": "\(error)"])
+            return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)", code: Self.code(of: error)) }, appended: [])
         }
         do {
             try Self.openHoldings(of: batch.map(\.command.userId), from: &unopened, into: &state, vault: keys)
@@ -293,8 +298,8 @@ package final class CommandProcessor {
                 state.recall(PointEarned(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient))
             }
         } catch {
-            logger.error("could not read the earned points", metadata: ["error": "\(error)"])
-            return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)") }, appended: [])
+            logger.log(level: Self.level(of: error), "could not read the earned points", metadata: ["error": "\(error)"])
+            return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)", code: Self.code(of: error)) }, appended: [])
         }
         var appended: [RecordedEvent] = []
         var outcomes = [CommandOutcome?](repeating: nil, count: batch.count)
@@ -384,8 +389,12 @@ package final class CommandProcessor {
                 if deletionSnapshotDue || head - lastSnapshot >= snapshotEvery { takeSnapshot() }
             } catch {
                 keys.discardPending()
-                logger.error("append failed; nothing of this batch was written", metadata: ["error": "\(error)"])
-                for owner in appendOwners { outcomes[owner] = .failed(batch[owner].commandId, "the log could not be written: \(error)") }
+                // Unless the session died between COMMIT and its answer: then the batch may be in
+                // the log, and the reload (now, or before the next batch) folds it if it is, so
+                // a retry with the same id is answered from the idempotency record.
+                logger.log(level: Self.level(of: error), "append failed; nothing of this batch was written", metadata: ["error": "\(error)"])
+                let code = Self.code(of: error)
+                for owner in appendOwners { outcomes[owner] = .failed(batch[owner].commandId, "the log could not be written: \(error)", code: code) }
                 reloadAfterFailure()
             }
         }
@@ -448,14 +457,35 @@ package final class CommandProcessor {
     }
 
     /// The failed batch was already evolved into `state`; only the log can say what is true now.
+    /// Ids folded past the head this core knew were written by another core (while this one's
+    /// session was lost) or by the failed batch itself: they go into the filter, or a retry of one
+    /// would be taken for a new command.
     private func reloadAfterFailure() {
+        let known = head
         do {
-            try load()
+            var ids: [CommandID] = []
+            try load { id, position in if position > known { ids.append(id) } }
+            acceptedIds.insert(ids)
             needsReload = false
+            reloadFailure = nil
         } catch {
             needsReload = true
-            logger.critical("cannot reload the log after a failed append", metadata: ["error": "\(error)"])
+            reloadFailure = error
+            logger.log(level: Self.level(of: error) == .debug ? .debug : .critical,
+                       "cannot reload the log after a failed append", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// `storage_unavailable` when the log's server cannot be reached (the store logged that once),
+    /// else `storage_error`.
+    private static func code(of error: (any Error)?) -> CommandOutcome.Code {
+        if case .unavailable? = error as? EventStoreError { .storageUnavailable } else { .storageError }
+    }
+
+    /// An unreachable server is logged by the store when it goes and when it is back; each
+    /// command that fails meanwhile is not worth a line.
+    private static func level(of error: any Error) -> Logger.Level {
+        if case .unavailable? = error as? EventStoreError { .debug } else { .error }
     }
 
     /// The positions of an accepted command of `userId`, if this id was accepted before.

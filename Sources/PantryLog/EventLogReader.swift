@@ -27,6 +27,9 @@ package enum EventStoreError: Error, Equatable, CustomStringConvertible {
     case wrongExpectedVersion(streamId: String, expected: Int64, actual: Int64)
     case emptyAppend(streamId: String)
     case corrupt(String)
+    /// The log's server cannot be reached now (a lost connection, a server restarting, the
+    /// process stopping): nothing was written, and the same call may succeed later.
+    case unavailable(String)
 
     package var description: String {
         switch self {
@@ -34,6 +37,7 @@ package enum EventStoreError: Error, Equatable, CustomStringConvertible {
             "stream \(stream) is at version \(actual), not the expected \(expected)"
         case .emptyAppend(let stream): "an append to \(stream) holds no events"
         case .corrupt(let reason): "the event log is corrupt: \(reason)"
+        case .unavailable(let reason): "the event log's storage is unavailable: \(reason)"
         }
     }
 }

@@ -38,82 +38,99 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
     }
 
     package let address: PostgresLogAddress
-    private let group: MultiThreadedEventLoopGroup
+    private let calls: Calls
     /// The writer's session (it holds the advisory lock and runs the transactions), or the only
     /// session of a read-only store.
-    private let connection: PostgresConnection
+    private let writer: Session
     /// Where reads go: another session for a writer, so that a read from another thread (the
     /// snapshot's, a follower's) never runs inside an append's transaction and sees events that
     /// may yet be rolled back.
-    private let readConnection: PostgresConnection
+    private let reader: Session
     private let logger: Logger
     private let readOnly: Bool
     /// Last known version per stream, so an append asks only about streams it has not seen.
     private let streamVersions = Mutex<[String: Int64]>([:])
-    /// Appends one at a time, whatever the callers.
-    private let appending = Mutex<Void>(())
+    /// Appends one at a time, whatever the callers; and what the writer knows of the log's head.
+    private let appending = Mutex<WrittenHead>(WrittenHead())
 
     /// Opens the log, creating its tables if they are missing (a writer), or only reading it.
     /// A writer that finds the advisory lock held for `lockWait` throws `WriterHeld`: the wait
     /// covers a writer that was just killed, whose session the server ends only when it notices
     /// the closed connection (a restarted core would otherwise fail now and then).
+    ///
+    /// Every call (a connection, each statement) waits at most `timeout`: a server that stops
+    /// answering costs a call that long, and the session is then closed and opened again by a
+    /// later call. A lost session is opened again at the first call after the loss, then with a
+    /// backoff (`Session.backoff`); between attempts calls throw `EventStoreError.unavailable` at once.
     package init(address: PostgresLogAddress, readOnly: Bool = false, lockWait: Duration = .seconds(3),
-                logger: Logger = Logger(label: "pantry.postgres-log")) throws {
+                timeout: Duration = .seconds(5), logger: Logger = Logger(label: "pantry.postgres-log")) throws {
         self.address = address
         self.readOnly = readOnly
         self.logger = logger
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let connection: PostgresConnection, readConnection: PostgresConnection
+        let calls = Calls(timeout: timeout)
+        self.calls = calls
+        // The writer's reader must see what it wrote: the primary too, whatever the address says.
+        writer = Session(name: readOnly ? "reader" : "writer", address: address, calls: calls, takesLock: !readOnly,
+                         needsPrimary: !readOnly || address.targetSession == .readWrite, logger: logger)
+        reader = readOnly ? writer : Session(name: "reader", address: address, calls: calls, takesLock: false, needsPrimary: true, logger: logger)
         do {
-            connection = try PostgresConnection.connect(
-                on: group.next(), configuration: address.configuration, id: 1, logger: logger).wait()
-            do {
-                readConnection = readOnly ? connection : try PostgresConnection.connect(
-                    on: group.next(), configuration: address.configuration, id: 2, logger: logger).wait()
-            } catch {
-                try? connection.close().wait()
-                throw error
+            let deadline = ContinuousClock.now + lockWait
+            while true {
+                do {
+                    try writer.openFirst()
+                    break
+                } catch is Session.LockHeld {
+                    guard ContinuousClock.now < deadline else { throw WriterHeld(address: address.description) }
+                    // Another process (a core still stopping) holds the lock, and PostgreSQL tells no
+                    // waiter when it lets go: a retry against what is outside this process, not a poll.
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
             }
+            if !readOnly { try reader.openFirst() }
+        } catch let error as WriterHeld {
+            shutDown()
+            throw error
         } catch {
-            try? group.syncShutdownGracefully()
+            shutDown()
             // PSQLError's description hides everything; a connection's failure holds no secret.
             throw PostgresLogError.unreachable(address: address.description, reason: String(reflecting: error))
         }
-        self.group = group
-        self.connection = connection
-        self.readConnection = readConnection
         guard !readOnly else { return }
-        let deadline = ContinuousClock.now + lockWait
-        while try run("SELECT pg_try_advisory_lock(\(Self.writerLockKey))").first?.decode(Bool.self) != true {
-            guard ContinuousClock.now < deadline else { throw WriterHeld(address: address.description) }
-            // Another process (a core still stopping) holds the lock, and PostgreSQL tells no
-            // waiter when it lets go: a retry against what is outside this process, not a poll.
-            Thread.sleep(forTimeInterval: 0.05)
+        do {
+            try createTables()
+            let head = try writer.run("SELECT COALESCE(MAX(position), 0)::BIGINT FROM events").first?.decode(Int64.self) ?? 0
+            appending.withLock { $0.known = head }
+        } catch {
+            shutDown()
+            throw error
         }
-        try createTables()
     }
 
     deinit {
-        if readConnection !== connection { try? readConnection.close().wait() }
-        try? connection.close().wait()
-        try? group.syncShutdownGracefully()
+        shutDown()
+    }
+
+    private func shutDown() {
+        if reader !== writer { reader.close() }
+        writer.close()
+        try? calls.group.syncShutdownGracefully()
     }
 
     /// A reader of a log that another process (the core) creates: nil until that process has
     /// created every table (one transaction), so a reader started at the same moment never sees
     /// a half-made log.
-    package static func openForReading(address: PostgresLogAddress,
+    package static func openForReading(address: PostgresLogAddress, timeout: Duration = .seconds(5),
                                       logger: Logger = Logger(label: "pantry.postgres-log")) throws -> PostgresEventStore? {
-        let store = try PostgresEventStore(address: address, readOnly: true, logger: logger)
-        let ready = try store.run("SELECT to_regclass('events') IS NOT NULL").first?.decode(Bool.self) ?? false
+        let store = try PostgresEventStore(address: address, readOnly: true, timeout: timeout, logger: logger)
+        let ready = try store.reader.run("SELECT to_regclass('events') IS NOT NULL").first?.decode(Bool.self) ?? false
         return ready ? store : nil
     }
 
     /// The layout of `SQLiteEventStore`'s table after its v4 migration (see `schemas/event-log.md`),
     /// made in one transaction.
     private func createTables() throws {
-        try transaction {
-            try run("""
+        try transaction { connection in
+            try writer.run("""
                 CREATE TABLE IF NOT EXISTS events (
                     position BIGINT PRIMARY KEY,
                     stream_id TEXT NOT NULL,
@@ -129,15 +146,15 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
                     command_fingerprint BIGINT,
                     UNIQUE (stream_id, stream_version)
                 )
-                """)
+                """, on: connection)
             // The idempotency record, looked up by command id.
-            try run("CREATE INDEX IF NOT EXISTS events_by_command ON events (command_id)")
+            try writer.run("CREATE INDEX IF NOT EXISTS events_by_command ON events (command_id)", on: connection)
             // The one-point rule's record: every PointEarned by user, recipe and ingredient.
-            try run("""
+            try writer.run("""
                 CREATE INDEX IF NOT EXISTS events_points ON events
                 (user_id, ((data::jsonb) ->> 'recipeId'), ((data::jsonb) ->> 'ingredient'))
                 WHERE type = '\(unescaped: EventType.pointEarned.rawValue)'
-                """)
+                """, on: connection)
         }
     }
 
@@ -146,34 +163,73 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
     package func append(_ appends: [StreamAppend]) throws -> [ClosedRange<Int64>] {
         guard !appends.isEmpty else { return [] }
         guard !readOnly else { throw PostgresLogError.readOnly }
-        return try appending.withLock { _ in
+        return try appending.withLock { head in
             let written: (ranges: [ClosedRange<Int64>], versions: [String: Int64])
+            var inserted: (head: Int64, commandId: String)?
             do {
-                written = try transaction { try insert(appends) }
+                written = try transaction { connection in
+                    let written = try insert(appends, on: connection, head: &head)
+                    inserted = (written.ranges.last!.upperBound, appends.last!.events.last!.metadata.commandId)
+                    return written
+                }
             } catch {
                 // Whatever the cache learnt may be wrong now: the stored versions are asked again.
                 streamVersions.withLock { $0.removeAll() }
+                // Every row was sent, and the COMMIT may have reached the server before the
+                // session was lost: the next append finds out (`WrittenHead`).
+                head.uncommitted = inserted
                 throw error
             }
+            head.known = written.ranges.last!.upperBound
+            head.uncommitted = nil
             // Only a transaction that committed teaches the cache.
             streamVersions.withLock { $0.merge(written.versions) { _, new in new } }
             return written.ranges
         }
     }
 
+    /// What the writer knows of the log's head, to tell when it was written by another than this
+    /// store: after the writer's session was lost, another core may have taken the advisory lock,
+    /// written, and stopped, before this one took it again. The caller's state would be stale
+    /// then (and its idempotency filter would not know the other core's ids), so the append is
+    /// refused, once, for it to read the log again.
+    private struct WrittenHead {
+        /// The head after the last transaction known to have committed (or at open).
+        var known: Int64 = 0
+        /// The last transaction whose COMMIT was sent and not answered: its head and last
+        /// command id, if it committed.
+        var uncommitted: (head: Int64, commandId: String)?
+    }
+
     /// Rows per INSERT: 12 values each, under PostgreSQL's 65,535 bound parameters.
     static let rowsPerInsert = 4_000
 
-    private func insert(_ appends: [StreamAppend]) throws -> (ranges: [ClosedRange<Int64>], versions: [String: Int64]) {
-        var head = try run("SELECT COALESCE(MAX(position), 0)::BIGINT FROM events").first?.decode(Int64.self) ?? 0
+    private func insert(_ appends: [StreamAppend], on connection: PostgresConnection,
+                        head written: inout WrittenHead) throws -> (ranges: [ClosedRange<Int64>], versions: [String: Int64]) {
+        var head = try writer.run("SELECT COALESCE(MAX(position), 0)::BIGINT FROM events", on: connection).first?.decode(Int64.self) ?? 0
+        if head != written.known {
+            let expected = written.known
+            // The unanswered COMMIT did commit, if the head ends with its last event.
+            let ours = try written.uncommitted.map { uncommitted in
+                try uncommitted.head == head && writer.run(
+                    "SELECT command_id FROM events WHERE position = \(head)", on: connection).first?.decode(String.self) == uncommitted.commandId
+            } ?? false
+            written.known = head
+            written.uncommitted = nil
+            if !ours {
+                throw EventStoreError.unavailable(
+                    "the log's head is \(head), not \(expected) as this writer left it: another writer wrote while this one's session was lost, and the log must be read again")
+            }
+        }
+        written.uncommitted = nil
         let cached = streamVersions.withLock { $0 }
         var versions: [String: Int64] = [:]
         let unknown = Array(Set(appends.map(\.streamId)).filter { cached[$0] == nil })
         if !unknown.isEmpty {
-            for row in try run("""
+            for row in try writer.run("""
                 SELECT stream_id, MAX(stream_version)::BIGINT FROM events
                 WHERE stream_id = ANY(\(unknown)) GROUP BY stream_id
-                """) {
+                """, on: connection) {
                 let (stream, version) = try row.decode((String, Int64).self)
                 versions[stream] = version
             }
@@ -203,7 +259,7 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
                 rows.append(m.commandFingerprint.map { Int64(bitPattern: $0) })
                 rowCount += 1
                 if rowCount == Self.rowsPerInsert {
-                    try insertRows(rows, count: rowCount)
+                    try insertRows(rows, count: rowCount, on: connection)
                     rows = PostgresBindings(capacity: 12 * Self.rowsPerInsert)
                     rowCount = 0
                 }
@@ -211,11 +267,11 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
             versions[append.streamId] = current + Int64(append.events.count)
             ranges.append(first...head)
         }
-        if rowCount > 0 { try insertRows(rows, count: rowCount) }
+        if rowCount > 0 { try insertRows(rows, count: rowCount, on: connection) }
         return (ranges, versions)
     }
 
-    private func insertRows(_ binds: PostgresBindings, count: Int) throws {
+    private func insertRows(_ binds: PostgresBindings, count: Int, on connection: PostgresConnection) throws {
         var sql = """
             INSERT INTO events (position, stream_id, stream_version, type, schema_version, data,
                                 command_id, correlation_id, causation_id, user_id, recorded_at, command_fingerprint)
@@ -230,7 +286,7 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
             }
             sql += ")"
         }
-        try run(PostgresQuery(unsafeSQL: sql, binds: binds))
+        try writer.run(PostgresQuery(unsafeSQL: sql, binds: binds), on: connection)
     }
 
     // MARK: Reading
@@ -361,36 +417,40 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
 
     // MARK: The one crossing from the event loop
 
-    /// Sends one statement on the store's event loop and waits for all its rows on the calling
-    /// thread (never the event loop: `wait` traps there).
-    @discardableResult
-    private func run(_ query: PostgresQuery) throws -> [PostgresRow] {
-        try connection.query(query, logger: logger).wait().rows
-    }
-
     /// `run` on the reading session.
     private func read(_ query: PostgresQuery) throws -> [PostgresRow] {
-        try readConnection.query(query, logger: logger).wait().rows
+        try reader.run(query)
     }
 
-    /// `body` between BEGIN and COMMIT, or rolled back if it throws.
-    private func transaction<T>(_ body: () throws -> T) throws -> T {
-        try run("BEGIN")
+    /// `body` between BEGIN and COMMIT on one connection of the writer's session, or rolled back
+    /// if it throws (by the server, if the session was lost).
+    private func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try writer.connection()
+        try writer.run("BEGIN", on: connection)
         let result: T
         do {
-            result = try body()
+            result = try body(connection)
         } catch {
-            _ = try? run("ROLLBACK")
+            _ = try? writer.run("ROLLBACK", on: connection)
             throw error
         }
-        try run("COMMIT")
+        try writer.run("COMMIT", on: connection)
         return result
+    }
+
+    /// Fails every call under way at once, and every later one (`EventStoreError.unavailable`),
+    /// and closes the sessions: for a process that stops while its server is gone, whose threads
+    /// would otherwise wait out their calls' deadlines, and their retries.
+    package func interrupt() {
+        calls.interrupt()
+        if reader !== writer { reader.close() }
+        writer.close()
     }
 
     /// Gathers the planner's statistics now, rather than when autovacuum comes round (after a
     /// bulk copy: `pantry migrate-log`).
     package func analyze() throws {
-        try run("ANALYZE events")
+        try writer.run("ANALYZE events")
     }
 
     /// Makes an empty database on the server of `server` (a log to migrate into, a test's own log),
@@ -401,7 +461,7 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
             throw PostgresLogError.badAddress("a database name of lowercase letters, digits and _ only, not \(name)")
         }
         let admin = try PostgresEventStore(address: server, readOnly: true, logger: logger)
-        try admin.run("CREATE DATABASE \(unescaped: name)")
+        try admin.writer.run("CREATE DATABASE \(unescaped: name)")
         admin.close()
         var address = server
         address.database = name
@@ -410,8 +470,8 @@ package final class PostgresEventStore: EventStore, @unchecked Sendable {
 
     /// Closes the connection (and so releases a writer's lock) now rather than when the store is freed.
     package func close() {
-        if readConnection !== connection { try? readConnection.close().wait() }
-        try? connection.close().wait()
+        if reader !== writer { reader.close() }
+        writer.close()
     }
 }
 
@@ -426,55 +486,5 @@ package enum PostgresLogError: Error, CustomStringConvertible {
         case .badAddress(let reason): "not a PostgreSQL log address: \(reason)"
         case .unreachable(let address, let reason): "cannot connect to the PostgreSQL log at \(address): \(reason)"
         }
-    }
-}
-
-/// Where a PostgreSQL log is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, or a unix socket
-/// directory as libpq spells it (`postgres://USER@/DATABASE?host=/run/postgresql&port=5432`).
-package struct PostgresLogAddress: Sendable, Equatable, CustomStringConvertible {
-    package var host: String
-    package var port: Int
-    package var socketDirectory: String?
-    package var username: String
-    package var password: String?
-    package var database: String
-
-    package static func isPostgres(_ location: String) -> Bool {
-        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
-    }
-
-    package init(_ url: String) throws {
-        guard Self.isPostgres(url), let components = URLComponents(string: url) else {
-            throw PostgresLogError.badAddress("expected postgres://user@host:port/database")
-        }
-        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { _, last in last }
-        username = components.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
-        password = components.password.flatMap { $0.removingPercentEncoding }
-        host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
-        port = components.port ?? query["port"].flatMap(Int.init) ?? 5432
-        socketDirectory = query["host"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        database = path.isEmpty ? username : path
-    }
-
-    var configuration: PostgresConnection.Configuration {
-        if let socketDirectory {
-            return .init(unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: username, password: password, database: database)
-        }
-        return .init(host: host, port: port, username: username, password: password, database: database, tls: .disable)
-    }
-
-    /// The address as a URL again, password included (for a child process).
-    package var url: String {
-        let user = username.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? username
-        let secret = password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) } ?? ""
-        if let socketDirectory { return "postgres://\(user)\(secret)@/\(database)?host=\(socketDirectory)&port=\(port)" }
-        return "postgres://\(user)\(secret)@\(host):\(port)/\(database)"
-    }
-
-    /// The address without its password, for logs and errors.
-    package var description: String {
-        let place = socketDirectory.map { "/\(database)?host=\($0)&port=\(port)" } ?? "\(host):\(port)/\(database)"
-        return "postgres://\(username)@\(place)"
     }
 }

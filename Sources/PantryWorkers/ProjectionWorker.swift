@@ -164,13 +164,17 @@ private final class WorkerLoop {
     }
 
     /// Runs `body`, which reads the log. When the core's log service does not answer (the core is
-    /// down or restarting), nothing was applied: the worker answers queries at what it has and
+    /// down or restarting), or the PostgreSQL log's server cannot be reached, nothing was applied: the worker answers queries at what it has and
     /// reads again a second later, as after a full disk. Messages taken off the feed meanwhile
     /// are read from the log then (the follower's position did not move past them).
     private func readingLog(_ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as RemoteEventStore.Unavailable {
+            logger.warning("could not read the log; retrying in 1 s", metadata: ["error": "\(error)", "checkpoint": "\(written)"])
+            writesPausedUntil = clock.now + .seconds(1)
+        } catch let error as EventStoreError {
+            guard case .unavailable = error else { throw error }
             logger.warning("could not read the log; retrying in 1 s", metadata: ["error": "\(error)", "checkpoint": "\(written)"])
             writesPausedUntil = clock.now + .seconds(1)
         }
@@ -260,6 +264,8 @@ private final class WorkerLoop {
                         follower.learnHead(head)
                     } catch is RemoteEventStore.Unavailable {
                         // Without the log (the core is down) the query waits like any other.
+                    } catch EventStoreError.unavailable {
+                        // As without the PostgreSQL log's server.
                     }
                 }
                 let wait = min(max(request.wait ?? QueryRequest.defaultWaitMilliseconds, 0), QueryRequest.maxWaitMilliseconds)

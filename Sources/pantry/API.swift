@@ -58,7 +58,9 @@ struct API: AsyncParsableCommand {
             let open: @Sendable () throws -> (any EventLogReader)?
             switch try options.logLocation(directory) {
             case .sqlite(let path): open = { try SQLiteEventStore.openForReading(path: path) }
-            case .postgres(let address): open = { try PostgresEventStore.openForReading(address: address) }
+            case .postgres(let address):
+                let timeout = options.logTimeout
+                open = { try PostgresEventStore.openForReading(address: address, timeout: timeout) }
             }
             configuration.log = .direct(open: open, vault: try UserKeyStore(path: directory.userKeys, readOnly: true))
         }

@@ -5,6 +5,7 @@ import PantryBus
 import PantryCore
 import PantryEventStore
 import PantryKeys
+import PantryPostgresLog
 import ServiceLifecycle
 import ZeroMQ
 
@@ -59,15 +60,40 @@ struct Core: AsyncParsableCommand {
         let context = try endpoints.makeContext(logger: logger)
         defer { context.shutdown() }
         // The log service reads with its own connections, beside the writer, on a thread of its own.
-        let logServer = try LogServer(log: options.openExistingLog(directory, logger: logger),
+        let logReader = try options.openExistingLog(directory, logger: logger)
+        let logServer = try LogServer(log: logReader,
                                       vault: UserKeyStore(path: directory.userKeys, readOnly: true),
                                       context: context, endpoint: endpoints.log, snapshots: directory.snapshots, logger: logger)
         let snapshots = processor.snapshotWriter
         let server = try CoreServer(processor: processor, context: context,
                                     configuration: .init(endpoints: endpoints), logger: logger)
-        // Stopped in reverse: the server first, then the snapshot being written, the checkpointer
-        // and the log service.
-        try await runServices([logServer] + [checkpointer, snapshots].compactMap { $0 } + [server], logger: logger)
+        let postgres = [store, logReader].compactMap { $0 as? PostgresEventStore }
+        let interrupter = postgres.isEmpty ? nil : StorageInterrupter(stores: postgres, logger: logger)
+        // Stopped in reverse: the interrupter first (it returns at once), the server, then the
+        // snapshot being written, the checkpointer and the log service.
+        let services: [(any Service)?] = [logServer, checkpointer, snapshots, server, interrupter]
+        try await runServices(services.compactMap { $0 }, logger: logger)
+    }
+}
+
+/// Lets a core stop while its PostgreSQL server is gone: when graceful shutdown begins it gives
+/// the batch being written `grace` to finish, then interrupts the stores, so that a thread
+/// waiting on a dead connection (or on its retries) returns at once rather than after its
+/// deadline, and the services after it stop. Listed last, so it is told first; it returns at once.
+struct StorageInterrupter: Service {
+    var stores: [PostgresEventStore]
+    var grace: Duration = .milliseconds(500)
+    var logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        let (stores, grace, logger) = (stores, grace, logger)
+        // Not awaited: the core's server is stopped meanwhile, and the process ends when it has.
+        Task {
+            try? await Task.sleep(for: grace)
+            logger.info("stopping: the PostgreSQL log's calls under way are interrupted")
+            for store in stores { store.interrupt() }
+        }
     }
 }
 

@@ -35,7 +35,7 @@ extension Deployment {
         case .sqlite(let path):
             return (try SQLiteEventStore(path: path, checkpointsInBackground: checkpointsInBackground), location)
         case .postgres(let address):
-            return (try PostgresEventStore(address: address, logger: logger), location)
+            return (try PostgresEventStore(address: address, timeout: logTimeout, logger: logger), location)
         }
     }
 
@@ -70,7 +70,7 @@ extension Deployment {
     private func openForReading(_ location: LogLocation, logger: Logger) throws -> (any EventStore)? {
         switch location {
         case .sqlite(let path): try SQLiteEventStore.openForReading(path: path)
-        case .postgres(let address): try PostgresEventStore.openForReading(address: address, logger: logger)
+        case .postgres(let address): try PostgresEventStore.openForReading(address: address, timeout: logTimeout, logger: logger)
         }
     }
 }

@@ -60,7 +60,8 @@ struct MigrateLog: ParsableCommand {
         }
         defer { withExtendedLifetime(lock) {} }
         let source = try SQLiteEventStore(path: directory.eventLog, readOnly: true)
-        let target = try PostgresEventStore(address: try PostgresLogAddress(to), logger: logger)
+        // An offline copy: ANALYZE of the whole log, or a batch on a busy server, may take minutes.
+        let target = try PostgresEventStore(address: try PostgresLogAddress(to), timeout: max(options.logTimeout, .seconds(600)), logger: logger)
 
         let head = try source.headPosition()
         let started = ContinuousClock.now

@@ -173,6 +173,92 @@ import PantryLog
 }
 
 @Suite struct PostgresEventStoreTests {
+    /// Several hosts as libpq spells them: tried in order, read back the same; what is not such
+    /// an address is refused with the reason.
+    @Test func anAddressNamesSeveralHostsAndTheSessionItWants() throws {
+        let address = try PostgresLogAddress("postgres://pantry:p%40ss@db1:5433,db2,[::1]:6000/log?target_session_attrs=read-write")
+        #expect(address.hosts == [.init(name: "db1", port: 5433), .init(name: "db2", port: 5432), .init(name: "::1", port: 6000)])
+        #expect(address.username == "pantry" && address.password == "p@ss" && address.database == "log")
+        #expect(address.targetSession == .readWrite)
+        #expect(address.description == "postgres://pantry@db1:5433,db2:5432,[::1]:6000/log?target_session_attrs=read-write")
+        #expect(try PostgresLogAddress(address.url) == address)
+        let one = try PostgresLogAddress("postgres://postgres@127.0.0.1:5999/postgres")
+        #expect(one.hosts == [.init(name: "127.0.0.1", port: 5999)] && one.targetSession == .any)
+        let socket = try PostgresLogAddress("postgres://me@/db?host=/run/postgresql&port=5433")
+        #expect(socket.socketDirectory == "/run/postgresql" && socket.port == 5433)
+        for bad in ["postgres://u@db1:x/db", "postgres://u@db1,,db2/db", "postgres://u@db/db?target_session_attrs=standby"] {
+            #expect(throws: PostgresLogError.self, "\(bad)") { try PostgresLogAddress(bad) }
+        }
+    }
+
+    /// A session the server ends (`pg_terminate_backend`, as a restart or a failover does) is
+    /// noticed, the next call fails at once as unavailable while the server refuses a new one
+    /// (the database closed to connections here), and a later call opens it again (the writer's
+    /// lock included) and goes on where the log is.
+    @Test func aTerminatedSessionFailsFastAndIsOpenedAgain() throws {
+        let address = try TestPostgres.freshDatabase()
+        let store = try PostgresEventStore(address: address, timeout: .seconds(2))
+        #expect(try store.append([append("s1", expecting: 0, event("A"))]) == [1...1])
+        try TestPostgres.psql("ALTER DATABASE \(address.database) ALLOW_CONNECTIONS false")
+        try TestPostgres.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(address.database)'")
+        let started = ContinuousClock.now
+        for _ in 0..<3 {
+            #expect {
+                try store.append([append("s1", expecting: 1, event("B"))])
+            } throws: { error in
+                if case .unavailable? = error as? EventStoreError { true } else { false }
+            }
+            #expect { try store.headPosition() } throws: { error in
+                if case .unavailable? = error as? EventStoreError { true } else { false }
+            }
+        }
+        #expect(ContinuousClock.now - started < .seconds(1), "failed at once, not after a deadline")
+        try TestPostgres.psql("ALTER DATABASE \(address.database) ALLOW_CONNECTIONS true")
+        // Within the longest backoff (1 s) a call opens the sessions again.
+        let reopened = ContinuousClock.now + .seconds(5)
+        var appended: [ClosedRange<Int64>]?
+        while appended == nil, ContinuousClock.now < reopened {
+            appended = try? store.append([append("s1", expecting: 1, event("B"))])
+            if appended == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(appended == [2...2])
+        #expect(try store.read(after: 0, limit: 10).map(\.type) == ["A", "B"])
+        // The lock was taken again with the new session: a second writer is refused.
+        #expect(throws: PostgresEventStore.WriterHeld.self) { try PostgresEventStore(address: address, lockWait: .zero) }
+    }
+
+    /// `interrupt` ends a call that waits on the server (here for a lock another session holds:
+    /// the server answers nothing meanwhile), and fails every later one at once: what lets a core
+    /// whose server is gone stop within its 2 s.
+    @Test func interruptEndsACallThatWaitsOnTheServer() throws {
+        let address = try TestPostgres.freshDatabase()
+        let store = try PostgresEventStore(address: address, timeout: .seconds(30))
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["psql", "-qAt", address.url, "-c", "BEGIN; LOCK TABLE events; SELECT pg_sleep(5)"]
+        holder.standardOutput = FileHandle.nullDevice
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate() }; holder.waitUntilExit() }
+        let locked = ContinuousClock.now + .seconds(10)
+        while try TestPostgres.psql("SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted AND relation = 'events'::regclass",
+                                    database: address.database) != "1" {
+            try #require(ContinuousClock.now < locked, "the other session took the lock")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let started = ContinuousClock.now
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { store.interrupt() }
+        #expect { try store.headPosition() } throws: { error in
+            if case .unavailable? = error as? EventStoreError { true } else { false }
+        }
+        let waited = ContinuousClock.now - started
+        #expect(waited >= .milliseconds(250) && waited < .seconds(2), "\(waited)")
+        let again = ContinuousClock.now
+        #expect { try store.headPosition() } throws: { error in
+            if case .unavailable? = error as? EventStoreError { true } else { false }
+        }
+        #expect(ContinuousClock.now - again < .milliseconds(100))
+    }
+
     /// The one-point rule asks the log for a batch's points by index, even before PostgreSQL has
     /// gathered statistics on a new or just-migrated log: then, written as EXISTS, the lookup was
     /// hash-joined with every PointEarned (60-150 ms a batch, the core at 3,746 commands/s).

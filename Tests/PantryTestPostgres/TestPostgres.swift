@@ -48,6 +48,24 @@ package enum TestPostgres {
     static let clusterScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("ops/postgres-cluster").path
 
+    /// Runs `sql` with psql on the test server's `database` (a session of its own, for what a
+    /// test does to the log's sessions from outside), and answers its rows.
+    @discardableResult
+    package static func psql(_ sql: String, database: String = "postgres") throws -> String {
+        var address = try server.get()
+        address.database = database
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", "-qAt", "-v", "ON_ERROR_STOP=1", address.url, "-c", sql]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let rows = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ClusterFailed(status: process.terminationStatus) }
+        return String(decoding: rows, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// A database of its own for one test, so that the suites run in parallel.
     package static func freshDatabase() throws -> PostgresLogAddress {
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")

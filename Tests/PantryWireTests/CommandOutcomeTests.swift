@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func everyCodeIsSpelledAsTheSchemaAllows() {
-        let codes = Rejection.Code.allCases.map(CommandOutcome.Code.rejection) + [.storageError]
+        let codes = Rejection.Code.allCases.map(CommandOutcome.Code.rejection) + [.storageError, .storageUnavailable]
         for code in codes {
             #expect(CommandOutcome.Code(rawValue: code.rawValue) == code)
             #expect(code.rawValue.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }, "\(code)")

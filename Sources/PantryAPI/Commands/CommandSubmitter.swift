@@ -40,7 +40,10 @@ struct CommandSubmitter: Sendable {
             }
             throw Problem(Rejection(code, outcome.message ?? code.rawValue))
         case .failed:
-            // `storage_error` is the one failure the core reports today.
+            if outcome.code == .storageUnavailable {
+                throw Problem(.storageUnavailable, detail: "the log's server cannot be reached now; retry with the same Idempotency-Key",
+                              headers: [.retryAfter: "1"])
+            }
             throw Problem(.storageError, detail: "the log could not be written; retry with the same Idempotency-Key",
                           headers: [.retryAfter: "1"])
         }

@@ -32,6 +32,7 @@ package enum ProblemCode: String, CaseIterable, Sendable {
     case minutesRequired = "minutes_required"
     case coreUnavailable = "core_unavailable"
     case storageError = "storage_error"
+    case storageUnavailable = "storage_unavailable"
     // Reads.
     case notReady = "not_ready"
     case notCaughtUp = "not_caught_up"
@@ -71,7 +72,7 @@ package enum ProblemCode: String, CaseIterable, Sendable {
             .requestHeaderFieldsTooLarge
         case .internalError:
             .internalServerError
-        case .busy, .starting, .notYetVisible, .coreUnavailable, .storageError, .notReady, .notCaughtUp,
+        case .busy, .starting, .notYetVisible, .coreUnavailable, .storageError, .storageUnavailable, .notReady, .notCaughtUp,
              .workerUnavailable, .tooManyStreams, .fetchUnavailable, .quotaExhausted, .upstreamRateLimited, .upstreamUnavailable:
             .serviceUnavailable
         }

@@ -320,6 +320,12 @@ package final class APIFeed: Service {
             } catch let error as RemoteEventStore.Unavailable {
                 if !warned { logger.warning("could not read the log; retrying", metadata: ["error": "\(error)"]) }
                 warned = true
+            } catch EventStoreError.unavailable(let reason) {
+                if !warned { logger.warning("could not read the log; retrying", metadata: ["error": "\(reason)"]) }
+                warned = true
+                // The PostgreSQL log fails at once while its server is away (its store paces the
+                // reconnections): a pause between tries, against a server outside this process.
+                Thread.sleep(forTimeInterval: 0.1)
             }
         }
         return nil

@@ -46,6 +46,8 @@ final class CountedIngredientsRead: Sendable {
             throw problem
         } catch is RemoteEventStore.Unavailable {
             throw Problem(.coreUnavailable, detail: "the core's log service did not answer", headers: [.retryAfter: "1"])
+        } catch EventStoreError.unavailable {
+            throw Problem(.storageUnavailable, detail: "the log's server cannot be reached now", headers: [.retryAfter: "1"])
         } catch {
             throw Problem(.storageError, detail: "the log could not be read: \(error)", headers: [.retryAfter: "1"])
         }

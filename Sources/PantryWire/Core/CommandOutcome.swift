@@ -10,7 +10,8 @@ package struct CommandOutcome: Sendable, Equatable {
         case accepted
         /// Refused by a rule or by input validation; nothing was written.
         case rejected
-        /// The log could not be written; nothing was written and the command may be retried.
+        /// The log could not be written (`storage_error`) or reached (`storage_unavailable`); the
+        /// command may be retried with the same id.
         case failed
     }
 
@@ -22,8 +23,8 @@ package struct CommandOutcome: Sendable, Equatable {
     package var code: Code?
     package var message: String?
 
-    /// Why a command was not accepted: a rejection's code (`rejected`) or `storage_error`
-    /// (`failed`). `outcome.schema.json` allows any `[a-z0-9_]+`, and the core and its clients are
+    /// Why a command was not accepted: a rejection's code (`rejected`), or `storage_error` or
+    /// `storage_unavailable` (`failed`). `outcome.schema.json` allows any `[a-z0-9_]+`, and the core and its clients are
     /// separate processes, upgraded one at a time: a code a reader does not know is kept as
     /// `other`, for the reader to answer as it answers anything unexpected, rather than refusing
     /// the whole outcome (which a client would take for a core that did not answer, and retry).
@@ -31,6 +32,10 @@ package struct CommandOutcome: Sendable, Equatable {
         case rejection(Rejection.Code)
         /// The log could not be written; the command may be retried.
         case storageError
+        /// The log's server cannot be reached now (its connection lost, the server restarting or
+        /// failing over): nothing of the command was written, or, when its connection died between
+        /// COMMIT and the answer, it may have been; a retry with the same command id tells which.
+        case storageUnavailable
         /// A code this reader does not know.
         case other(String)
 
@@ -39,6 +44,8 @@ package struct CommandOutcome: Sendable, Equatable {
                 self = .rejection(code)
             } else if rawValue == Self.storageErrorName {
                 self = .storageError
+            } else if rawValue == Self.storageUnavailableName {
+                self = .storageUnavailable
             } else {
                 self = .other(rawValue)
             }
@@ -48,6 +55,7 @@ package struct CommandOutcome: Sendable, Equatable {
             switch self {
             case .rejection(let code): code.rawValue
             case .storageError: Self.storageErrorName
+            case .storageUnavailable: Self.storageUnavailableName
             case .other(let code): code
             }
         }
@@ -55,6 +63,7 @@ package struct CommandOutcome: Sendable, Equatable {
         package var description: String { rawValue }
 
         private static let storageErrorName = "storage_error"
+        private static let storageUnavailableName = "storage_unavailable"
     }
 
     package static func accepted(_ commandId: CommandID, _ positions: ClosedRange<Int64>, duplicate: Bool = false) -> Self {
@@ -77,8 +86,8 @@ package struct CommandOutcome: Sendable, Equatable {
         return Data(w.finish())
     }
 
-    package static func failed(_ commandId: CommandID?, _ reason: String) -> Self {
-        CommandOutcome(commandId: commandId, status: .failed, code: .storageError, message: reason)
+    package static func failed(_ commandId: CommandID?, _ reason: String, code: Code = .storageError) -> Self {
+        CommandOutcome(commandId: commandId, status: .failed, code: code, message: reason)
     }
 }
 

@@ -15,7 +15,7 @@ import ZeroMQ
 extension ConfigurationSources {
     /// Every key, as `pantry config` prints them and the README's table lists them.
     static let keys: Set<String> = {
-        let deployment = ["config", "data", "log", "log-level",
+        let deployment = ["config", "data", "log", "log-timeout", "log-level",
                           "core-commands", "core-events", "core-log", "fetch-endpoint", "feed-high-water-mark",
                           "keys", "insecure-network"]
         let queries = WorkerName.allCases.map { "\($0.rawValue)-queries" }
@@ -37,7 +37,7 @@ extension ConfigurationSources {
 
     // MARK: Every command that touches a deployment
 
-    /// `data`, `log`, `log-level`.
+    /// `data`, `log`, `log-timeout`, `log-level`.
     func deployment() throws -> Deployment {
         let data = try text("data", shown: "./data") ?? "./data"
         let sqlite = URL(fileURLWithPath: data).standardizedFileURL.appendingPathComponent("events.sqlite").path
@@ -45,17 +45,22 @@ extension ConfigurationSources {
                                   mask: Self.withoutPassword) { text in
             PostgresLogAddress.isPostgres(text) ? try? PostgresLogAddress(text) : nil
         }
+        // Each connection to a PostgreSQL log and each statement waits at most this long.
+        let logTimeout = try double("log-timeout", default: 5, in: 0.1...600)
         let levels = Logger.Level.allCases.map(\.rawValue)
         let logLevel = try parsed("log-level", shown: Logger.Level.info.rawValue,
                                   expected: "one of \(levels.joined(separator: ", "))") { Logger.Level(rawValue: $0) } ?? .info
-        return Deployment(data: data, postgres: postgres, logLevel: logLevel)
+        return Deployment(data: data, postgres: postgres, logTimeout: .milliseconds(Int64((logTimeout * 1000).rounded())), logLevel: logLevel)
     }
 
     /// `postgres://pantry:********@db:5432/pantry`: a log's address as it may be printed.
+    /// By hand: URLComponents reads no host list (`h1:5432,h2:5432`), and would print it unmasked.
     static func withoutPassword(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.percentEncodedPassword = masked
-        return components.string ?? url
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        let authority = rest[..<(rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex)]
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return url }
+        return String(url[..<authority.index(after: colon)]) + masked + String(url[at...])
     }
 
     // MARK: Where the processes meet
@@ -263,6 +268,8 @@ struct Deployment {
     var data: String
     /// The log in PostgreSQL (`log`), or nil for the SQLite file in the data directory.
     var postgres: PostgresLogAddress?
+    /// The longest a connection to a PostgreSQL log, or one statement, is waited for (`log-timeout`).
+    var logTimeout: Duration
     var logLevel: Logger.Level
 }
 
