@@ -164,7 +164,9 @@ package struct APIServer {
                       overall: RateLimiter(configuration.loginLimitOverall), decoyHash: decoyHash, leaderboard: leaderboard)
             .register(public: router, authenticated: authenticated)
         CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
-        LiveRoutes(live: live, feed: feed).register(on: authenticated)
+        LiveRoutes(live: live, feed: feed, isEnded: { [revocations, accounts] claims in
+            revocations.isRevoked(claims.tokenId) || accounts.credentialsGeneration(of: claims.userId) != claims.credentialsGeneration
+        }).register(on: authenticated)
         // Browsing needs no account: recipes, the leaderboard and experiences are public.
         let liked = LikedRecipes(queries: queries, recipes: recipes)
         ReadRoutes(queries: queries, feed: feed, leaderboard: leaderboard, recipes: recipes, liked: liked, counted: counted)

@@ -112,6 +112,14 @@ struct LiveStreamsTests {
         guard case .end("revoked") = await laptop.next().last else { Issue.record("the laptop's stream goes on"); return }
     }
 
+    @Test("A deleted person's changes leave the window: nothing they wrote stays in the API's memory")
+    func deletionEmptiesTheWindow() async throws {
+        let live = Self.streams()
+        live.apply([(Self.added("u1", "insulin pens"), 1), (Self.added("u2", "bread"), 2)], through: 2)
+        live.apply([(.userDeleted(UserDeleted(userId: "u1")), 3)], through: 3)
+        #expect(live.windowedUsers == ["u2"])
+    }
+
     @Test("A user's ninth stream closes their oldest; past the process's limit a stream is refused")
     func limits() throws {
         let live = Self.streams(.init(maxStreams: 9, maxStreamsPerUser: 8))

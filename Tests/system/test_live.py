@@ -206,3 +206,16 @@ def test_a_reader_that_stops_reading_is_closed_and_does_not_slow_the_others(api,
         pass
     slow.close()
     fast.close()
+
+
+def test_a_last_event_id_past_the_logs_head_is_told_to_reload(api):
+    """An id this deployment never sent (another one's, or a log restored from an older backup)
+    would otherwise hold back every change up to it."""
+    _, token = api.register_and_log_in("liveahead")
+    stream = LiveStream(api.port, token, last_event_id=10**12)
+    first = stream.events(lambda events: len(events) >= 1)
+    assert first[0]["event"] == "reset" and int(first[0]["id"]) < 10**12
+    added = ok(api.post("/v1/me/groceries", {"ingredient": "rice"}, token=token), 201)
+    got = changes(stream.events(lambda events: len(changes(events)) >= 1))
+    assert got[0]["id"] == str(added["position"])
+    stream.close()

@@ -2,6 +2,7 @@ import Hummingbird
 import HTTPTypes
 import NIOCore
 import PantryDomain
+import PantryTokens
 
 /// `GET /v1/me/live`: the signed-in user's changes as Server-Sent Events, from the API's feed
 /// (`LiveStreams`). Each change's `id` is its log position; a client that reconnects with
@@ -9,6 +10,9 @@ import PantryDomain
 struct LiveRoutes {
     let live: LiveStreams
     let feed: APIFeed
+    /// Whether a session that passed the authenticator has been ended since (a logout or a new
+    /// password the feed applied a moment ago).
+    let isEnded: @Sendable (SessionClaims) -> Bool
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
     private static let accelBuffering = HTTPField.Name("X-Accel-Buffering")!
@@ -21,17 +25,26 @@ struct LiveRoutes {
 
     private func stream(_ request: Request, context: APIRequestContext) async throws -> Response {
         let session = try context.requireSession()
-        let lastEventId = try Self.lastEventId(request)
+        var lastEventId = try Self.lastEventId(request)
+        // A position past the log's head was never sent by this deployment (another one's, or a
+        // log restored from an older backup): the client is told to reload rather than wait for it.
+        var pastTheHead = false
+        if let asked = lastEventId, asked > feed.progress.position, let head = await feed.logHead(), asked > head {
+            lastEventId = nil
+            pastTheHead = true
+        }
         let opening: LiveStreams.Opening
         do {
             opening = try live.open(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt,
-                                    lastEventId: lastEventId, closeConnection: context.closeConnection)
+                                    lastEventId: lastEventId, resetting: pastTheHead, isRevoked: { isEnded(session) },
+                                    closeConnection: context.closeConnection)
         } catch {
             switch error {
             case .notStarted: throw Problem(.starting, detail: "the API is still loading the accounts", headers: [.retryAfter: "1"])
             case .stopping: throw Problem(.starting, detail: "this API process is restarting", headers: [.retryAfter: "1"])
             case .full: throw Problem(.tooManyStreams, detail: "this API process holds as many live streams as it may",
                                       headers: [.retryAfter: "5"])
+            case .revoked: throw Problem.invalidToken("the token is invalid or expired")
             }
         }
         let stream: LiveSubscription

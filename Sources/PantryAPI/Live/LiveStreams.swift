@@ -34,7 +34,7 @@ final class LiveStreams: FeedReadModel, Service {
 
     /// Why a stream cannot be opened now.
     enum Refusal: Error {
-        case notStarted, stopping, full
+        case notStarted, stopping, full, revoked
     }
 
     private struct State {
@@ -67,6 +67,9 @@ final class LiveStreams: FeedReadModel, Service {
 
     var openStreams: Int { state.withLock { $0.streams.count } }
 
+    /// Whose changes the window holds, in order (tests).
+    var windowedUsers: [UserID] { state.withLock { $0.window.map(\.userId) } }
+
     /// The feed stands at `position` with every type of `eventTypes` followed from here on.
     func start(at position: Int64) {
         state.withLock { state in
@@ -77,12 +80,12 @@ final class LiveStreams: FeedReadModel, Service {
 
     func apply(_ events: [(event: Event, position: Int64)], through position: Int64) {
         var changes: [LiveChange] = []
-        var endings: [(userId: UserID, tokenId: String?, reason: String)] = []
+        var endings: [(userId: UserID, tokenId: String?, kind: EventType)] = []
         for (event, at) in events {
             switch event {
-            case .sessionRevoked(let e): endings.append((e.userId, e.tokenId, "revoked"))
-            case .passwordChanged(let e): endings.append((e.userId, nil, "revoked"))
-            case .userDeleted(let e): endings.append((e.userId, nil, "revoked"))
+            case .sessionRevoked(let e): endings.append((e.userId, e.tokenId, .sessionRevoked))
+            case .passwordChanged(let e): endings.append((e.userId, nil, .passwordChanged))
+            case .userDeleted(let e): endings.append((e.userId, nil, .userDeleted))
             case .pointEarned(let e):
                 if let change = LiveChange(event, at: at, points: leaderboard.entry(e.userId).entry?.points) { changes.append(change) }
             default:
@@ -99,20 +102,27 @@ final class LiveStreams: FeedReadModel, Service {
             }
             while state.window.count > settings.resumeWindow, let oldest = state.window.popFirst() { state.floor = oldest.position }
             for ending in endings {
+                // A deleted person's words leave memory with them (a resume of theirs can never come).
+                if case .userDeleted = ending.kind { state.window.removeAll { $0.userId == ending.userId } }
                 for id in state.byUser[ending.userId] ?? [] {
                     guard let stream = state.streams[id], ending.tokenId == nil || stream.tokenId == ending.tokenId else { continue }
-                    stream.push(.end(reason: ending.reason))
+                    stream.push(.end(reason: "revoked"))
                 }
             }
             state.position = position
         }
     }
 
-    /// Opens a stream for the session's user, after `lastEventId` when it resumes.
-    func open(userId: UserID, tokenId: String, expiresAt: Int64, lastEventId: Int64?, closeConnection: @escaping @Sendable () -> Void) throws(Refusal) -> Opening {
+    /// Opens a stream for the session's user, after `lastEventId` when it resumes (`resetting`: one
+    /// the client cannot resume from, told to reload). `isRevoked` is
+    /// asked under the streams' lock: a logout the feed applies meanwhile is either seen by it or
+    /// ends the stream once registered, never missed between the two.
+    func open(userId: UserID, tokenId: String, expiresAt: Int64, lastEventId: Int64?, resetting: Bool = false, isRevoked: () -> Bool = { false },
+              closeConnection: @escaping @Sendable () -> Void) throws(Refusal) -> Opening {
         try state.withLock { state throws(Refusal) -> Opening in
             guard !state.stopping else { throw .stopping }
             guard let position = state.position else { throw .notStarted }
+            guard !isRevoked() else { throw .revoked }
             guard state.streams.count < settings.maxStreams else { throw .full }
             while (state.byUser[userId]?.count ?? 0) >= settings.maxStreamsPerUser, let oldest = state.byUser[userId]?.first,
                   let replaced = state.streams[oldest] {
@@ -126,6 +136,10 @@ final class LiveStreams: FeedReadModel, Service {
                                           maxPendingBytes: settings.maxPendingBytes, closeConnection: closeConnection)
             state.streams[id] = stream
             state.byUser[userId, default: []].append(id)
+            if resetting {
+                stream.push(.reset(position: position))
+                return .streaming(stream)
+            }
             if lastEventId == nil || after >= state.floor {
                 for change in state.window where change.userId == userId && change.position > after { stream.push(.change(change)) }
                 // After the backlog: its id is the client's resume point from then on.
