@@ -21,6 +21,7 @@ struct AccountRoutes {
     /// For the operator's throwaway users (the load test's password is public): the lowest cost.
     let operatorHasher: PasswordHasher
     let signer: TokenSigner
+    let operatorProofs: OperatorProofs
     let revocations: RevocationList
     let throttle: SharedLoginThrottle
     /// Log-ins and registrations per client address, and all of them together.
@@ -100,9 +101,10 @@ struct AccountRoutes {
     private static let operatorField = HTTPField.Name(TokenSigner.operatorHeader)!
 
     /// The operator's own tool (the load test registering and removing its users), which holds
-    /// the token key: not limited per address, as it registers thousands from one.
-    private func isOperator(_ request: Request) -> Bool {
-        request.headers[Self.operatorField].map { signer.isOperatorProof($0) } ?? false
+    /// the token key: not limited per address, as it registers thousands from one. A proof that
+    /// is not taken (`OperatorProofs`) refuses the request rather than pass it as anyone's.
+    private func isOperator(_ request: Request, _ client: String) throws -> Bool {
+        try operatorProofs.check(request.headers[Self.operatorField], client: client)
     }
 
     /// Runs `work`, which checks or hashes a password, once the client is admitted: within its
@@ -112,7 +114,7 @@ struct AccountRoutes {
     /// tool (`isOperator`) passes and is told so.
     private func admitted(_ request: Request, _ client: String, _ work: (_ byOperator: Bool) async throws -> Response)
         async throws -> Response {
-        if isOperator(request) { return try await work(true) }
+        if try isOperator(request, client) { return try await work(true) }
         try await admit(client)
         guard checking.begin(client, limit: checksPerClient) else {
             let seconds = await Self.holdRefusal(retryAfter: 1)
