@@ -74,11 +74,15 @@ struct AccountRoutes {
     }
 
     /// A logout is a command: its `SessionRevoked` reaches every API process through the feed.
-    /// This one refuses the token at once; its id makes a retried logout harmless.
+    /// This one refuses the token at once; its id makes a retried logout harmless. A session the
+    /// core knows revoked already (refreshed through another API process a moment ago) is logged
+    /// out all the same.
     private func logOut(_ session: SessionClaims) async throws -> Response {
-        _ = try await submitter.submit(CommandEnvelope(
-            commandId: "logout-\(session.tokenId)",
-            command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
+        do {
+            _ = try await submitter.submit(CommandEnvelope(
+                commandId: "logout-\(session.tokenId)",
+                command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
+        } catch let problem as Problem where problem.code == .rejection(.alreadyRevoked) {}
         revocations.revoke(session.tokenId, expiresAt: session.expiresAt)
         return Response(status: .noContent)
     }
@@ -86,16 +90,25 @@ struct AccountRoutes {
     /// A new token for the session's account, asked for before this one expires (the web app asks
     /// an hour ahead: tokens last 24 h, and an expired one lost the cook's session mid-use). This
     /// one is revoked as at log-out, so a refresh does not leave two tokens to steal.
+    ///
+    /// Single-use: the core decides the revocation (`Decider`, `already_revoked`) and only the
+    /// refresh whose revocation it accepted gets a token; six at once of one token gave five live
+    /// sessions, across API processes too (issue 45). Each attempt has a command id of its own, or
+    /// the core would answer the first's outcome to every one.
     private func refresh(_ session: SessionClaims) async throws -> Response {
         guard let account = try await self.account(id: session.userId) else {
             throw Problem.invalidToken("the account of this token is gone")
         }
-        let renewed = newSession(for: account, status: .created)
-        _ = try await submitter.submit(CommandEnvelope(
-            commandId: "refresh-\(session.tokenId)",
-            command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
+        do {
+            _ = try await submitter.submit(CommandEnvelope(
+                commandId: "refresh-\(session.tokenId)-\(RandomIdentifier.make())",
+                command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
+        } catch let problem as Problem where problem.code == .rejection(.alreadyRevoked) {
+            revocations.revoke(session.tokenId, expiresAt: session.expiresAt)
+            throw Problem.invalidToken("this token was refreshed or logged out already")
+        }
         revocations.revoke(session.tokenId, expiresAt: session.expiresAt)
-        return renewed
+        return newSession(for: account, status: .created)
     }
 
     private static let operatorField = HTTPField.Name(TokenSigner.operatorHeader)!
