@@ -211,7 +211,7 @@ def run_size(options, events, users):
         seconds, rss, _ = peak_rss_mib([f"{options.bin}/pantry", "backup", backup, "--data", work])
         row("backup", seconds, rss)
         restored = os.path.join(work, "restored")
-        seconds, rss, _ = peak_rss_mib([f"{options.bin}/pantry", "restore", backup, "--data", restored])
+        seconds, rss, _ = peak_rss_mib([f"{options.bin}/pantry", "restore", backup, "--no-erasures", "--data", restored])
         row("restore", seconds, rss)
         seconds, rss, out = peak_rss_mib([f"{options.bin}/pantry", "replay", "leaderboard", "--verify", "--data", restored])
         if "same" not in out:

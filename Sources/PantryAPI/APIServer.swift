@@ -157,9 +157,11 @@ package struct APIServer {
         let authenticator = BearerAuthenticator(signer: signer, revocations: revocations, accounts: accounts, feed: feed)
         let authenticated = router.group().add(middleware: authenticator)
         let submitter = CommandSubmitter(core: core)
-        HealthRoutes(feed: feed, queries: queries, recipes: recipes, registry: registry).register(on: router)
+        HealthRoutes(feed: feed, queries: queries, recipes: recipes, registry: registry, network: endpoints.protection).register(on: router)
         AccountRoutes(submitter: submitter, accounts: accounts, feed: feed, hasher: hasher,
-                      operatorHasher: PasswordHasher(logN: PasswordHasher.logNRange.lowerBound), signer: signer, revocations: revocations,
+                      operatorHasher: PasswordHasher(logN: PasswordHasher.logNRange.lowerBound), signer: signer,
+                      operatorProofs: OperatorProofs(signer: signer, trustedProxies: configuration.trustedProxies, logger: logger),
+                      revocations: revocations,
                       throttle: SharedLoginThrottle(), perClient: RateLimiter(configuration.loginLimitPerClient),
                       overall: RateLimiter(configuration.loginLimitOverall), decoyHash: decoyHash, leaderboard: leaderboard)
             .register(public: router, authenticated: authenticated)

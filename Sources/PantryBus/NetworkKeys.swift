@@ -90,7 +90,7 @@ package struct NetworkKeys: Sendable {
     /// read is refused, as ssh refuses one.
     package static func load(_ directory: URL) throws -> NetworkKeys? {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.sorted() ?? []
-        let secrets = files.filter { $0.hasSuffix(".secret") }
+        let secrets = secretFiles(in: directory)
         guard let secretName = secrets.first else { return nil }
         guard secrets.count == 1 else {
             throw NetworkKeyError("\(directory.path) holds \(secrets.joined(separator: ", ")): one host, one .secret file")
@@ -115,13 +115,33 @@ package struct NetworkKeys: Sendable {
         return NetworkKeys(own: own, known: known)
     }
 
+    /// The names of the `.secret` files in `directory` (a host's own key), sorted; none when it is missing.
+    package static func secretFiles(in directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".secret") }.sorted()
+    }
+
     private static func read(_ path: String) throws -> NetworkKey {
         guard let data = FileManager.default.contents(atPath: path) else { throw NetworkKeyError("\(path): cannot be read") }
         return try NetworkKey(parsing: String(decoding: data, as: UTF8.self), file: path)
     }
 }
 
+/// How the internal network is protected, as `pantry status` and `/ready` say it.
+package enum NetworkProtection: String, Sendable, Encodable {
+    /// Every endpoint is `ipc://` (or in-process): one host, nothing on the network.
+    case ipc
+    /// `tcp://` with CURVE: peers proved by their keys.
+    case curve
+    /// `tcp://` without CURVE (`--insecure-network`): anyone on the network may read and send.
+    case insecure
+}
+
 extension BusEndpoints {
+    package var protection: NetworkProtection {
+        guard usesTCP else { return .ipc }
+        return security == .plain ? .insecure : .curve
+    }
+
     /// Whether any endpoint is `tcp://` (and so needs keys).
     package var usesTCP: Bool {
         ([commands, events, log, fetch] + queries.values.flatMap { $0.split(separator: " ").map(String.init) })

@@ -34,7 +34,8 @@ struct CoreSnapshot {
     /// 5: the name index stored (the usernames' and emails' digests, sorted), not rebuilt; the
     /// stream versions and the unopened holdings sorted by key and read where they lie
     /// (`StoredKeys`): a start builds no dictionary of them.
-    private static let formatVersion: UInt32 = 5
+    /// 6: the revoked sessions (token ids by their tokens' expiry hour), after the deleted users.
+    private static let formatVersion: UInt32 = 6
 
     /// The file: a header, the body, and a SHA-256 of both. A list whose user has no key any more
     /// (deleted meanwhile) is left out.
@@ -54,6 +55,11 @@ struct CoreSnapshot {
         w.sortedDigests(holdings.usernames.sorted)
         w.sortedDigests(holdings.emails.sorted)
         w.sequence(holdings.deletedUsers.sorted()) { $0.string($1) }
+        let revoked: [(hour: Int64, tokenIds: [String])] = holdings.revokedTokens.keys.sorted().map { ($0, holdings.revokedTokens[$0]!.sorted()) }
+        w.sequence(revoked) { (w: inout SnapshotWriter, hour: (hour: Int64, tokenIds: [String])) in
+            w.int(hour.hour)
+            w.sequence(hour.tokenIds) { $0.string($1) }
+        }
         var fresh: [UserID: [UInt8]] = [:]
         var holders = Set(holdings.savedRecipes.keys)
         holders.formUnion(holdings.groceries.keys)
@@ -120,6 +126,11 @@ struct CoreSnapshot {
             throw SnapshotFailure.notASnapshot
         }
         let deletedUsers = Set(try r.array { try $0.string() })
+        var revokedTokens: [Int64: Set<String>] = [:]
+        for _ in 0..<(try r.count()) {
+            let hour = try r.int()
+            revokedTokens[hour] = Set(try r.array { try $0.string() })
+        }
         unopened = try UnopenedHoldings(reading: &r)
         let recipes: [(id: RecipeID, facts: RecipeFacts)] = try r.array { r in
             let id = RecipeID(try r.string()), title = try r.string()
@@ -129,7 +140,8 @@ struct CoreSnapshot {
         guard r.offset == body.count else { throw SnapshotFailure.notASnapshot }
         holdings = PantryState.Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: [:], unrecordedPoints: [:],
                                         savedRecipes: [:], groceries: [:], carts: [:], experiences: [:], cooking: [:],
-                                        pointsDue: [:], tipsDue: [:], recipes: recipes, usernames: usernames, emails: emails)
+                                        pointsDue: [:], tipsDue: [:], revokedTokens: revokedTokens, recipes: recipes,
+                                        usernames: usernames, emails: emails)
     }
 }
 

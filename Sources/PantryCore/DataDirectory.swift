@@ -17,6 +17,12 @@ package struct DataDirectory: Sendable {
         try Self.ownerOnly(url)
     }
 
+    /// For a command that only reads (stats, status, events): nothing is made or changed, so one
+    /// run where there is no deployment leaves no `./data` behind (issue 45).
+    package init(readingFrom path: String) {
+        url = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+    }
+
     private static func ownerOnly(_ directory: URL) throws {
         let manager = FileManager.default
         try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)

@@ -68,6 +68,11 @@ package enum Decider {
                 throw Rejection(.invalidField, "tokenId must be 1-64 characters of letters, digits, '_' or '-'")
             }
             guard c.expiresAt > 0 else { throw Rejection(.invalidField, "expiresAt must be a positive number of seconds") }
+            // What makes a refresh single-use: of concurrent refreshes of one token, in any API
+            // process, only the first revocation is accepted, and only its refresh gets a token.
+            guard !state.isRevoked(c.tokenId, expiresAt: c.expiresAt) else {
+                throw Rejection(.alreadyRevoked, "session \(c.tokenId) is revoked already")
+            }
             return [.sessionRevoked(SessionRevoked(userId: userId, tokenId: c.tokenId, expiresAt: c.expiresAt))]
 
         case .saveRecipe(let c):

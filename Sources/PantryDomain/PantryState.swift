@@ -57,12 +57,23 @@ package struct PantryState: Sendable, Equatable {
     /// Per user, `due` of their points' and their tips' `Pace` (ms since 1970).
     package private(set) var pointsDue: [UserID: Int64] = [:]
     package private(set) var tipsDue: [UserID: Int64] = [:]
+    /// The revoked sessions' token ids by the hour their token expires (seconds / 3600): looked up
+    /// by the revocation's own expiry, and an hour's ids forgotten once it is over, so a pass over
+    /// the hours (25 for the default 24 h tokens) is all a revocation costs.
+    package private(set) var revokedTokens: [Int64: Set<String>] = [:]
     /// The paces `decide` enforces and `evolve` keeps `pointsDue` and `tipsDue` by.
     package let paces: Paces
     /// What `usernames` and `emails` are keyed with.
     package let nameKey: NameKey
 
     package init(paces: Paces = .human, nameKey: NameKey = .unkeyed) { self.paces = paces; self.nameKey = nameKey }
+
+    /// Whether the session `tokenId`, whose token expires at `expiresAt` (seconds), is revoked.
+    package func isRevoked(_ tokenId: String, expiresAt: Int64) -> Bool {
+        revokedTokens[Self.hour(expiresAt)]?.contains(tokenId) == true
+    }
+
+    private static func hour(_ seconds: Int64) -> Int64 { seconds / 3600 }
 
     package func usernameTaken(_ username: String) -> Bool { usernames.contains(nameKey.username(username)) }
     package func emailTaken(_ email: String) -> Bool { emails.contains(nameKey.email(email)) }
@@ -155,6 +166,7 @@ package struct PantryState: Sendable, Equatable {
         package var cooking: [UserID: [RecipeID: Int64]]
         package var pointsDue: [UserID: Int64]
         package var tipsDue: [UserID: Int64]
+        package var revokedTokens: [Int64: Set<String>]
         /// In the order they were recorded (their numbers).
         package var recipes: [(id: RecipeID, facts: RecipeFacts)]
         /// The digests of `users`' names, as the state indexes them.
@@ -165,11 +177,12 @@ package struct PantryState: Sendable, Equatable {
                     unrecordedPoints: [UserID: Set<UsedIngredient>], savedRecipes: [UserID: Set<RecipeID>],
                     groceries: [UserID: [String: Bool]], carts: [UserID: [RecipeID: Int]],
                     experiences: [UserID: [RecipeID: Int]], cooking: [UserID: [RecipeID: Int64]],
-                    pointsDue: [UserID: Int64], tipsDue: [UserID: Int64], recipes: [(id: RecipeID, facts: RecipeFacts)],
-                    usernames: NameIndex? = nil, emails: NameIndex? = nil) {
+                    pointsDue: [UserID: Int64], tipsDue: [UserID: Int64], revokedTokens: [Int64: Set<String>],
+                    recipes: [(id: RecipeID, facts: RecipeFacts)], usernames: NameIndex? = nil, emails: NameIndex? = nil) {
             self.users = users; self.deletedUsers = deletedUsers; self.earnedPoints = earnedPoints; self.unrecordedPoints = unrecordedPoints
             self.savedRecipes = savedRecipes; self.groceries = groceries; self.carts = carts
             self.experiences = experiences; self.cooking = cooking; self.pointsDue = pointsDue; self.tipsDue = tipsDue
+            self.revokedTokens = revokedTokens
             self.recipes = recipes
             // Built from `users` unless given (a snapshot stores them, sorted).
             self.usernames = usernames ?? NameIndex(users.values.compactMap { $0.names?.username })
@@ -180,20 +193,20 @@ package struct PantryState: Sendable, Equatable {
             a.users == b.users && a.deletedUsers == b.deletedUsers && a.earnedPoints == b.earnedPoints
                 && a.unrecordedPoints == b.unrecordedPoints && a.savedRecipes == b.savedRecipes
                 && a.groceries == b.groceries && a.carts == b.carts && a.experiences == b.experiences
-                && a.cooking == b.cooking && a.pointsDue == b.pointsDue && a.tipsDue == b.tipsDue
+                && a.cooking == b.cooking && a.pointsDue == b.pointsDue && a.tipsDue == b.tipsDue && a.revokedTokens == b.revokedTokens
                 && a.recipes.map(\.id) == b.recipes.map(\.id) && a.recipes.map(\.facts) == b.recipes.map(\.facts)
         }
     }
 
     /// Raised whenever `evolve` would build a different state from the same events: a snapshot
     /// of another version is not trusted, and the state is folded from the log instead.
-    /// 5: the users and their names' digests.
-    package static let holdingsVersion = 5
+    /// 5: the users and their names' digests. 6: the revoked sessions, until their tokens expire.
+    package static let holdingsVersion = 6
 
     package var holdings: Holdings {
         Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: earnedPoints, unrecordedPoints: unrecordedPoints,
                  savedRecipes: savedRecipes, groceries: groceries, carts: carts, experiences: experiences,
-                 cooking: cooking, pointsDue: pointsDue, tipsDue: tipsDue, recipes: recipeOrder.map { ($0, recipes[$0]!.facts) },
+                 cooking: cooking, pointsDue: pointsDue, tipsDue: tipsDue, revokedTokens: revokedTokens, recipes: recipeOrder.map { ($0, recipes[$0]!.facts) },
                  usernames: usernames, emails: emails)
     }
 
@@ -214,6 +227,7 @@ package struct PantryState: Sendable, Equatable {
         cooking = holdings.cooking
         pointsDue = holdings.pointsDue
         tipsDue = holdings.tipsDue
+        revokedTokens = holdings.revokedTokens
         recipeOrder = holdings.recipes.map(\.id)
         for (number, recipe) in holdings.recipes.enumerated() { recipes[recipe.id] = KnownRecipe(recipe.facts, number: number) }
     }
@@ -274,8 +288,10 @@ package struct PantryState: Sendable, Equatable {
             tipsDue[e.userId] = paces.tips.due(after: tipsDue[e.userId], at: at)
         case .cookingStarted(let e):
             cooking[e.userId, default: [:]][e.recipeId] = at + Int64(e.minutes) * 60_000 + Decider.cookingGrace
-        case .sessionRevoked:
-            break // no rule depends on earlier logouts
+        case .sessionRevoked(let e):
+            let now = Self.hour(at / 1000)
+            for over in revokedTokens.keys.filter({ $0 < now }) { revokedTokens[over] = nil }
+            if Self.hour(e.expiresAt) >= now { revokedTokens[Self.hour(e.expiresAt), default: []].insert(e.tokenId) }
         }
     }
 

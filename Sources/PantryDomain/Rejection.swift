@@ -51,5 +51,7 @@ package struct Rejection: Error, Sendable, Equatable {
         case paceExceeded = "pace_exceeded"
         /// A per-user bound (`Decider.maxGroceryItems` and the others) would be passed.
         case limitReached = "limit_reached"
+        /// A session revoked already (logged out, or refreshed: a refresh is single-use).
+        case alreadyRevoked = "already_revoked"
     }
 }

@@ -131,24 +131,37 @@ extension TokenSigner {
 /// Proof that a request comes from the operator's own tool (the load test): it holds the token key.
 /// That key already mints a session for anyone, so the proof opens nothing the key did not; it lets
 /// the tool register and remove its throwaway users past the per-address log-in limits.
-/// `<expiry>.<base64url(HMAC-SHA256(key, "pantry-operator." + expiry))>`: the prefix keeps a session
-/// token from ever verifying as a proof, and the reverse.
+/// `<expiry>.<nonce>.<base64url(HMAC-SHA256(key, "pantry-operator." + expiry + "." + nonce))>`: the
+/// prefix keeps a session token from ever verifying as a proof, and the reverse. The nonce makes
+/// each proof one of its own, so that the API can take each only once (`OperatorProofs`): one proof
+/// worked for 10 minutes, any number of times (issue 45).
 extension TokenSigner {
     package static let operatorHeader = "X-Pantry-Operator"
-    static let operatorProofLifetime: Int64 = 600
+    /// Long enough for a request to arrive; short, because the API remembers each proof it took until then.
+    package static let operatorProofLifetime: Int64 = 60
 
-    package func operatorProof(now: Date = Date()) -> String {
-        let expiry = String(Int64(now.timeIntervalSince1970) + Self.operatorProofLifetime)
-        return expiry + "." + Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(("pantry-operator." + expiry).utf8), using: key)))
+    /// A verified proof: its nonce, by which it is used once, and until when it would be taken.
+    package struct OperatorProof: Sendable, Equatable {
+        package var nonce: String
+        package var expiresAt: Int64
     }
 
-    package func isOperatorProof(_ text: String, now: Date = Date()) -> Bool {
+    package func operatorProof(now: Date = Date()) -> String {
+        let signed = String(Int64(now.timeIntervalSince1970) + Self.operatorProofLifetime) + "." + RandomIdentifier.make()
+        return signed + "." + Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(("pantry-operator." + signed).utf8), using: key)))
+    }
+
+    /// The proof when `text` is one signed with this key and not expired; nil otherwise.
+    package func verifyOperatorProof(_ text: String, now: Date = Date()) -> OperatorProof? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].utf8.count <= 12, let expiry = Int64(parts[0]), let mac = Base64URL.decode(parts[1]),
-              HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(("pantry-operator." + parts[0]).utf8), using: key)
-        else { return false }
+        guard parts.count == 3, parts[0].utf8.count <= 12, let expiry = Int64(parts[0]),
+              parts[1].utf8.count == 22, parts[1].utf8.allSatisfy({ RandomIdentifier.alphabet.contains(Character(Unicode.Scalar($0))) }),
+              let mac = Base64URL.decode(parts[2]),
+              HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(("pantry-operator." + parts[0] + "." + parts[1]).utf8), using: key)
+        else { return nil }
         let seconds = Int64(now.timeIntervalSince1970)
-        return seconds < expiry && expiry <= seconds + Self.operatorProofLifetime + Self.clockSkew
+        guard seconds < expiry, expiry <= seconds + Self.operatorProofLifetime + Self.clockSkew else { return nil }
+        return OperatorProof(nonce: String(parts[1]), expiresAt: expiry)
     }
 }
 

@@ -104,11 +104,31 @@ struct Restore: ParsableCommand {
     @OptionGroup var options: DataOptions
 
     @Option(name: .customLong("erasures"),
-            help: "Another erasure ledger (\(ErasureLedger.fileName), from the lost data directory or a newer backup) whose people stay erased too; repeatable.")
+            help: "Another erasure ledger (\(ErasureLedger.fileName), from the lost data directory or a newer backup) whose people stay erased too; repeatable. Required unless --no-erasures.")
     var erasures: [String] = []
+
+    @Flag(name: .customLong("no-erasures"),
+          help: "Restore with the backup's own ledger only: whoever was deleted after the backup was taken comes back.")
+    var noErasures = false
 
     @Argument(help: "The backup's directory.")
     var source: String
+
+    /// A backup's own ledger stops at the backup: restored without the newer one, everyone deleted
+    /// since could log in again, and restore said only "0 erased people kept erased" (issue 45).
+    /// So the operator names the newer ledger or says there is none; a usage error, before anything.
+    func validate() throws {
+        if erasures.isEmpty, !noErasures {
+            throw ValidationError("""
+                name the newest erasure ledger with --erasures LEDGER (the lost data directory's \(ErasureLedger.fileName), \
+                or a newer backup's), so that people deleted after this backup stay deleted; or say --no-erasures \
+                to restore with the backup's own ledger only
+                """)
+        }
+        if !erasures.isEmpty, noErasures {
+            throw ValidationError("--erasures and --no-erasures exclude each other")
+        }
+    }
 
     func run() throws {
         let options = try self.options.configuration().deployment()
@@ -121,12 +141,18 @@ struct Restore: ParsableCommand {
             throw ValidationError("\(backup.path) holds no events.sqlite: not a backup")
         }
         // Every ledger is read before anything is copied: a missing or malformed one changes nothing.
-        var ledgers = [target.erasures, backup.appendingPathComponent(ErasureLedger.fileName).path]
+        var erased = try [target.erasures, backup.appendingPathComponent(ErasureLedger.fileName).path]
+            .flatMap { try ErasureLedger(path: $0).read() }
+        var named: [String] = []
         for path in erasures {
             guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("there is no erasure ledger at \(path)") }
-            ledgers.append(path)
+            let listed = try ErasureLedger(path: path).read()
+            erased += listed
+            // Its date says whether it is the newest: one older than the last deletion leaves that person back.
+            let written = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+            named.append("restore: erasure ledger \(path) of \(written?.formatted(.iso8601) ?? "an unknown date") keeps \(Set(listed.map(\.userId)).count) people erased")
         }
-        let erased = try ledgers.flatMap { try ErasureLedger(path: $0).read() }
+        if noErasures { named.append("restore: --no-erasures: anyone deleted after this backup was taken is back") }
 
         try FileManager.default.createDirectory(at: target.projections, withIntermediateDirectories: true)
         var restored = 0
@@ -147,6 +173,7 @@ struct Restore: ParsableCommand {
         let (kept, deletedAgain) = try keepErased(erased, in: target)
         let head = try SQLiteEventStore(path: target.eventLog, readOnly: true).headPosition()
         print("restore: \(restored) files into \(target.url.path), the log at position \(head)")
+        for line in named { print(line) }
         print("restore: \(kept) erased people kept erased (\(deletedAgain) deleted again: the backup was taken before their deletion)")
     }
 

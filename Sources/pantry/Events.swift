@@ -20,7 +20,7 @@ struct Events: ParsableCommand {
 
     func run() throws {
         let options = try self.options.configuration().deployment()
-        let directory = try DataDirectory(options.data)
+        let directory = DataDirectory(readingFrom: options.data)
         let store = try options.openExistingLog(directory)
         var after = max(from, 1) - 1
         var remaining = limit ?? Int.max

@@ -19,7 +19,7 @@ struct Stats: ParsableCommand {
 
     func run() throws {
         let options = try self.options.configuration().deployment()
-        let directory = try DataDirectory(options.data)
+        let directory = DataDirectory(readingFrom: options.data)
         let store = try options.openExistingLog(directory)
         let counts = try store.countsByType()
         let report = Report(head: try store.headPosition(), events: counts.values.reduce(0, +), byType: counts)

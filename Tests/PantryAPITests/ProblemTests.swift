@@ -14,7 +14,7 @@ import Testing
         .invalidPasswordHash: 422, .invalidRecipeId: 422, .invalidTitle: 422, .invalidImageURL: 422,
         .invalidIngredient: 422, .invalidAmount: 422, .invalidUnit: 422, .invalidDelta: 422, .invalidText: 422,
         .notInRecipe: 422, .commandIdReused: 422, .notInCart: 404, .invalidMinutes: 422,
-        .notCooking: 409, .paceExceeded: 429,
+        .notCooking: 409, .paceExceeded: 429, .alreadyRevoked: 409,
     ]
 
     @Test(arguments: Rejection.Code.allCases)

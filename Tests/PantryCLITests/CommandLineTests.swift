@@ -28,6 +28,50 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("data").path), "nothing made in ./data")
     }
 
+    /// Issue 45: `pantry stats` without `--data` made `./data` where it was run.
+    @Test func aReadOnlyCommandNeverCreatesADataDirectory() throws {
+        let elsewhere = try PantryBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        let named = elsewhere.appendingPathComponent("named")
+        for command in [["stats"], ["status"], ["events"], ["stats", "--json"], ["status", "--json"]] {
+            for arguments in [command, command + ["--data", named.path]] {
+                let run = try PantryBinary.run(arguments, environment: [:], in: elsewhere)
+                #expect(run.status == 1 && run.stderr.contains("there is no event log"), "\(arguments): \(run.stderr)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty, "neither ./data nor --data's directory made")
+    }
+
+    /// Issue 45: `pantry status` said the API was down when it listened on another port than 8080.
+    @Test func statusFindsTheAPIAtItsConfiguredPort() throws {
+        let data = try PantryBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let submitted = try PantryBinary.run(["submit", "--data", data.path], environment: [:], input: Data((Self.register + "\n").utf8))
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        let port = try PantryBinary.freePort(), other = try PantryBinary.freePort()
+        let api = Process()
+        api.executableURL = PantryBinary.url
+        api.arguments = ["api", "--data", data.path, "--port", String(port)]
+        api.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PANTRY_") }
+        api.standardOutput = FileHandle.nullDevice
+        api.standardError = FileHandle.nullDevice
+        try api.run()
+        defer { api.terminate(); api.waitUntilExit() }
+        func apiRunning(_ arguments: [String], _ environment: [String: String] = [:]) throws -> Bool? {
+            let status = try PantryBinary.run(["status", "--json", "--data", data.path] + arguments, environment: environment)
+            let processes = status.stdout.jsonObject?["processes"] as? [[String: Any]] ?? []
+            return processes.first { $0["name"] as? String == "api" }?["running"] as? Bool
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while try apiRunning(["--port", String(port)]) != true, Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        #expect(try apiRunning(["--port", String(port)]) == true, "--port")
+        #expect(try apiRunning([], ["PANTRY_PORT": String(port)]) == true, "PANTRY_PORT")
+        let file = data.appendingPathComponent("pantry.json")
+        try Data(#"{"port": \#(port), "host": "127.0.0.1"}"#.utf8).write(to: file)
+        #expect(try apiRunning(["--config", file.path]) == true, "the configuration file's port and host")
+        #expect(try apiRunning([], ["PANTRY_PORT": String(other)]) == false, "nothing listens on the other port")
+    }
+
     @Test func runtimeFailuresExitOneWithoutTheUsageAndUsageErrorsExit64() throws {
         let empty = try PantryBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: empty) }

@@ -17,6 +17,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("projections").path))
     }
 
+    @Test("--insecure-network with this host's keys present refuses to start, saying why and what to do")
+    func insecureNetworkWithKeysPresentRefusesToStart() throws {
+        let directory = try PantryBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let made = try PantryBinary.run(["keys", "--data", directory.path, "--role", "worker", "--host", "127.0.0.1", "--name", "w1"],
+                                        environment: [:])
+        #expect(made.status == 0, "\(made.stderr)")
+        let tcp = ["PANTRY_CORE_EVENTS": "tcp://127.0.0.1:1"]
+        for (arguments, environment) in [(["--insecure-network"], tcp), ([], tcp.merging(["PANTRY_INSECURE_NETWORK": "true"]) { $1 })] {
+            let run = try PantryBinary.run(["worker", "carts", "--data", directory.path] + arguments, environment: environment)
+            #expect(run.status == 64, "\(run.stderr)")
+            #expect(run.stderr.contains("w1.secret") && run.stderr.contains("anyone on the network")
+                    && run.stderr.contains("leave out --insecure-network"), "\(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("projections").path))
+        }
+    }
+
+    @Test("pantry status says when the internal network runs without CURVE")
+    func statusSaysTheNetworkIsInsecure() throws {
+        let directory = try PantryBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let submitted = try PantryBinary.run(["submit", "--data", directory.path], environment: [:],
+                                             input: Data((CommandLineTests.register + "\n").utf8))
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        let local = try PantryBinary.run(["status", "--json", "--data", directory.path], environment: [:])
+        #expect(local.stdout.jsonObject?["network"] as? String == "ipc", "\(local.stdout)\(local.stderr)")
+        let tcp = ["PANTRY_CORE_EVENTS": "tcp://127.0.0.1:1", "PANTRY_INSECURE_NETWORK": "true"]
+        let json = try PantryBinary.run(["status", "--json", "--data", directory.path], environment: tcp)
+        #expect(json.stdout.jsonObject?["network"] as? String == "insecure", "\(json.stdout)\(json.stderr)")
+        let table = try PantryBinary.run(["status", "--data", directory.path], environment: tcp)
+        #expect(table.stdout.contains("INSECURE: tcp:// without CURVE"), "\(table.stdout)")
+    }
+
     @Test("pantry keys writes a 0600 secret and a public file, and never replaces a host's key")
     func keysAreWrittenOnce() throws {
         let directory = try PantryBinary.temporaryDirectory()

@@ -25,6 +25,7 @@ import Testing
                 envelope("save-\(u)", save("u\(u)", "r\(u)")),
                 envelope("cart-\(u)", cart("u\(u)", "r1", 2)),
                 envelope("grocery-\(u)", addGrocery("u\(u)", "Eggs")),
+                envelope("revoke-\(u)", .revokeSession(RevokeSession(userId: "u\(u)", tokenId: "t\(u)", expiresAt: 4_102_444_800))),
             ]
             if u % 2 == 0 { commands.append(envelope("check-\(u)", .checkGrocery(CheckGrocery(userId: "u\(u)", ingredient: "eggs", checked: true)))) }
         }
@@ -68,6 +69,9 @@ import Testing
             #expect(reopened.process([envelope("more", use("u0", "r1", "salt"))]).first?.status == .accepted)
             #expect(reopened.process([envelope("use-0", use("u0", "r0", "flour"))]).first?.duplicate == true)
             #expect(reopened.process([envelope("reg-12", register("u1"))]).first?.code == .rejection(.commandIdReused))
+            // The revoked sessions carried over: a second refresh of a token revoked before the snapshot is refused.
+            let again = envelope("revoke-again-0", .revokeSession(RevokeSession(userId: "u0", tokenId: "t0", expiresAt: 4_102_444_800)))
+            #expect(reopened.process([again]).first?.code == .rejection(.alreadyRevoked))
         }
     }
 

@@ -115,6 +115,9 @@ let ruleCases: [RuleCase] = [
     RuleCase(.limitReached, "a sixth experience on one recipe",
              setup: [alice] + (0..<Decider.maxExperiencesPerRecipe).map { experience("u1", "r1", "tip \($0)") },
              experience("u1", "r1", "one more")),
+    RuleCase(.alreadyRevoked, "a session revoked twice (two refreshes of one token)",
+             setup: [alice, .revokeSession(RevokeSession(userId: "u1", tokenId: "t1", expiresAt: 4_102_444_800))],
+             .revokeSession(RevokeSession(userId: "u1", tokenId: "t1", expiresAt: 4_102_444_800))),
     RuleCase(.invalidText, "blank experience", experience("u1", "r1", " \t\n ")),
     RuleCase(.invalidText, "experience of 2001 characters", experience("u1", "r1", longText)),
     RuleCase(.invalidText, "experience with a control character", experience("u1", "r1", "nice\u{07}")),
@@ -143,7 +146,7 @@ let adapterOnlyCodes: Set<Rejection.Code> = [.malformedJSON, .invalidUTF8, .tooL
     }
 
     @Test func codesAreStableStrings() {
-        #expect(Rejection.Code.allCases.count == 36)
+        #expect(Rejection.Code.allCases.count == 37)
         #expect(Set(Rejection.Code.allCases.map(\.rawValue)).count == Rejection.Code.allCases.count)
         for code in Rejection.Code.allCases {
             #expect(code.rawValue.allSatisfy { $0.isLowercase || $0 == "_" || $0 == "8" }, "\(code.rawValue)")

@@ -64,19 +64,30 @@ import Testing
 
     @Test func anOperatorProofVerifiesOnlyWithTheKeyAndUntilItExpires() throws {
         let proof = signer.operatorProof(now: now)
-        #expect(signer.isOperatorProof(proof, now: now))
-        #expect(signer.isOperatorProof(proof, now: now.addingTimeInterval(599)))
-        #expect(!signer.isOperatorProof(proof, now: now.addingTimeInterval(600)), "expired")
+        #expect(signer.verifyOperatorProof(proof, now: now)?.expiresAt == Int64(now.timeIntervalSince1970) + 60)
+        #expect(signer.verifyOperatorProof(proof, now: now.addingTimeInterval(59)) != nil)
+        #expect(signer.verifyOperatorProof(proof, now: now.addingTimeInterval(60)) == nil, "expired")
         let stranger = TokenSigner(key: SymmetricKey(data: Data("another key that is long enough...".utf8)))
-        #expect(!stranger.isOperatorProof(proof, now: now))
-        let farFuture = String(Int64(now.timeIntervalSince1970) + 86_400)
-        let forged = farFuture + "." + proof.split(separator: ".")[1]
-        #expect(!signer.isOperatorProof(forged, now: now), "the expiry is signed")
+        #expect(stranger.verifyOperatorProof(proof, now: now) == nil)
+        let parts = proof.split(separator: ".")
+        let later = String(Int64(now.timeIntervalSince1970) + 30)
+        #expect(signer.verifyOperatorProof([later, String(parts[1]), String(parts[2])].joined(separator: "."), now: now) == nil,
+                "the expiry is signed")
+        let otherNonce = String(parts[1].first == "A" ? "B" : "A") + parts[1].dropFirst()
+        #expect(signer.verifyOperatorProof([String(parts[0]), otherNonce, String(parts[2])].joined(separator: "."), now: now) == nil,
+                "the nonce is signed")
+    }
+
+    /// The API takes each proof once, by its nonce: two signed in the same second must differ.
+    @Test func twoOperatorProofsSignedAtOnceHaveTheirOwnNonces() throws {
+        let first = try #require(signer.verifyOperatorProof(signer.operatorProof(now: now), now: now))
+        let second = try #require(signer.verifyOperatorProof(signer.operatorProof(now: now), now: now))
+        #expect(first.nonce != second.nonce && first.expiresAt == second.expiresAt)
     }
 
     @Test func aSessionTokenIsNeverAnOperatorProofNorTheReverse() throws {
         let (token, _) = signer.issue(userId: "u1", username: "anna", now: now)
-        #expect(!signer.isOperatorProof(token, now: now))
+        #expect(signer.verifyOperatorProof(token, now: now) == nil)
         #expect(throws: TokenSigner.Failure.self) { try signer.verify(signer.operatorProof(now: now), now: now) }
     }
 }

@@ -133,6 +133,8 @@ def test_api_processes_on_separate_directories_share_logouts_reads_and_the_log(h
         apis.append(APIClient(port))
     for api in apis:
         wait_for(api.ready, timeout=60, what="both APIs to be ready")
+        # Every readiness answer says the network is open, not one line at start (issue 45).
+        assert api.get("/ready").json["network"] == "insecure"
     # No process but the core has the log or the keys.
     for directory in tmp_path.iterdir():
         if directory.name != "core" and directory.is_dir():

@@ -148,7 +148,7 @@ def test_with_the_fetch_worker_stopped_recipe_screens_answer_503_naming_it_withi
     found = ok(api.get("/v1/recipes/by-ingredients?ingredients=egg&number=5"))["payload"]["summaries"]
     recipe_id = found[-1]["id"]
     ready = ok(api.get("/ready"))
-    assert ready["parts"]["fetch"] == "up" and ready["parts"]["core"] == "up", ready
+    assert ready["parts"]["fetch"] == "up" and ready["parts"]["core"] == "up" and ready["network"] == "ipc", ready
     fetch = processes.running[-1]
     fetch.terminate()
     fetch.wait()

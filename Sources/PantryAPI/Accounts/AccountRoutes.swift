@@ -21,6 +21,7 @@ struct AccountRoutes {
     /// For the operator's throwaway users (the load test's password is public): the lowest cost.
     let operatorHasher: PasswordHasher
     let signer: TokenSigner
+    let operatorProofs: OperatorProofs
     let revocations: RevocationList
     let throttle: SharedLoginThrottle
     /// Log-ins and registrations per client address, and all of them together.
@@ -73,11 +74,15 @@ struct AccountRoutes {
     }
 
     /// A logout is a command: its `SessionRevoked` reaches every API process through the feed.
-    /// This one refuses the token at once; its id makes a retried logout harmless.
+    /// This one refuses the token at once; its id makes a retried logout harmless. A session the
+    /// core knows revoked already (refreshed through another API process a moment ago) is logged
+    /// out all the same.
     private func logOut(_ session: SessionClaims) async throws -> Response {
-        _ = try await submitter.submit(CommandEnvelope(
-            commandId: "logout-\(session.tokenId)",
-            command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
+        do {
+            _ = try await submitter.submit(CommandEnvelope(
+                commandId: "logout-\(session.tokenId)",
+                command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
+        } catch let problem as Problem where problem.code == .rejection(.alreadyRevoked) {}
         revocations.revoke(session.tokenId, expiresAt: session.expiresAt)
         return Response(status: .noContent)
     }
@@ -85,24 +90,34 @@ struct AccountRoutes {
     /// A new token for the session's account, asked for before this one expires (the web app asks
     /// an hour ahead: tokens last 24 h, and an expired one lost the cook's session mid-use). This
     /// one is revoked as at log-out, so a refresh does not leave two tokens to steal.
+    ///
+    /// Single-use: the core decides the revocation (`Decider`, `already_revoked`) and only the
+    /// refresh whose revocation it accepted gets a token; six at once of one token gave five live
+    /// sessions, across API processes too (issue 45). Each attempt has a command id of its own, or
+    /// the core would answer the first's outcome to every one.
     private func refresh(_ session: SessionClaims) async throws -> Response {
         guard let account = try await self.account(id: session.userId) else {
             throw Problem.invalidToken("the account of this token is gone")
         }
-        let renewed = newSession(for: account, status: .created)
-        _ = try await submitter.submit(CommandEnvelope(
-            commandId: "refresh-\(session.tokenId)",
-            command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
+        do {
+            _ = try await submitter.submit(CommandEnvelope(
+                commandId: "refresh-\(session.tokenId)-\(RandomIdentifier.make())",
+                command: .revokeSession(RevokeSession(userId: session.userId, tokenId: session.tokenId, expiresAt: session.expiresAt))))
+        } catch let problem as Problem where problem.code == .rejection(.alreadyRevoked) {
+            revocations.revoke(session.tokenId, expiresAt: session.expiresAt)
+            throw Problem.invalidToken("this token was refreshed or logged out already")
+        }
         revocations.revoke(session.tokenId, expiresAt: session.expiresAt)
-        return renewed
+        return newSession(for: account, status: .created)
     }
 
     private static let operatorField = HTTPField.Name(TokenSigner.operatorHeader)!
 
     /// The operator's own tool (the load test registering and removing its users), which holds
-    /// the token key: not limited per address, as it registers thousands from one.
-    private func isOperator(_ request: Request) -> Bool {
-        request.headers[Self.operatorField].map { signer.isOperatorProof($0) } ?? false
+    /// the token key: not limited per address, as it registers thousands from one. A proof that
+    /// is not taken (`OperatorProofs`) refuses the request rather than pass it as anyone's.
+    private func isOperator(_ request: Request, _ client: String) throws -> Bool {
+        try operatorProofs.check(request.headers[Self.operatorField], client: client)
     }
 
     /// Runs `work`, which checks or hashes a password, once the client is admitted: within its
@@ -112,7 +127,7 @@ struct AccountRoutes {
     /// tool (`isOperator`) passes and is told so.
     private func admitted(_ request: Request, _ client: String, _ work: (_ byOperator: Bool) async throws -> Response)
         async throws -> Response {
-        if isOperator(request) { return try await work(true) }
+        if try isOperator(request, client) { return try await work(true) }
         try await admit(client)
         guard checking.begin(client, limit: checksPerClient) else {
             let seconds = await Self.holdRefusal(retryAfter: 1)

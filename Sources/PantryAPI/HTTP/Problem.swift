@@ -94,7 +94,7 @@ extension Problem {
         case .unknownUser, .noSuchItem, .notSaved, .unknownRecipe, .notInCart:
             .notFound
         case .userExists, .usernameTaken, .emailTaken, .alreadySaved, .unchanged, .alreadyUsed, .cartOutOfRange, .limitReached,
-             .notCooking:
+             .notCooking, .alreadyRevoked:
             .conflict
         // Faster than a person: the same status as the other limits a client should slow down for.
         case .paceExceeded:

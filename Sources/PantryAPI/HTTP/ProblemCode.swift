@@ -21,6 +21,7 @@ package enum ProblemCode: String, CaseIterable, Sendable {
     case invalidCredentials = "invalid_credentials"
     case invalidToken = "invalid_token"
     case wrongPassword = "wrong_password"
+    case invalidOperatorProof = "invalid_operator_proof"
     case tooManyAttempts = "too_many_attempts"
     case rateLimited = "rate_limited"
     case busy = "busy"
@@ -54,7 +55,7 @@ package enum ProblemCode: String, CaseIterable, Sendable {
             .badRequest
         case .invalidCredentials, .invalidToken:
             .unauthorized
-        case .wrongPassword:
+        case .wrongPassword, .invalidOperatorProof:
             .forbidden
         case .notFound:
             .notFound

@@ -20,6 +20,9 @@ struct HealthRoutes {
     let queries: WorkerQueries
     let recipes: RecipeSource
     let registry: PrometheusCollectorRegistry
+    /// Said in every readiness answer: an API on an open network (`--insecure-network`) is ready,
+    /// but its operator is told each time, not once at start.
+    let network: NetworkProtection
 
     func register(on router: Router<APIRequestContext>) {
         router.get("health") { _, _ in
@@ -39,6 +42,7 @@ struct HealthRoutes {
         var workers: [String: WorkerProgress]
         /// Every part the API needs, by name: "up", or why not.
         var parts: [String: String]
+        var network: NetworkProtection
     }
 
     struct WorkerProgress: Encodable {
@@ -86,6 +90,6 @@ struct HealthRoutes {
         }
         var parts = ["core": "up", "fetch": "up"]
         for worker in workers.keys { parts[worker] = "up" }
-        return JSONResponse.make(Readiness(status: "ready", position: progress.position, head: head, workers: workers, parts: parts))
+        return JSONResponse.make(Readiness(status: "ready", position: progress.position, head: head, workers: workers, parts: parts, network: network))
     }
 }

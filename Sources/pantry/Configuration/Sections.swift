@@ -91,6 +91,16 @@ extension ConfigurationSources {
         let directory = dataDirectory.standardizedFileURL.appendingPathComponent("keys").path
         let keysDirectory = try text("keys", shown: directory) ?? directory
         let insecure = try bool("insecure-network", default: false)
+        // Keys here mean this host was set up for CURVE: turning it off would leave the network
+        // open while its operator believes it closed (issue 45: one line at start said so).
+        if insecure, let secret = NetworkKeys.secretFiles(in: URL(fileURLWithPath: keysDirectory, isDirectory: true)).first {
+            throw ConfigurationError("""
+                insecure-network: \(keysDirectory) holds this host's secret CURVE key (\(secret)), and --insecure-network \
+                (PANTRY_INSECURE_NETWORK) would run tcp:// without it, readable and writable by anyone on the network: \
+                leave out --insecure-network to use the keys, or, on a network you trust, point --keys (PANTRY_KEYS) at a \
+                directory without a .secret file
+                """)
+        }
         guard bus.usesTCP, !insecure else { return .plain }
         let keys: NetworkKeys?
         do {
