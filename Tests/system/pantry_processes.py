@@ -9,6 +9,8 @@ import subprocess
 import time
 from urllib.parse import quote
 
+import zmq
+
 
 class Processes:
     """Real `pantry` processes on one data directory; all are stopped at the end of the test."""
@@ -96,6 +98,17 @@ def mixed_command(n, users):
                 "data": {"userId": user, "ingredient": f"item {n % 9}", "checked": n % 2 == 0}}
     return {"commandId": f"m-{n}", "type": "WriteExperience",
             "data": {"userId": user, "recipeId": recipe, "text": f"Tip {n}: less salt"}}
+
+
+def dealer(path, timeout_ms=10_000):
+    """A pyzmq DEALER on one of a deployment's ipc sockets (`DATA/core-commands.sock`, a worker's
+    queries), closed without lingering; receives wait at most `timeout_ms` (None: for ever)."""
+    socket = zmq.Context.instance().socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 0)
+    if timeout_ms is not None:
+        socket.setsockopt(zmq.RCVTIMEO, timeout_ms)
+    socket.connect(f"ipc://{path}")
+    return socket
 
 
 def free_port():

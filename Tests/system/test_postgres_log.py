@@ -7,7 +7,7 @@ import threading
 
 import zmq
 
-from pantry_processes import mixed_command, register, start_core_and_api, wait_for, ok
+from pantry_processes import dealer, mixed_command, register, start_core_and_api, wait_for, ok
 from test_workers import Core, assert_replay_matches, status, wait_caught_up
 
 USERS = 40
@@ -23,17 +23,11 @@ class RunningCore(Core):
     """A client of the core that already runs on the data directory (`Core` starts one)."""
 
     def __init__(self, processes):
-        self.socket = zmq.Context.instance().socket(zmq.DEALER)
-        self.socket.setsockopt(zmq.LINGER, 0)
-        self.socket.setsockopt(zmq.RCVTIMEO, 30_000)
-        self.socket.connect(f"ipc://{processes.data / 'core-commands.sock'}")
+        self.socket = dealer(processes.data / "core-commands.sock", timeout_ms=30_000)
 
 
 def leaderboard_top(processes):
-    socket = zmq.Context.instance().socket(zmq.DEALER)
-    socket.setsockopt(zmq.LINGER, 0)
-    socket.setsockopt(zmq.RCVTIMEO, 10_000)
-    socket.connect(f"ipc://{processes.data / 'leaderboard-queries.sock'}")
+    socket = dealer(processes.data / "leaderboard-queries.sock")
     socket.send(json.dumps({"query": "top", "limit": 100}).encode())
     answer = json.loads(socket.recv())["result"]
     socket.close()
@@ -133,10 +127,7 @@ def test_a_core_killed_mid_append_leaves_nothing_partial_in_postgres(processes, 
     for round in range(3):
         core_process = processes.start("core")
         wait_for(lambda: (processes.data / "core-commands.sock").exists(), what="the core")
-        socket = zmq.Context.instance().socket(zmq.DEALER)
-        socket.setsockopt(zmq.LINGER, 0)
-        socket.setsockopt(zmq.RCVTIMEO, 5_000)
-        socket.connect(f"ipc://{processes.data / 'core-commands.sock'}")
+        socket = dealer(processes.data / "core-commands.sock", timeout_ms=5_000)
         if round == 0:
             socket.send(json.dumps(register(0)).encode())
             assert json.loads(socket.recv())["status"] == "accepted"

@@ -13,9 +13,8 @@ import threading
 import time
 
 import pytest
-import zmq
 
-from pantry_processes import register, start_core_and_api, wait_for, ok
+from pantry_processes import dealer, register, start_core_and_api, wait_for, ok
 from test_workers import assert_replay_matches, wait_caught_up
 
 CLUSTER = pathlib.Path(__file__).resolve().parents[2] / "ops" / "postgres-cluster"
@@ -77,9 +76,7 @@ class Load:
     four in a batch frame, each answer kept with the time it came (one thread owns the socket)."""
 
     def __init__(self, data, rate=100):
-        self.socket = zmq.Context.instance().socket(zmq.DEALER)
-        self.socket.setsockopt(zmq.LINGER, 0)
-        self.socket.connect(f"ipc://{data / 'core-commands.sock'}")
+        self.socket = dealer(data / "core-commands.sock", timeout_ms=None)
         self.rate = rate
         self.sending = True
         self.stopped = False
@@ -307,10 +304,7 @@ def test_sigterm_stops_a_core_whose_server_is_gone_within_2_s(processes, servers
     monkeypatch.setenv("PANTRY_LOG", server.url)
     core = processes.start("core")
     wait_for(lambda: (processes.data / "core-commands.sock").exists(), what="the core")
-    socket = zmq.Context.instance().socket(zmq.DEALER)
-    socket.setsockopt(zmq.LINGER, 0)
-    socket.setsockopt(zmq.RCVTIMEO, 10_000)
-    socket.connect(f"ipc://{processes.data / 'core-commands.sock'}")
+    socket = dealer(processes.data / "core-commands.sock")
     socket.send(json.dumps(register(1)).encode())
     assert json.loads(socket.recv())["status"] == "accepted"
     server.kill() if fault == "killed" else server.freeze()
