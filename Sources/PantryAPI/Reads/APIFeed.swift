@@ -162,13 +162,18 @@ package final class APIFeed: Service {
         }
     }
 
+    /// The log reader beside the follower's, for head reads and live resumes: opened when first
+    /// needed and kept; nil while the log does not exist yet. Blocking: call it on the pool.
+    private func sideReader() throws -> (any EventLogReader)? {
+        if let log = headReads.withLock({ $0.log }) { return log }
+        let log = try openHeadReader?()
+        headReads.withLock { $0.log = log }
+        return log
+    }
+
     private func readHead(began: ContinuousClock.Instant) async -> Int64? {
         let head = try? await NIOThreadPool.singleton.runIfActive { [self] () throws -> Int64? in
-            var log = headReads.withLock { $0.log }
-            if log == nil {
-                log = (try? openHeadReader?()) ?? nil
-                headReads.withLock { $0.log = log }
-            }
+            let log = (try? sideReader()) ?? nil
             return try log?.headPosition()
         }
         headReads.withLock { reads in
@@ -182,14 +187,9 @@ package final class APIFeed: Service {
     /// The live changes of `userId` in `after...through`, read from the log once for a stream that
     /// resumes from before what `LiveStreams` kept; on NIO's pool for blocking work.
     func liveChanges(of userId: UserID, after: Int64, through: Int64) async throws -> [LiveChange] {
-        guard let openHeadReader, through > after else { return [] }
+        guard openHeadReader != nil, through > after else { return [] }
         return try await NIOThreadPool.singleton.runIfActive { [self] () throws -> [LiveChange] in
-            var log = headReads.withLock { $0.log }
-            if log == nil {
-                log = try openHeadReader()
-                headReads.withLock { $0.log = log }
-            }
-            guard let log else { return [] }
+            guard let log = try sideReader() else { return [] }
             var changes: [LiveChange] = []
             var position = after
             // In slices, so a long backlog of other users' changes is never held at once.
