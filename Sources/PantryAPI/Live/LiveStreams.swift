@@ -97,7 +97,8 @@ final class LiveStreams: FeedReadModel, Service {
             for change in changes {
                 state.window.append(change)
                 for id in state.byUser[change.userId] ?? [] {
-                    if state.resuming[id] != nil { state.resuming[id]!.append(change) } else { state.streams[id]?.push(.change(change)) }
+                    // A stream reading its backlog from the log gets the change after it.
+                    if state.resuming[id]?.append(change) == nil { state.streams[id]?.push(.change(change)) }
                 }
             }
             while state.window.count > settings.resumeWindow, let oldest = state.window.popFirst() { state.floor = oldest.position }
