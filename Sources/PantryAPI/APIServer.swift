@@ -113,18 +113,19 @@ package struct APIServer {
         let accounts = AccountDirectory(revocations: revocations, digester: LoginDigester(tokenKey: tokenKey),
                                         registrations: registrations)
         let leaderboard = LeaderboardReadModel(accounts: accounts)
+        let households = HouseholdDirectory()
         let live = LiveStreams(settings: .init(heartbeat: configuration.liveHeartbeat, maxStreams: max(1, configuration.maxConnections / 2)),
-                               leaderboard: leaderboard, logger: logger)
+                               leaderboard: leaderboard, households: households, logger: logger)
         let feed: APIFeed
         let snapshots = configuration.snapshotPath.map { [logger = self.logger] in
             APISnapshotFile(path: $0, every: configuration.snapshotEvery, accounts: accounts, revocations: revocations,
-                            leaderboard: leaderboard, logger: logger)
+                            leaderboard: leaderboard, households: households, logger: logger)
         }
         let counted: CountedIngredientsRead
         switch configuration.log {
         case .direct(let openLog, let vault):
             counted = CountedIngredientsRead(open: openLog)
-            feed = try APIFeed(models: [accounts, leaderboard], live: live, keys: vault, context: context, feed: endpoints.events,
+            feed = try APIFeed(models: [accounts, leaderboard, households], live: live, keys: vault, context: context, feed: endpoints.events,
                                highWaterMark: endpoints.feedHighWaterMark, openLog: openLog, openHeadReader: openLog,
                                snapshots: snapshots, logger: logger)
         case .service:
@@ -132,7 +133,7 @@ package struct APIServer {
             // A socket of its own: a read waits neither for the follower's catch-up nor for a head read.
             let points = RemoteEventStore(context: context, endpoint: endpoints.log, timeout: .seconds(1))
             counted = CountedIngredientsRead(open: { points })
-            feed = try APIFeed(models: [accounts, leaderboard], live: live, keys: nil, context: context, feed: endpoints.events,
+            feed = try APIFeed(models: [accounts, leaderboard, households], live: live, keys: nil, context: context, feed: endpoints.events,
                                highWaterMark: endpoints.feedHighWaterMark, openLog: { remote }, openHeadReader: {
                 RemoteEventStore(context: context, endpoint: endpoints.log, timeout: .milliseconds(500))
             }, snapshots: snapshots, logger: logger)
@@ -166,12 +167,15 @@ package struct APIServer {
                       overall: RateLimiter(configuration.loginLimitOverall), decoyHash: decoyHash, leaderboard: leaderboard)
             .register(public: router, authenticated: authenticated)
         CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
-        LiveRoutes(live: live, feed: feed, isEnded: { [revocations, accounts] claims in
+        HouseholdRoutes(submitter: submitter, households: households, accounts: accounts, feed: feed,
+                        codes: InviteCodes(tokenKey: tokenKey)).register(on: authenticated)
+        LiveRoutes(live: live, feed: feed, households: households, isEnded: { [revocations, accounts] claims in
             revocations.isRevoked(claims.tokenId) || accounts.credentialsGeneration(of: claims.userId) != claims.credentialsGeneration
         }).register(on: authenticated)
         // Browsing needs no account: recipes, the leaderboard and experiences are public.
         let liked = LikedRecipes(queries: queries, recipes: recipes)
-        ReadRoutes(queries: queries, feed: feed, leaderboard: leaderboard, recipes: recipes, liked: liked, counted: counted)
+        ReadRoutes(queries: queries, feed: feed, leaderboard: leaderboard, recipes: recipes, liked: liked, counted: counted,
+                   households: households)
             .register(public: router.group(), authenticated: authenticated)
         var signedInIfAny = authenticator
         signedInIfAny.optional = true

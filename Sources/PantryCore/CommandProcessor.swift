@@ -429,6 +429,9 @@ package final class CommandProcessor {
         switch command {
         case .registerUser, .changePassword, .addGrocery, .checkGrocery, .removeGrocery, .writeExperience: true
         case .saveRecipe, .removeSavedRecipe, .useOwnedIngredient, .adjustCart, .startCooking, .deleteUser, .revokeSession: false
+        // Ids, and the SHA-256 of a random invite code: nothing a person wrote.
+        case .createHousehold, .inviteToHousehold, .revokeHouseholdInvite, .joinHousehold, .leaveHousehold,
+             .removeHouseholdMember, .handOverHousehold: false
         }
     }
 

@@ -35,7 +35,9 @@ struct CoreSnapshot {
     /// stream versions and the unopened holdings sorted by key and read where they lie
     /// (`StoredKeys`): a start builds no dictionary of them.
     /// 6: the revoked sessions (token ids by their tokens' expiry hour), after the deleted users.
-    private static let formatVersion: UInt32 = 6
+    /// 7: the households, after the recipes (ids, members, invites' code digests, the shared list
+    /// as item ids, authors and keyed digests: no text anyone wrote), all decoded at the start.
+    private static let formatVersion: UInt32 = 7
 
     /// The file: a header, the body, and a SHA-256 of both. A list whose user has no key any more
     /// (deleted meanwhile) is left out.
@@ -80,6 +82,7 @@ struct CoreSnapshot {
             if let image = facts.image { w.string(image) }
             w.sequence(facts.ingredients) { $0.string($1) }
         }
+        w.households(holdings.households)
         w.bytes.append(contentsOf: SHA256.hash(data: w.bytes))
         return Data(w.bytes)
     }
@@ -137,11 +140,13 @@ struct CoreSnapshot {
             let image = try r.int() == 0 ? nil : try r.string()
             return (id, RecipeFacts(title: title, image: image, ingredients: try r.array { try $0.string() }))
         }
+        let households = try r.households()
         guard r.offset == body.count else { throw SnapshotFailure.notASnapshot }
         holdings = PantryState.Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: [:], unrecordedPoints: [:],
                                         savedRecipes: [:], groceries: [:], carts: [:], experiences: [:], cooking: [:],
                                         pointsDue: [:], tipsDue: [:], revokedTokens: revokedTokens, recipes: recipes,
                                         usernames: usernames, emails: emails)
+        holdings.households = households
     }
 }
 
@@ -215,6 +220,33 @@ extension CoreSnapshot {
 }
 
 private extension SnapshotWriter {
+    /// Sorted by id, and each household's invites and items too, so that equal states write equal files.
+    mutating func households(_ households: [HouseholdID: Household]) {
+        sequence(households.keys.sorted()) { w, id in
+            let household = households[id]!
+            w.string(id)
+            w.string(household.owner)
+            w.sequence(household.members) { $0.string($1) }
+            w.sequence(household.invites.keys.sorted()) { w, inviteId in
+                let invite = household.invites[inviteId]!
+                w.string(inviteId); w.string(invite.codeDigest); w.int(invite.expiresAt); w.int(Int64(invite.status.rawValue))
+            }
+            w.sequence(household.items.keys.sorted()) { w, itemId in
+                let item = household.items[itemId]!
+                w.string(itemId); w.int(item.checked ? 1 : 0)
+                w.sequence(item.authors) { $0.string($1) }
+                w.int(item.digest == nil ? 0 : 1)
+                if let digest = item.digest { w.digest(digest) }
+            }
+            w.sequence(household.cart.keys.sorted { $0.rawValue < $1.rawValue }) { w, recipeId in
+                w.string(recipeId.rawValue); w.int(Int64(household.cart[recipeId]!))
+            }
+            w.sequence(household.cooking.keys.sorted { $0.rawValue < $1.rawValue }) { w, recipeId in
+                w.string(recipeId.rawValue); w.int(household.cooking[recipeId]!)
+            }
+        }
+    }
+
     mutating func digest(_ digest: NameDigest) {
         int(Int64(bitPattern: digest.low))
         int(Int64(bitPattern: digest.high))
@@ -229,6 +261,31 @@ private extension SnapshotWriter {
 }
 
 private extension SnapshotReader {
+    mutating func households() throws -> [HouseholdID: Household] {
+        var households: [HouseholdID: Household] = [:]
+        for _ in 0..<(try count()) {
+            let id = try string()
+            var household = Household(owner: try string())
+            household.members = try array { try $0.string() }
+            for _ in 0..<(try count()) {
+                let inviteId = try string(), codeDigest = try string(), expiresAt = try int()
+                guard let status = Household.Invite.Status(rawValue: Int(try int())) else { throw SnapshotFailure.notASnapshot }
+                household.invites[inviteId] = Household.Invite(codeDigest: codeDigest, expiresAt: expiresAt, status: status)
+            }
+            for _ in 0..<(try count()) {
+                let itemId = try string(), checked = try int() != 0
+                let authors = try array { try $0.string() }
+                let digest = try int() == 0 ? nil : try self.digest()
+                household.items[itemId] = Household.SharedGroceryItem(checked: checked, authors: authors, digest: digest)
+                if let digest { household.itemIds[digest] = itemId }
+            }
+            for _ in 0..<(try count()) { household.cart[RecipeID(try string())] = Int(try int()) }
+            for _ in 0..<(try count()) { household.cooking[RecipeID(try string())] = try int() }
+            households[id] = household
+        }
+        return households
+    }
+
     mutating func digest() throws -> NameDigest {
         NameDigest(low: UInt64(bitPattern: try int()), high: UInt64(bitPattern: try int()))
     }

@@ -96,6 +96,20 @@ package enum CommandCoding {
             data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("minutes", c.minutes)
         case .writeExperience(let c):
             data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("text", c.text)
+        case .createHousehold(let c):
+            data.field("userId", c.userId)
+        case .inviteToHousehold(let c):
+            data.field("userId", c.userId); data.field("codeDigest", c.codeDigest)
+        case .revokeHouseholdInvite(let c):
+            data.field("userId", c.userId); data.field("inviteId", c.inviteId)
+        case .joinHousehold(let c):
+            data.field("userId", c.userId); data.field("codeDigest", c.codeDigest)
+        case .leaveHousehold(let c):
+            data.field("userId", c.userId)
+        case .removeHouseholdMember(let c):
+            data.field("userId", c.userId); data.field("memberId", c.memberId)
+        case .handOverHousehold(let c):
+            data.field("userId", c.userId); data.field("memberId", c.memberId)
         }
         return data.finish()
     }
@@ -210,6 +224,34 @@ package enum CommandCoding {
             try refuseUnknownFields(json, of: WriteExperience.self)
             return .writeExperience(WriteExperience(userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")),
                                                     text: try json.string("text")))
+        },
+        "CreateHousehold": { json in
+            try refuseUnknownFields(json, of: CreateHousehold.self)
+            return .createHousehold(CreateHousehold(userId: try json.string("userId")))
+        },
+        "InviteToHousehold": { json in
+            try refuseUnknownFields(json, of: InviteToHousehold.self)
+            return .inviteToHousehold(InviteToHousehold(userId: try json.string("userId"), codeDigest: try json.string("codeDigest")))
+        },
+        "RevokeHouseholdInvite": { json in
+            try refuseUnknownFields(json, of: RevokeHouseholdInvite.self)
+            return .revokeHouseholdInvite(RevokeHouseholdInvite(userId: try json.string("userId"), inviteId: try json.string("inviteId")))
+        },
+        "JoinHousehold": { json in
+            try refuseUnknownFields(json, of: JoinHousehold.self)
+            return .joinHousehold(JoinHousehold(userId: try json.string("userId"), codeDigest: try json.string("codeDigest")))
+        },
+        "LeaveHousehold": { json in
+            try refuseUnknownFields(json, of: LeaveHousehold.self)
+            return .leaveHousehold(LeaveHousehold(userId: try json.string("userId")))
+        },
+        "RemoveHouseholdMember": { json in
+            try refuseUnknownFields(json, of: RemoveHouseholdMember.self)
+            return .removeHouseholdMember(RemoveHouseholdMember(userId: try json.string("userId"), memberId: try json.string("memberId")))
+        },
+        "HandOverHousehold": { json in
+            try refuseUnknownFields(json, of: HandOverHousehold.self)
+            return .handOverHousehold(HandOverHousehold(userId: try json.string("userId"), memberId: try json.string("memberId")))
         },
     ]
 

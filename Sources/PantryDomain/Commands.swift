@@ -13,6 +13,13 @@ package enum Command: Sendable, Equatable {
     case changePassword(ChangePassword)
     case deleteUser(DeleteUser)
     case revokeSession(RevokeSession)
+    case createHousehold(CreateHousehold)
+    case inviteToHousehold(InviteToHousehold)
+    case revokeHouseholdInvite(RevokeHouseholdInvite)
+    case joinHousehold(JoinHousehold)
+    case leaveHousehold(LeaveHousehold)
+    case removeHouseholdMember(RemoveHouseholdMember)
+    case handOverHousehold(HandOverHousehold)
 
     /// The wire name, also the name of the command's JSON Schema file.
     package var typeName: String {
@@ -30,6 +37,13 @@ package enum Command: Sendable, Equatable {
         case .changePassword: "ChangePassword"
         case .deleteUser: "DeleteUser"
         case .revokeSession: "RevokeSession"
+        case .createHousehold: "CreateHousehold"
+        case .inviteToHousehold: "InviteToHousehold"
+        case .revokeHouseholdInvite: "RevokeHouseholdInvite"
+        case .joinHousehold: "JoinHousehold"
+        case .leaveHousehold: "LeaveHousehold"
+        case .removeHouseholdMember: "RemoveHouseholdMember"
+        case .handOverHousehold: "HandOverHousehold"
         }
     }
 
@@ -49,6 +63,13 @@ package enum Command: Sendable, Equatable {
         case .changePassword(let c): c.userId
         case .deleteUser(let c): c.userId
         case .revokeSession(let c): c.userId
+        case .createHousehold(let c): c.userId
+        case .inviteToHousehold(let c): c.userId
+        case .revokeHouseholdInvite(let c): c.userId
+        case .joinHousehold(let c): c.userId
+        case .leaveHousehold(let c): c.userId
+        case .removeHouseholdMember(let c): c.userId
+        case .handOverHousehold(let c): c.userId
         }
     }
 }

@@ -60,7 +60,8 @@ package enum Decider {
             return [.passwordChanged(PasswordChanged(userId: userId, passwordHash: hash))]
 
         case .deleteUser(let c):
-            return [.userDeleted(UserDeleted(userId: try existingUser(c.userId, state)))]
+            let userId = try existingUser(c.userId, state)
+            return leavingOnDeletion(userId, state) + [.userDeleted(UserDeleted(userId: userId))]
 
         case .revokeSession(let c):
             let userId = try existingUser(c.userId, state)
@@ -102,6 +103,11 @@ package enum Decider {
             let amount = try Validate.amount(c.amount)
             let unit = try Validate.unit(c.unit)
             let recipeId = try c.recipeId.map { (id) throws(Rejection) in try Validate.recipeId(id) }
+            if let shared = state.household(of: userId) {
+                return [try sharedGroceryAdd(GroceryAdded(userId: userId, item: IngredientName.key(ingredient), ingredient: ingredient,
+                                                          amount: amount, unit: unit, recipeId: recipeId, merged: false),
+                                             in: shared, commandId: envelope.commandId, state)]
+            }
             let existing = groceryItem(ingredient, of: userId, state)
             guard existing != nil || (state.groceries[userId]?.count ?? 0) < maxGroceryItems else {
                 throw Rejection(.limitReached, "at most \(maxGroceryItems) items on the grocery list; remove one first")
@@ -114,6 +120,13 @@ package enum Decider {
         case .checkGrocery(let c):
             let userId = try existingUser(c.userId, state)
             let ingredient = try Validate.ingredient(c.ingredient)
+            if let shared = state.household(of: userId) {
+                let (key, itemId, item) = try sharedItem(ingredient, in: shared, state)
+                guard item.checked != c.checked else {
+                    throw Rejection(.unchanged, "\(key) is already \(c.checked ? "checked" : "unchecked")")
+                }
+                return [.groceryChecked(GroceryChecked(userId: userId, item: key, checked: c.checked, household: shared.id, itemId: itemId))]
+            }
             guard let item = groceryItem(ingredient, of: userId, state), let checked = state.groceries[userId]?[item] else {
                 throw Rejection(.noSuchItem, "there is no \(IngredientName.key(ingredient)) on the grocery list")
             }
@@ -125,6 +138,10 @@ package enum Decider {
         case .removeGrocery(let c):
             let userId = try existingUser(c.userId, state)
             let ingredient = try Validate.ingredient(c.ingredient)
+            if let shared = state.household(of: userId) {
+                let (key, itemId, _) = try sharedItem(ingredient, in: shared, state)
+                return [.groceryRemoved(GroceryRemoved(userId: userId, item: key, household: shared.id, itemId: itemId))]
+            }
             guard let item = groceryItem(ingredient, of: userId, state) else {
                 throw Rejection(.noSuchItem, "there is no \(IngredientName.key(ingredient)) on the grocery list")
             }
@@ -136,7 +153,8 @@ package enum Decider {
             let asked = try Validate.ingredient(c.ingredient)
             // New commands only: points logged before this rule stay, and evolve never checks it.
             // First, so a point for a recipe nobody cooks never has the API look the recipe up.
-            guard let until = state.cooking[userId]?[recipeId], at < until else {
+            let shared = state.household(of: userId)
+            guard let until = shared.map({ $0.household.cooking[recipeId] }) ?? state.cooking[userId]?[recipeId], at < until else {
                 throw Rejection(.notCooking, "recipe \(recipeId) is not cooking: start cooking it (its cart timer) first")
             }
             let (recipe, recorded) = try knownRecipe(recipeId, facts: c.recipe, userId: userId, state)
@@ -157,8 +175,10 @@ package enum Decider {
                 throw Rejection(.invalidDelta, "delta must be a non-zero number from -\(maxCartCount) to \(maxCartCount)")
             }
             let (recipe, recorded) = try knownRecipe(recipeId, facts: c.recipe, userId: userId, state)
-            let before = state.carts[userId]?[recipeId] ?? 0
-            guard before > 0 || c.delta < 0 || (state.carts[userId]?.count ?? 0) < maxCartLines else {
+            let shared = state.household(of: userId)
+            let cart = shared?.household.cart ?? state.carts[userId]
+            let before = cart?[recipeId] ?? 0
+            guard before > 0 || c.delta < 0 || (cart?.count ?? 0) < maxCartLines else {
                 throw Rejection(.limitReached, "at most \(maxCartLines) recipes in the cart; remove one first")
             }
             let count = before + c.delta
@@ -166,7 +186,7 @@ package enum Decider {
                 throw Rejection(.cartOutOfRange, "the cart count for \(recipeId) must stay within 0...\(maxCartCount); it would be \(count)")
             }
             return recorded + [.cartAdjusted(CartAdjusted(userId: userId, recipeId: recipeId, title: recipe.facts.title,
-                                                          image: recipe.facts.image, delta: c.delta, count: count))]
+                                                          image: recipe.facts.image, delta: c.delta, count: count, household: shared?.id))]
 
         case .startCooking(let c):
             let userId = try existingUser(c.userId, state)
@@ -174,10 +194,11 @@ package enum Decider {
             guard (1...1440).contains(c.minutes) else {
                 throw Rejection(.invalidMinutes, "minutes must be 1 to 1440 (a day), got \(c.minutes)")
             }
-            guard (state.carts[userId]?[recipeId] ?? 0) > 0 else {
+            let shared = state.household(of: userId)
+            guard ((shared?.household.cart ?? state.carts[userId])?[recipeId] ?? 0) > 0 else {
                 throw Rejection(.notInCart, "recipe \(recipeId) is not in the cart")
             }
-            return [.cookingStarted(CookingStarted(userId: userId, recipeId: recipeId, minutes: c.minutes))]
+            return [.cookingStarted(CookingStarted(userId: userId, recipeId: recipeId, minutes: c.minutes, household: shared?.id))]
 
         case .writeExperience(let c):
             let userId = try existingUser(c.userId, state)
@@ -189,6 +210,10 @@ package enum Decider {
             try keepsPace(state.paces.tips, due: state.tipsDue[userId], at: at, "tips")
             return [.experienceWritten(ExperienceWritten(experienceId: experienceId(envelope.commandId), userId: userId,
                                                          recipeId: recipeId, text: text))]
+
+        case .createHousehold, .inviteToHousehold, .revokeHouseholdInvite, .joinHousehold, .leaveHousehold,
+             .removeHouseholdMember, .handOverHousehold:
+            return try householdEvents(for: envelope, state: state, at: at)
         }
     }
 
@@ -225,7 +250,7 @@ package enum Decider {
         return [IngredientName.key(ingredient), normalizedIngredient(ingredient)].first { list[$0] != nil }
     }
 
-    private static func existingUser(_ userId: UserID, _ state: PantryState) throws(Rejection) -> UserID {
+    static func existingUser(_ userId: UserID, _ state: PantryState) throws(Rejection) -> UserID {
         guard state.users[userId] != nil else { throw Rejection(.unknownUser, "there is no user \(userId)") }
         return userId
     }

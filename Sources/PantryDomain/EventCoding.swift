@@ -77,19 +77,37 @@ package enum EventCoding {
         case .groceryAdded(let e):
             w.field("userId", e.userId); w.field("amount", e.amount); w.field("unit", e.unit)
             w.field("recipeId", e.recipeId); w.field("merged", e.merged)
+            w.field("household", e.household); w.field("itemId", e.itemId)
         case .groceryChecked(let e):
             w.field("userId", e.userId); w.field("checked", e.checked)
+            w.field("household", e.household); w.field("itemId", e.itemId)
         case .groceryRemoved(let e):
             w.field("userId", e.userId)
+            w.field("household", e.household); w.field("itemId", e.itemId)
         case .pointEarned(let e):
             w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("ingredient", e.ingredient)
         case .cartAdjusted(let e):
             w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("title", e.title); w.field("image", e.image)
-            w.field("delta", e.delta); w.field("count", e.count)
+            w.field("delta", e.delta); w.field("count", e.count); w.field("household", e.household)
         case .cookingStarted(let e):
             w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("minutes", e.minutes)
+            w.field("household", e.household)
         case .experienceWritten(let e):
             w.field("experienceId", e.experienceId); w.field("userId", e.userId); w.field("recipeId", e.recipeId)
+        case .householdCreated(let e):
+            w.field("householdId", e.householdId); w.field("userId", e.userId)
+        case .householdInviteCreated(let e):
+            w.field("householdId", e.householdId); w.field("userId", e.userId); w.field("inviteId", e.inviteId)
+            w.field("codeDigest", e.codeDigest); w.field("expiresAt", e.expiresAt)
+        case .householdInviteRevoked(let e):
+            w.field("householdId", e.householdId); w.field("userId", e.userId); w.field("inviteId", e.inviteId)
+        case .householdJoined(let e):
+            w.field("householdId", e.householdId); w.field("userId", e.userId); w.field("inviteId", e.inviteId)
+        case .householdLeft(let e):
+            w.field("householdId", e.householdId); w.field("userId", e.userId); w.field("removedBy", e.removedBy)
+            w.field("dissolved", e.dissolved)
+        case .householdHandedOver(let e):
+            w.field("householdId", e.householdId); w.field("userId", e.userId); w.field("newOwner", e.newOwner)
         }
     }
 
@@ -113,7 +131,8 @@ package enum EventCoding {
         case .experienceWritten(let e):
             personal.field("text", e.text)
         case .userDeleted, .sessionRevoked, .recipeRecorded, .recipeSaved, .savedRecipeRemoved, .pointEarned,
-             .cartAdjusted, .cookingStarted:
+             .cartAdjusted, .cookingStarted, .householdCreated, .householdInviteCreated, .householdInviteRevoked,
+             .householdJoined, .householdLeft, .householdHandedOver:
             return nil
         }
         return personal.finish()
@@ -212,25 +231,49 @@ package enum EventCoding {
             return .groceryAdded(GroceryAdded(
                 userId: userId, item: item, ingredient: ingredient,
                 amount: try json.optionalDouble("amount"), unit: try json.optionalString("unit"),
-                recipeId: try json.optionalString("recipeId").map(RecipeID.init(_:)), merged: try json.bool("merged")))
+                recipeId: try json.optionalString("recipeId").map(RecipeID.init(_:)), merged: try json.bool("merged"),
+                household: try json.optionalString("household"), itemId: try json.optionalString("itemId")))
         case .groceryChecked:
             let userId = try json.string("userId")
             let item = try personal(json, type: type, schemaVersion: schemaVersion, userId: userId, vault: vault) { try $0.string("item") }
-            return .groceryChecked(GroceryChecked(userId: userId, item: item ?? erased, checked: try json.bool("checked")))
+            return .groceryChecked(GroceryChecked(userId: userId, item: item ?? erased, checked: try json.bool("checked"),
+                                                  household: try json.optionalString("household"), itemId: try json.optionalString("itemId")))
         case .groceryRemoved:
             let userId = try json.string("userId")
             let item = try personal(json, type: type, schemaVersion: schemaVersion, userId: userId, vault: vault) { try $0.string("item") }
-            return .groceryRemoved(GroceryRemoved(userId: userId, item: item ?? erased))
+            return .groceryRemoved(GroceryRemoved(userId: userId, item: item ?? erased,
+                                                  household: try json.optionalString("household"), itemId: try json.optionalString("itemId")))
         case .pointEarned:
             return .pointEarned(PointEarned(
                 userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), ingredient: try json.string("ingredient")))
         case .cartAdjusted:
             return .cartAdjusted(CartAdjusted(
                 userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), title: try json.string("title"),
-                image: try json.optionalString("image"), delta: try json.int("delta"), count: try json.int("count")))
+                image: try json.optionalString("image"), delta: try json.int("delta"), count: try json.int("count"),
+                household: try json.optionalString("household")))
         case .cookingStarted:
             return .cookingStarted(CookingStarted(
-                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), minutes: try json.int("minutes")))
+                userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), minutes: try json.int("minutes"),
+                household: try json.optionalString("household")))
+        case .householdCreated:
+            return .householdCreated(HouseholdCreated(householdId: try json.string("householdId"), userId: try json.string("userId")))
+        case .householdInviteCreated:
+            return .householdInviteCreated(HouseholdInviteCreated(
+                householdId: try json.string("householdId"), userId: try json.string("userId"), inviteId: try json.string("inviteId"),
+                codeDigest: try json.string("codeDigest"), expiresAt: try json.int64("expiresAt")))
+        case .householdInviteRevoked:
+            return .householdInviteRevoked(HouseholdInviteRevoked(
+                householdId: try json.string("householdId"), userId: try json.string("userId"), inviteId: try json.string("inviteId")))
+        case .householdJoined:
+            return .householdJoined(HouseholdJoined(
+                householdId: try json.string("householdId"), userId: try json.string("userId"), inviteId: try json.string("inviteId")))
+        case .householdLeft:
+            return .householdLeft(HouseholdLeft(
+                householdId: try json.string("householdId"), userId: try json.string("userId"),
+                removedBy: try json.optionalString("removedBy"), dissolved: try json.bool("dissolved")))
+        case .householdHandedOver:
+            return .householdHandedOver(HouseholdHandedOver(
+                householdId: try json.string("householdId"), userId: try json.string("userId"), newOwner: try json.string("newOwner")))
         case .experienceWritten:
             let userId = try json.string("userId")
             let text = try personal(json, type: type, schemaVersion: schemaVersion, userId: userId, vault: vault) { try $0.string("text") }

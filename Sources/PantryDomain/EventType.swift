@@ -16,16 +16,26 @@ package enum EventType: String, CaseIterable, Sendable {
     case passwordChanged = "PasswordChanged"
     case userDeleted = "UserDeleted"
     case sessionRevoked = "SessionRevoked"
+    case householdCreated = "HouseholdCreated"
+    case householdInviteCreated = "HouseholdInviteCreated"
+    case householdInviteRevoked = "HouseholdInviteRevoked"
+    case householdJoined = "HouseholdJoined"
+    case householdLeft = "HouseholdLeft"
+    case householdHandedOver = "HouseholdHandedOver"
 
     /// The version written today: 2 for those whose personal fields moved under a seal
     /// (`UserRegistered`, the grocery events) or out of the event (`ExperienceWritten`), 3 for the
-    /// tip whose text then moved under the seal too, 1 for the rest.
+    /// tip whose text then moved under the seal too, and for the grocery events that can name a
+    /// household's list (`household`, `itemId`); 2 for the cart's events, which can too; 1 for the rest.
+    /// A reader built before households refuses those versions rather than put a household's item
+    /// on a person's own list.
     package var schemaVersion: Int {
         switch self {
-        case .experienceWritten: 3
-        case .userRegistered, .groceryAdded, .groceryChecked, .groceryRemoved: 2
-        case .recipeSaved, .savedRecipeRemoved, .pointEarned, .cartAdjusted, .cookingStarted, .recipeRecorded,
-             .passwordChanged, .userDeleted, .sessionRevoked: 1
+        case .experienceWritten, .groceryAdded, .groceryChecked, .groceryRemoved: 3
+        case .userRegistered, .cartAdjusted, .cookingStarted: 2
+        case .recipeSaved, .savedRecipeRemoved, .pointEarned, .recipeRecorded,
+             .passwordChanged, .userDeleted, .sessionRevoked, .householdCreated, .householdInviteCreated,
+             .householdInviteRevoked, .householdJoined, .householdLeft, .householdHandedOver: 1
         }
     }
 
@@ -36,7 +46,8 @@ package enum EventType: String, CaseIterable, Sendable {
         case .passwordChanged: 1
         case .experienceWritten: 3
         case .recipeSaved, .savedRecipeRemoved, .pointEarned, .cartAdjusted, .cookingStarted, .recipeRecorded,
-             .userDeleted, .sessionRevoked: nil
+             .userDeleted, .sessionRevoked, .householdCreated, .householdInviteCreated, .householdInviteRevoked,
+             .householdJoined, .householdLeft, .householdHandedOver: nil
         }
     }
 
@@ -62,6 +73,12 @@ extension Event {
         case .passwordChanged: .passwordChanged
         case .userDeleted: .userDeleted
         case .sessionRevoked: .sessionRevoked
+        case .householdCreated: .householdCreated
+        case .householdInviteCreated: .householdInviteCreated
+        case .householdInviteRevoked: .householdInviteRevoked
+        case .householdJoined: .householdJoined
+        case .householdLeft: .householdLeft
+        case .householdHandedOver: .householdHandedOver
         }
     }
 }

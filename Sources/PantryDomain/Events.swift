@@ -15,6 +15,12 @@ package enum Event: Sendable, Equatable {
     case passwordChanged(PasswordChanged)
     case userDeleted(UserDeleted)
     case sessionRevoked(SessionRevoked)
+    case householdCreated(HouseholdCreated)
+    case householdInviteCreated(HouseholdInviteCreated)
+    case householdInviteRevoked(HouseholdInviteRevoked)
+    case householdJoined(HouseholdJoined)
+    case householdLeft(HouseholdLeft)
+    case householdHandedOver(HouseholdHandedOver)
 
     package var userId: UserID {
         switch self {
@@ -32,6 +38,32 @@ package enum Event: Sendable, Equatable {
         case .passwordChanged(let e): e.userId
         case .userDeleted(let e): e.userId
         case .sessionRevoked(let e): e.userId
+        case .householdCreated(let e): e.userId
+        case .householdInviteCreated(let e): e.userId
+        case .householdInviteRevoked(let e): e.userId
+        case .householdJoined(let e): e.userId
+        case .householdLeft(let e): e.userId
+        case .householdHandedOver(let e): e.userId
+        }
+    }
+
+    /// The household whose list or cart the event changes, or whose membership: nil for a
+    /// person's own.
+    package var householdId: HouseholdID? {
+        switch self {
+        case .groceryAdded(let e): e.household
+        case .groceryChecked(let e): e.household
+        case .groceryRemoved(let e): e.household
+        case .cartAdjusted(let e): e.household
+        case .cookingStarted(let e): e.household
+        case .householdCreated(let e): e.householdId
+        case .householdInviteCreated(let e): e.householdId
+        case .householdInviteRevoked(let e): e.householdId
+        case .householdJoined(let e): e.householdId
+        case .householdLeft(let e): e.householdId
+        case .householdHandedOver(let e): e.householdId
+        case .userRegistered, .recipeSaved, .savedRecipeRemoved, .pointEarned, .experienceWritten, .recipeRecorded,
+             .passwordChanged, .userDeleted, .sessionRevoked: nil
         }
     }
 }
@@ -113,7 +145,9 @@ package struct SavedRecipeRemoved: Sendable, Equatable {
 }
 
 /// `item` is the normalised ingredient (the merge key); `ingredient` is the name as typed first.
-/// `merged` says the item already existed, so readers add the amount to it.
+/// `merged` says the item already existed, so readers add the amount to it. On a household's list
+/// (`household`), `itemId` names the item in the clear: `item` is sealed under its author's key,
+/// and the item must stay one item for everyone when that author is erased.
 package struct GroceryAdded: Sendable, Equatable {
     package var userId: UserID
     package var item: String
@@ -122,9 +156,13 @@ package struct GroceryAdded: Sendable, Equatable {
     package var unit: String?
     package var recipeId: RecipeID?
     package var merged: Bool
-    package init(userId: UserID, item: String, ingredient: String, amount: Double?, unit: String?, recipeId: RecipeID?, merged: Bool) {
+    package var household: HouseholdID?
+    package var itemId: String?
+    package init(userId: UserID, item: String, ingredient: String, amount: Double?, unit: String?, recipeId: RecipeID?, merged: Bool,
+                 household: HouseholdID? = nil, itemId: String? = nil) {
         self.userId = userId; self.item = item; self.ingredient = ingredient
         self.amount = amount; self.unit = unit; self.recipeId = recipeId; self.merged = merged
+        self.household = household; self.itemId = itemId
     }
 }
 
@@ -132,13 +170,21 @@ package struct GroceryChecked: Sendable, Equatable {
     package var userId: UserID
     package var item: String
     package var checked: Bool
-    package init(userId: UserID, item: String, checked: Bool) { self.userId = userId; self.item = item; self.checked = checked }
+    package var household: HouseholdID?
+    package var itemId: String?
+    package init(userId: UserID, item: String, checked: Bool, household: HouseholdID? = nil, itemId: String? = nil) {
+        self.userId = userId; self.item = item; self.checked = checked; self.household = household; self.itemId = itemId
+    }
 }
 
 package struct GroceryRemoved: Sendable, Equatable {
     package var userId: UserID
     package var item: String
-    package init(userId: UserID, item: String) { self.userId = userId; self.item = item }
+    package var household: HouseholdID?
+    package var itemId: String?
+    package init(userId: UserID, item: String, household: HouseholdID? = nil, itemId: String? = nil) {
+        self.userId = userId; self.item = item; self.household = household; self.itemId = itemId
+    }
 }
 
 /// Worth exactly one point. `ingredient` is normalised, so " Olive  OIL" and "olive oil" are one.
@@ -159,9 +205,11 @@ package struct CartAdjusted: Sendable, Equatable {
     package var image: String?
     package var delta: Int
     package var count: Int
-    package init(userId: UserID, recipeId: RecipeID, title: String, image: String?, delta: Int, count: Int) {
+    /// The household whose shared cart it is; nil for the person's own.
+    package var household: HouseholdID?
+    package init(userId: UserID, recipeId: RecipeID, title: String, image: String?, delta: Int, count: Int, household: HouseholdID? = nil) {
         self.userId = userId; self.recipeId = recipeId; self.title = title; self.image = image
-        self.delta = delta; self.count = count
+        self.delta = delta; self.count = count; self.household = household
     }
 }
 
@@ -170,8 +218,9 @@ package struct CookingStarted: Sendable, Equatable {
     package var userId: UserID
     package var recipeId: RecipeID
     package var minutes: Int
-    package init(userId: UserID, recipeId: RecipeID, minutes: Int) {
-        self.userId = userId; self.recipeId = recipeId; self.minutes = minutes
+    package var household: HouseholdID?
+    package init(userId: UserID, recipeId: RecipeID, minutes: Int, household: HouseholdID? = nil) {
+        self.userId = userId; self.recipeId = recipeId; self.minutes = minutes; self.household = household
     }
 }
 

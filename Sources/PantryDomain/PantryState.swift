@@ -61,6 +61,15 @@ package struct PantryState: Sendable, Equatable {
     /// by the revocation's own expiry, and an hour's ids forgotten once it is over, so a pass over
     /// the hours (25 for the default 24 h tokens) is all a revocation costs.
     package private(set) var revokedTokens: [Int64: Set<String>] = [:]
+    /// The households, their members' households, and the open invites' codes (SHA-256 digests)
+    /// to their households. Kept whole (not per user like the rest): a member's command needs the
+    /// household's list and cart, which the other members wrote.
+    package internal(set) var households: [HouseholdID: Household] = [:]
+    package internal(set) var householdOf: [UserID: HouseholdID] = [:]
+    package internal(set) var inviteCodes: [String: HouseholdID] = [:]
+    /// Per person, how many items they added are on each household's list: where their deletion
+    /// erases them, without a pass over every household.
+    package internal(set) var authoredIn: [UserID: [HouseholdID: Int]] = [:]
     /// The paces `decide` enforces and `evolve` keeps `pointsDue` and `tipsDue` by.
     package let paces: Paces
     /// What `usernames` and `emails` are keyed with.
@@ -167,6 +176,7 @@ package struct PantryState: Sendable, Equatable {
         package var pointsDue: [UserID: Int64]
         package var tipsDue: [UserID: Int64]
         package var revokedTokens: [Int64: Set<String>]
+        package var households: [HouseholdID: Household] = [:]
         /// In the order they were recorded (their numbers).
         package var recipes: [(id: RecipeID, facts: RecipeFacts)]
         /// The digests of `users`' names, as the state indexes them.
@@ -194,6 +204,7 @@ package struct PantryState: Sendable, Equatable {
                 && a.unrecordedPoints == b.unrecordedPoints && a.savedRecipes == b.savedRecipes
                 && a.groceries == b.groceries && a.carts == b.carts && a.experiences == b.experiences
                 && a.cooking == b.cooking && a.pointsDue == b.pointsDue && a.tipsDue == b.tipsDue && a.revokedTokens == b.revokedTokens
+                && a.households == b.households
                 && a.recipes.map(\.id) == b.recipes.map(\.id) && a.recipes.map(\.facts) == b.recipes.map(\.facts)
         }
     }
@@ -201,13 +212,16 @@ package struct PantryState: Sendable, Equatable {
     /// Raised whenever `evolve` would build a different state from the same events: a snapshot
     /// of another version is not trusted, and the state is folded from the log instead.
     /// 5: the users and their names' digests. 6: the revoked sessions, until their tokens expire.
-    package static let holdingsVersion = 6
+    /// 7: the households.
+    package static let holdingsVersion = 7
 
     package var holdings: Holdings {
-        Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: earnedPoints, unrecordedPoints: unrecordedPoints,
-                 savedRecipes: savedRecipes, groceries: groceries, carts: carts, experiences: experiences,
-                 cooking: cooking, pointsDue: pointsDue, tipsDue: tipsDue, revokedTokens: revokedTokens, recipes: recipeOrder.map { ($0, recipes[$0]!.facts) },
-                 usernames: usernames, emails: emails)
+        var holdings = Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: earnedPoints, unrecordedPoints: unrecordedPoints,
+                                savedRecipes: savedRecipes, groceries: groceries, carts: carts, experiences: experiences,
+                                cooking: cooking, pointsDue: pointsDue, tipsDue: tipsDue, revokedTokens: revokedTokens,
+                                recipes: recipeOrder.map { ($0, recipes[$0]!.facts) }, usernames: usernames, emails: emails)
+        holdings.households = households
+        return holdings
     }
 
     /// The state `holdings` were taken of, when they were taken under `nameKey`.
@@ -228,6 +242,7 @@ package struct PantryState: Sendable, Equatable {
         pointsDue = holdings.pointsDue
         tipsDue = holdings.tipsDue
         revokedTokens = holdings.revokedTokens
+        restoreHouseholds(holdings.households)
         recipeOrder = holdings.recipes.map(\.id)
         for (number, recipe) in holdings.recipes.enumerated() { recipes[recipe.id] = KnownRecipe(recipe.facts, number: number) }
     }
@@ -259,6 +274,7 @@ package struct PantryState: Sendable, Equatable {
             cooking[e.userId] = nil
             pointsDue[e.userId] = nil
             tipsDue[e.userId] = nil
+            eraseAuthorship(of: e.userId)
         case .recipeRecorded(let e):
             if let known = recipes[e.recipeId] {
                 recipes[e.recipeId] = KnownRecipe(e.facts, number: known.number)
@@ -271,27 +287,52 @@ package struct PantryState: Sendable, Equatable {
         case .savedRecipeRemoved(let e):
             savedRecipes[e.userId]?.remove(e.recipeId)
         case .groceryAdded(let e):
-            // Adding an item again means more is needed, so it is unchecked.
-            groceries[e.userId, default: [:]][e.item] = false
+            if let householdId = e.household, let itemId = e.itemId {
+                addSharedItem(e, householdId, itemId)
+            } else {
+                // Adding an item again means more is needed, so it is unchecked.
+                groceries[e.userId, default: [:]][e.item] = false
+            }
         case .groceryChecked(let e):
-            groceries[e.userId, default: [:]][e.item] = e.checked
+            if let householdId = e.household, let itemId = e.itemId {
+                households[householdId]?.items[itemId]?.checked = e.checked
+            } else {
+                groceries[e.userId, default: [:]][e.item] = e.checked
+            }
         case .groceryRemoved(let e):
-            groceries[e.userId]?[e.item] = nil
+            if let householdId = e.household, let itemId = e.itemId {
+                removeSharedItem(itemId, from: householdId)
+            } else {
+                groceries[e.userId]?[e.item] = nil
+            }
         case .pointEarned(let e):
             insertPoint(e)
             pointsDue[e.userId] = paces.points.due(after: pointsDue[e.userId], at: at)
         case .cartAdjusted(let e):
-            carts[e.userId, default: [:]][e.recipeId] = e.count == 0 ? nil : e.count
-            if e.count == 0 { cooking[e.userId]?[e.recipeId] = nil }
+            if let householdId = e.household {
+                households[householdId]?.cart[e.recipeId] = e.count == 0 ? nil : e.count
+                if e.count == 0 { households[householdId]?.cooking[e.recipeId] = nil }
+            } else {
+                carts[e.userId, default: [:]][e.recipeId] = e.count == 0 ? nil : e.count
+                if e.count == 0 { cooking[e.userId]?[e.recipeId] = nil }
+            }
         case .experienceWritten(let e):
             experiences[e.userId, default: [:]][e.recipeId, default: 0] += 1
             tipsDue[e.userId] = paces.tips.due(after: tipsDue[e.userId], at: at)
         case .cookingStarted(let e):
-            cooking[e.userId, default: [:]][e.recipeId] = at + Int64(e.minutes) * 60_000 + Decider.cookingGrace
+            let until = at + Int64(e.minutes) * 60_000 + Decider.cookingGrace
+            if let householdId = e.household {
+                households[householdId]?.cooking[e.recipeId] = until
+            } else {
+                cooking[e.userId, default: [:]][e.recipeId] = until
+            }
         case .sessionRevoked(let e):
             let now = Self.hour(at / 1000)
             for over in revokedTokens.keys.filter({ $0 < now }) { revokedTokens[over] = nil }
             if Self.hour(e.expiresAt) >= now { revokedTokens[Self.hour(e.expiresAt), default: []].insert(e.tokenId) }
+        case .householdCreated, .householdInviteCreated, .householdInviteRevoked, .householdJoined, .householdLeft,
+             .householdHandedOver:
+            applyHousehold(event, at: at)
         }
     }
 

@@ -53,5 +53,19 @@ package struct Rejection: Error, Sendable, Equatable {
         case limitReached = "limit_reached"
         /// A session revoked already (logged out, or refreshed: a refresh is single-use).
         case alreadyRevoked = "already_revoked"
+        // Households.
+        /// Creating or joining one while already a member of one (one at a time).
+        case alreadyInHousehold = "already_in_household"
+        case notInHousehold = "not_in_household"
+        /// Inviting, revoking an invite, removing a member or handing over: the owner's to do.
+        case notHouseholdOwner = "not_household_owner"
+        /// The owner leaving while others remain: hand the household over first.
+        case ownerMustHandOver = "owner_must_hand_over"
+        case notHouseholdMember = "not_household_member"
+        case householdFull = "household_full"
+        case noSuchInvite = "no_such_invite"
+        case inviteUsed = "invite_used"
+        case inviteExpired = "invite_expired"
+        case inviteRevoked = "invite_revoked"
     }
 }

@@ -55,7 +55,7 @@ package struct Cart: Sendable, Equatable, Codable {
 package struct CartsProjection: Projection {
     package init() {}
     package var name: String { "carts" }
-    package var eventTypes: Set<EventType> { [.cartAdjusted, .cookingStarted, .userDeleted] }
+    package var eventTypes: Set<EventType> { [.cartAdjusted, .cookingStarted, .userDeleted, .householdLeft] }
     /// 2: the cooking timer.
     package var layoutVersion: Int { 2 }
 
@@ -81,23 +81,30 @@ package struct CartsProjection: Projection {
             try db.cachedStatement(sql: "DELETE FROM cart_lines WHERE user_id = ?").execute(arguments: [e.userId])
             return
         }
+        if case .householdLeft(let e) = event {
+            if e.dissolved {
+                try db.cachedStatement(sql: "DELETE FROM cart_lines WHERE user_id = ?").execute(arguments: [ListOwner.household(e.householdId)])
+            }
+            return
+        }
         if case .cookingStarted(let e) = event {
             try db.cachedStatement(sql: """
                 UPDATE cart_lines SET timer_started_at = ?, timer_minutes = ? WHERE user_id = ? AND recipe_id = ?
-                """).execute(arguments: [recorded.metadata.recordedAt, e.minutes, e.userId, e.recipeId])
+                """).execute(arguments: [recorded.metadata.recordedAt, e.minutes, ListOwner.of(e.userId, household: e.household), e.recipeId])
             return
         }
         guard case .cartAdjusted(let e) = event else { return }
+        let owner = ListOwner.of(e.userId, household: e.household)
         if e.count <= 0 {
             try db.cachedStatement(sql: "DELETE FROM cart_lines WHERE user_id = ? AND recipe_id = ?")
-                .execute(arguments: [e.userId, e.recipeId])
+                .execute(arguments: [owner, e.recipeId])
         } else {
             try db.cachedStatement(sql: """
                 INSERT INTO cart_lines (user_id, recipe_id, title, image, count, added_at_position)
                 VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (user_id, recipe_id) DO UPDATE
                 SET title = excluded.title, image = excluded.image, count = excluded.count
-                """).execute(arguments: [e.userId, e.recipeId, e.title, e.image, e.count, recorded.position])
+                """).execute(arguments: [owner, e.recipeId, e.title, e.image, e.count, recorded.position])
         }
     }
 

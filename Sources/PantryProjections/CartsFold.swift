@@ -30,10 +30,14 @@ final class CartsFold: ProjectionFold {
             switch batch[index].event {
             case .userDeleted(let e):
                 carts[BytewiseKey(e.userId)] = nil
+            case .householdLeft(let e) where e.dissolved:
+                carts[BytewiseKey(ListOwner.household(e.householdId))] = nil
             case .cookingStarted(let e):
-                Self.startTimer(e, at: batch[index].recorded.metadata.recordedAt, in: &carts[BytewiseKey(e.userId), default: []])
+                Self.startTimer(e, at: batch[index].recorded.metadata.recordedAt,
+                                in: &carts[BytewiseKey(ListOwner.of(e.userId, household: e.household)), default: []])
             case .cartAdjusted(let e):
-                Self.adjust(e, at: batch[index].recorded.position, in: &carts[BytewiseKey(e.userId), default: []])
+                Self.adjust(e, at: batch[index].recorded.position,
+                            in: &carts[BytewiseKey(ListOwner.of(e.userId, household: e.household)), default: []])
             default:
                 continue
             }

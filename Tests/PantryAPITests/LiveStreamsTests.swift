@@ -1,3 +1,4 @@
+import Foundation
 import Crypto
 import PantryDomain
 import Synchronization
@@ -6,12 +7,20 @@ import Testing
 
 /// The live streams' fan-out, resume and limits, in process (the HTTP side: Tests/system/test_live.py).
 struct LiveStreamsTests {
-    static func streams(_ settings: LiveStreams.Settings = .init()) -> LiveStreams {
+    static func streams(_ settings: LiveStreams.Settings = .init(), households: HouseholdDirectory = HouseholdDirectory()) -> LiveStreams {
         let accounts = AccountDirectory(revocations: RevocationList(), digester: LoginDigester(tokenKey: SymmetricKey(size: .bits256)),
                                         registrations: nil)
-        let live = LiveStreams(settings: settings, leaderboard: LeaderboardReadModel(accounts: accounts), logger: .init(label: "test"))
+        let live = LiveStreams(settings: settings, leaderboard: LeaderboardReadModel(accounts: accounts), households: households,
+                               logger: .init(label: "test"))
         live.start(at: 0)
         return live
+    }
+
+    /// As `APIFeed` applies a batch: the read models (here the households) first, then the streams.
+    static func apply(_ events: [(Event, Int64)], through position: Int64, _ households: HouseholdDirectory, _ live: LiveStreams) {
+        let batch = events.map { (event: $0.0, position: $0.1) }
+        households.apply(batch.filter { HouseholdDirectory.householdTypes.contains($0.event.type) }, through: position)
+        live.apply(batch, through: position)
     }
 
     static func added(_ userId: UserID, _ ingredient: String) -> Event {
@@ -47,6 +56,38 @@ struct LiveStreamsTests {
         guard case .heartbeat(0) = first.first else { Issue.record("\(first)"); return }
         #expect(Self.positions(first) == [1, 3])
         #expect(Self.positions(await theirs.next()) == [2])
+    }
+
+    @Test("A household's changes reach every member's streams, say who made them, and a member who leaves gets none after")
+    func householdFanOut() async throws {
+        let households = HouseholdDirectory()
+        let live = Self.streams(households: households)
+        let alice = try Self.open(live, "u1"), bob = try Self.open(live, "u2", token: "t2"), carol = try Self.open(live, "u3", token: "t3")
+        let shared = { (userId: UserID, name: String) -> Event in
+            .groceryAdded(GroceryAdded(userId: userId, item: name, ingredient: name, amount: nil, unit: nil, recipeId: nil, merged: false,
+                                       household: "h-1", itemId: "g-\(name)"))
+        }
+        // Members as they stand after each batch: here the creation is a batch of its own.
+        Self.apply([(.householdCreated(HouseholdCreated(householdId: "h-1", userId: "u1")), 1)], through: 1, households, live)
+        Self.apply([(.householdJoined(HouseholdJoined(householdId: "h-1", userId: "u2", inviteId: "i-1")), 2),
+                    (shared("u1", "eggs"), 3), (Self.added("u3", "milk"), 4)], through: 4, households, live)
+        #expect(Self.positions(await alice.next()) == [1, 2, 3])
+        let bobs = await bob.next()
+        #expect(Self.positions(bobs) == [2, 3])
+        let eggs = try #require(bobs.compactMap { if case .change(let c) = $0, c.position == 3 { c } else { nil } }.first)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(eggs.json)) as? [String: Any])
+        #expect(json["userId"] as? String == "u1" && json["household"] as? String == "h-1")
+        #expect(Self.positions(await carol.next()) == [4])
+        // Bob leaves: his stream ends; Alice's next change reaches only her. A resume of his from
+        // before he left still gets what was the household's while he was in it.
+        Self.apply([(.householdLeft(HouseholdLeft(householdId: "h-1", userId: "u2", removedBy: nil, dissolved: false)), 5),
+                    (shared("u1", "flour"), 6)], through: 6, households, live)
+        let ending = await bob.next()
+        #expect(Self.positions(ending) == [5])
+        guard case .end(reason: "left-household") = ending.last else { Issue.record("\(ending)"); return }
+        #expect(Self.positions(await alice.next()) == [5, 6])
+        let resumed = try Self.open(live, "u2", token: "t2b", after: 1)
+        #expect(Self.positions(await resumed.next()) == [2, 3, 5])
     }
 
     @Test("A resume inside the window gets exactly the user's changes after its Last-Event-ID, then a heartbeat at the head")

@@ -15,6 +15,8 @@ import Testing
         .invalidIngredient: 422, .invalidAmount: 422, .invalidUnit: 422, .invalidDelta: 422, .invalidText: 422,
         .notInRecipe: 422, .commandIdReused: 422, .notInCart: 404, .invalidMinutes: 422,
         .notCooking: 409, .paceExceeded: 429, .alreadyRevoked: 409,
+        .alreadyInHousehold: 409, .notInHousehold: 404, .notHouseholdOwner: 403, .ownerMustHandOver: 409, .notHouseholdMember: 404,
+        .householdFull: 409, .noSuchInvite: 404, .inviteUsed: 409, .inviteExpired: 410, .inviteRevoked: 409,
     ]
 
     @Test(arguments: Rejection.Code.allCases)

@@ -19,12 +19,21 @@ import Testing
         CommandEnvelope(commandId: "c13", command: experience("u1", "r1", "line one\nline \"two\"\t😋 中文")),
         CommandEnvelope(commandId: "c14", command: cook("u1", "r1", 45)),
         CommandEnvelope(commandId: "c15", command: .revokeSession(RevokeSession(userId: "u1", tokenId: "Zq3tokenId0", expiresAt: 4_102_444_800))),
+        CommandEnvelope(commandId: "c16", command: .createHousehold(CreateHousehold(userId: "u1"))),
+        CommandEnvelope(commandId: "c17", command: .inviteToHousehold(InviteToHousehold(userId: "u1", codeDigest: String(repeating: "a", count: 64)))),
+        CommandEnvelope(commandId: "c18", command: .revokeHouseholdInvite(RevokeHouseholdInvite(userId: "u1", inviteId: "i-1"))),
+        CommandEnvelope(commandId: "c19", command: .joinHousehold(JoinHousehold(userId: "u2", codeDigest: String(repeating: "a", count: 64)))),
+        CommandEnvelope(commandId: "c20", command: .leaveHousehold(LeaveHousehold(userId: "u2"))),
+        CommandEnvelope(commandId: "c21", command: .removeHouseholdMember(RemoveHouseholdMember(userId: "u1", memberId: "u2"))),
+        CommandEnvelope(commandId: "c22", command: .handOverHousehold(HandOverHousehold(userId: "u1", memberId: "u2"))),
     ]
 
     @Test func samplesCoverEveryCommandType() {
         #expect(Set(Self.samples.map(\.command.typeName)) == ["RegisterUser", "SaveRecipe", "RemoveSavedRecipe", "AddGrocery",
                                                                "CheckGrocery", "RemoveGrocery", "UseOwnedIngredient", "AdjustCart", "WriteExperience",
-                                                               "StartCooking", "RevokeSession"])
+                                                               "StartCooking", "RevokeSession", "CreateHousehold", "InviteToHousehold",
+                                                               "RevokeHouseholdInvite", "JoinHousehold", "LeaveHousehold",
+                                                               "RemoveHouseholdMember", "HandOverHousehold"])
     }
 
     @Test(arguments: samples)

@@ -33,11 +33,25 @@ import Testing
         .userDeleted(UserDeleted(userId: "u1")),
         .cookingStarted(CookingStarted(userId: "u1", recipeId: RecipeID(tricky), minutes: 1440)),
         .sessionRevoked(SessionRevoked(userId: "u1", tokenId: "Zq3tokenId0", expiresAt: 4_102_444_800)),
+        .groceryAdded(GroceryAdded(userId: "u2", item: "egg", ingredient: "Eggs", amount: 6, unit: nil, recipeId: nil, merged: true,
+                                   household: "h-1", itemId: "g-1")),
+        .groceryChecked(GroceryChecked(userId: "u2", item: "egg", checked: true, household: "h-1", itemId: "g-1")),
+        .groceryRemoved(GroceryRemoved(userId: "u2", item: "egg", household: "h-1", itemId: "g-1")),
+        .cartAdjusted(CartAdjusted(userId: "u2", recipeId: "r1", title: "T", image: nil, delta: 1, count: 1, household: "h-1")),
+        .cookingStarted(CookingStarted(userId: "u2", recipeId: "r1", minutes: 20, household: "h-1")),
+        .householdCreated(HouseholdCreated(householdId: "h-1", userId: "u1")),
+        .householdInviteCreated(HouseholdInviteCreated(householdId: "h-1", userId: "u1", inviteId: "i-1",
+                                                       codeDigest: String(repeating: "a", count: 64), expiresAt: 1_800_086_400_000)),
+        .householdInviteRevoked(HouseholdInviteRevoked(householdId: "h-1", userId: "u1", inviteId: "i-1")),
+        .householdJoined(HouseholdJoined(householdId: "h-1", userId: "u2", inviteId: "i-1")),
+        .householdLeft(HouseholdLeft(householdId: "h-1", userId: "u2", removedBy: "u1", dissolved: false)),
+        .householdLeft(HouseholdLeft(householdId: "h-1", userId: "u1", removedBy: nil, dissolved: true)),
+        .householdHandedOver(HouseholdHandedOver(householdId: "h-1", userId: "u1", newOwner: "u2")),
     ]
 
     @Test func samplesCoverEveryEventType() {
         #expect(Set(Self.samples.map(\.type)) == Set(EventType.allCases))
-        #expect(EventType.allCases.count == 14)
+        #expect(EventType.allCases.count == 20)
     }
 
     /// The names are in every log ever written: each type is the one its schema file names.

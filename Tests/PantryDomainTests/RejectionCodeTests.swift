@@ -1,3 +1,4 @@
+import Foundation
 import PantryDomain
 import Testing
 
@@ -8,10 +9,13 @@ struct RuleCase: Sendable, CustomTestStringConvertible {
     var command: Command
     var commandId: CommandID?
     var expected: Rejection.Code
+    /// Milliseconds between the setup and the command.
+    var later: Int64
 
     init(_ expected: Rejection.Code, _ name: String, setup: [Command] = [register("u1", "alice")],
-         _ command: Command, commandId: CommandID? = nil) {
+         _ command: Command, commandId: CommandID? = nil, later: Int64 = 0) {
         self.expected = expected; self.name = name; self.setup = setup; self.command = command; self.commandId = commandId
+        self.later = later
     }
 
     var testDescription: String { "\(expected.rawValue): \(name)" }
@@ -20,11 +24,18 @@ struct RuleCase: Sendable, CustomTestStringConvertible {
     func produce() throws -> Rejection.Code? {
         var world = World()
         for command in setup { try world.accept(command) }
+        world.now += later
         return world.reject(command, commandId: commandId)
     }
 }
 
 let alice = register("u1", "alice")
+let codeA = String(repeating: "a", count: 64), codeB = String(repeating: "b", count: 64)
+func code(_ n: Int) -> String { String(repeating: "0", count: 60) + String(format: "%04x", n) }
+func invite(_ code: String) -> Command { .inviteToHousehold(InviteToHousehold(userId: "u1", codeDigest: code)) }
+func join(_ userId: UserID, _ code: String) -> Command { .joinHousehold(JoinHousehold(userId: userId, codeDigest: code)) }
+/// Alice (u1) owns a household Bob (u2) joined with the invite `codeA`.
+let household: [Command] = [alice, register("u2", "bob"), .createHousehold(CreateHousehold(userId: "u1")), invite(codeA), join("u2", codeA)]
 let longText = String(repeating: "a", count: 2001)
 
 /// Alice with `recipe` (salt only, unless given) in her cart and its timer started.
@@ -118,6 +129,24 @@ let ruleCases: [RuleCase] = [
     RuleCase(.alreadyRevoked, "a session revoked twice (two refreshes of one token)",
              setup: [alice, .revokeSession(RevokeSession(userId: "u1", tokenId: "t1", expiresAt: 4_102_444_800))],
              .revokeSession(RevokeSession(userId: "u1", tokenId: "t1", expiresAt: 4_102_444_800))),
+    RuleCase(.alreadyInHousehold, "a second household", setup: household, .createHousehold(CreateHousehold(userId: "u1"))),
+    RuleCase(.alreadyInHousehold, "joining while in one", setup: household + [register("u3", "carol"), .createHousehold(CreateHousehold(userId: "u3")),
+                                                                               invite(codeB)], join("u3", codeB)),
+    RuleCase(.notInHousehold, "leaving none", .leaveHousehold(LeaveHousehold(userId: "u1"))),
+    RuleCase(.notHouseholdOwner, "a member inviting", setup: household, .inviteToHousehold(InviteToHousehold(userId: "u2", codeDigest: codeB))),
+    RuleCase(.ownerMustHandOver, "the owner leaving others behind", setup: household, .leaveHousehold(LeaveHousehold(userId: "u1"))),
+    RuleCase(.notHouseholdMember, "removing a stranger", setup: household + [register("u3", "carol")],
+             .removeHouseholdMember(RemoveHouseholdMember(userId: "u1", memberId: "u3"))),
+    RuleCase(.noSuchInvite, "a code nobody made", setup: household + [register("u3", "carol")], join("u3", codeB)),
+    RuleCase(.inviteUsed, "a code used already", setup: household + [register("u3", "carol")], join("u3", codeA)),
+    RuleCase(.inviteExpired, "a code a day old", setup: household + [register("u3", "carol"), invite(codeB)], join("u3", codeB),
+             later: Decider.inviteLifetime),
+    RuleCase(.inviteRevoked, "a revoked code", setup: household + [register("u3", "carol"), invite(codeB),
+                                                                  .revokeHouseholdInvite(RevokeHouseholdInvite(userId: "u1", inviteId: Decider.inviteId("cmd-7")))],
+             join("u3", codeB)),
+    RuleCase(.householdFull, "a twenty-first member",
+             setup: household + (3...20).flatMap { [register("u\($0)"), invite(code($0)), join("u\($0)", code($0))] }
+                 + [register("u21"), invite(code(21))], join("u21", code(21))),
     RuleCase(.invalidText, "blank experience", experience("u1", "r1", " \t\n ")),
     RuleCase(.invalidText, "experience of 2001 characters", experience("u1", "r1", longText)),
     RuleCase(.invalidText, "experience with a control character", experience("u1", "r1", "nice\u{07}")),
@@ -146,7 +175,7 @@ let adapterOnlyCodes: Set<Rejection.Code> = [.malformedJSON, .invalidUTF8, .tooL
     }
 
     @Test func codesAreStableStrings() {
-        #expect(Rejection.Code.allCases.count == 37)
+        #expect(Rejection.Code.allCases.count == 47)
         #expect(Set(Rejection.Code.allCases.map(\.rawValue)).count == Rejection.Code.allCases.count)
         for code in Rejection.Code.allCases {
             #expect(code.rawValue.allSatisfy { $0.isLowercase || $0 == "_" || $0 == "8" }, "\(code.rawValue)")

@@ -72,7 +72,7 @@ import Testing
 
     @Test func aCartEventOfAnUnknownVersionOrShapeIsRefusedByTheRebuildAsByTheWorker() throws {
         let bad: [(version: Int, json: String)] = [
-            (2, #"{"userId":"u1","recipeId":"r1","title":"T","delta":1,"count":1}"#),
+            (3, #"{"userId":"u1","recipeId":"r1","title":"T","delta":1,"count":1}"#),
             (1, #"{"userId":"u1","recipeId":"r1","title":"T","delta":1}"#),
             (1, #"{"userId":"u1","recipeId":"r1","title":"T","delta":1,"count":"one"}"#),
         ]

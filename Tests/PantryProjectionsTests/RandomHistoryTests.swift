@@ -71,6 +71,10 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
             command = .writeExperience(WriteExperience(userId: user, recipeId: recipeId, text: "tip \(Int.random(in: 0..<1000, using: &rng))"))
         }
         pending.append(command)
+        // Households now and then: a few owners, invites their members use, and all the ways out.
+        if Int.random(in: 0..<40, using: &rng) == 0 {
+            pending += householdSteps(user: user, other: users.randomElement(using: &rng)!, serial: pending.count)
+        }
     }
     var start = 0
     while start < pending.count {
@@ -79,7 +83,29 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
         #expect(!outcomes.contains { $0.status == .failed })
         start = end
     }
+    // A revoked invite, which needs the invite's id (derived from its command's).
+    h.register("hh-owner", "hhowner")
+    h.run(.createHousehold(CreateHousehold(userId: "hh-owner")))
+    h.run(.inviteToHousehold(InviteToHousehold(userId: "hh-owner", codeDigest: String(repeating: "f", count: 64))))
+    h.run(.revokeHouseholdInvite(RevokeHouseholdInvite(userId: "hh-owner", inviteId: Decider.inviteId(h.lastCommandId))))
     return h
+}
+
+/// A household step between two random users: mostly refused in a random history, often enough
+/// accepted (a create, an invite the other joins, then a hand-over, a removal or a leave).
+private func householdSteps(user: String, other: String, serial: Int) -> [Command] {
+    let code = String(repeating: "0", count: 56) + String(format: "%08x", serial)
+    let steps: [Command] = [
+        .createHousehold(CreateHousehold(userId: user)),
+        .inviteToHousehold(InviteToHousehold(userId: user, codeDigest: code)),
+        .joinHousehold(JoinHousehold(userId: other, codeDigest: code)),
+    ]
+    switch serial % 4 {
+    case 0: return steps + [.handOverHousehold(HandOverHousehold(userId: user, memberId: other))]
+    case 1: return steps + [.removeHouseholdMember(RemoveHouseholdMember(userId: user, memberId: other))]
+    case 2: return steps + [.leaveHousehold(LeaveHousehold(userId: other))]
+    default: return steps
+    }
 }
 
 @Suite struct RandomHistoryTests {

@@ -13,6 +13,17 @@ def cmd(command_id, kind, **data):
     return {"commandId": command_id, "type": kind, "data": data}
 
 
+def derived_id(prefix, kind, command_id):
+    """The id the core derives from a command's id (Decider.inviteId): FNV-1a, 64 bits, in hex."""
+    value = 0xCBF29CE484222325
+    for byte in kind.encode() + b"\0" + command_id.encode():
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{prefix}-{value:016x}"
+
+
+CODE_A, CODE_B = "a" * 64, "0123456789abcdef" * 4
+
+
 PASTA = {"title": "Pasta with Garlic", "image": "https://img.spoonacular.com/recipes/716429-312x231.jpg",
          "ingredients": ["spaghetti", "garlic", "olive oil", "salt"]}
 TERIYAKI = {"title": "Teriyaki Chicken Casserole 🍗", "ingredients": ["chicken thighs", "soy sauce", "rice"]}
@@ -48,6 +59,19 @@ VALID = [
     cmd("c18", "ChangePassword", userId="u3", passwordHash=HASH),
     cmd("c19", "DeleteUser", userId="u3"),
     cmd("c20", "RevokeSession", userId="u1", tokenId="Zq3tokenId0", expiresAt=4102444800),
+    # A household: its list and cart are shared, then it is handed over, a member removed, and dissolved.
+    cmd("h1", "CreateHousehold", userId="u1"),
+    cmd("h2", "InviteToHousehold", userId="u1", codeDigest=CODE_A),
+    cmd("h3", "JoinHousehold", userId="u2", codeDigest=CODE_A),
+    cmd("h4", "AddGrocery", userId="u2", ingredient="Basil", amount=1),
+    cmd("h5", "CheckGrocery", userId="u1", ingredient="basil", checked=True),
+    cmd("h6", "AdjustCart", userId="u2", recipeId="r2", delta=1),
+    cmd("h7", "StartCooking", userId="u1", recipeId="r2", minutes=5),
+    cmd("h8", "InviteToHousehold", userId="u1", codeDigest=CODE_B),
+    cmd("h9", "RevokeHouseholdInvite", userId="u1", inviteId=derived_id("i", "invite", "h8")),
+    cmd("h10", "HandOverHousehold", userId="u1", memberId="u2"),
+    cmd("h11", "RemoveHouseholdMember", userId="u2", memberId="u1"),
+    cmd("h12", "LeaveHousehold", userId="u2"),
 ]
 
 # Each is refused by the JSON Schema and by `pantry submit`, whatever the state of the log.
@@ -76,6 +100,9 @@ INVALID = {
     "bad user id": cmd("x15", "RemoveGrocery", userId="u 1", ingredient="salt"),
     "empty command id": cmd("", "RemoveGrocery", userId="u1", ingredient="salt"),
     "control character": cmd("x17", "WriteExperience", userId="u1", recipeId="r", text="bell\u0007"),
+    "invite code in the clear": cmd("x22", "JoinHousehold", userId="u1", codeDigest="7K3M9QX2W4RTZ8C6VB1N"),
+    "household named by the client": cmd("x23", "CreateHousehold", userId="u1", householdId="h-mine"),
+    "removing nobody": cmd("x24", "RemoveHouseholdMember", userId="u1"),
 }
 
 
@@ -111,7 +138,11 @@ def test_events_written_by_swift_match_the_schemas(submit, pantry_bin):
     assert {e["type"] for e in events} == {
         "UserRegistered", "RecipeRecorded", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded", "GroceryChecked",
         "GroceryRemoved", "PointEarned", "CartAdjusted", "CookingStarted", "ExperienceWritten", "PasswordChanged",
-        "UserDeleted", "SessionRevoked"}
+        "UserDeleted", "SessionRevoked", "HouseholdCreated", "HouseholdInviteCreated", "HouseholdInviteRevoked",
+        "HouseholdJoined", "HouseholdLeft", "HouseholdHandedOver"}
+    shared = [e for e in events if e["type"] in ("GroceryAdded", "GroceryChecked", "CartAdjusted", "CookingStarted")
+              and "household" in e["data"]]
+    assert len(shared) == 4 and {e["data"]["household"] for e in shared} == {derived_id("h", "household", "h1")}
     assert all("hunter2" not in json.dumps(e) for e in events)
     # Personal fields are sealed: no username or email of any account is readable in the log.
     text = result.stdout.decode()

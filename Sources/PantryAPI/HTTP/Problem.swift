@@ -91,11 +91,15 @@ extension Problem {
         // The API builds every command itself, so the core not knowing one is a bug here.
         case .unknownCommand:
             .internalServerError
-        case .unknownUser, .noSuchItem, .notSaved, .unknownRecipe, .notInCart:
+        case .unknownUser, .noSuchItem, .notSaved, .unknownRecipe, .notInCart, .notInHousehold, .notHouseholdMember, .noSuchInvite:
             .notFound
         case .userExists, .usernameTaken, .emailTaken, .alreadySaved, .unchanged, .alreadyUsed, .cartOutOfRange, .limitReached,
-             .notCooking, .alreadyRevoked:
+             .notCooking, .alreadyRevoked, .alreadyInHousehold, .ownerMustHandOver, .householdFull, .inviteUsed, .inviteRevoked:
             .conflict
+        case .inviteExpired:
+            .gone
+        case .notHouseholdOwner:
+            .forbidden
         // Faster than a person: the same status as the other limits a client should slow down for.
         case .paceExceeded:
             .tooManyRequests

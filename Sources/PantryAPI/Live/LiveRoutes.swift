@@ -10,6 +10,7 @@ import PantryTokens
 struct LiveRoutes {
     let live: LiveStreams
     let feed: APIFeed
+    let households: HouseholdDirectory
     /// Whether a session that passed the authenticator has been ended since (a logout or a new
     /// password the feed applied a moment ago).
     let isEnded: @Sendable (SessionClaims) -> Bool
@@ -53,7 +54,8 @@ struct LiveRoutes {
             stream = opened
         case .resuming(let resumed, let after, let through):
             do {
-                live.finishResume(resumed, backlog: try await feed.liveChanges(of: session.userId, after: after, through: through))
+                live.finishResume(resumed, backlog: try await feed.liveChanges(
+                    of: session.userId, household: households.household(of: session.userId)?.id, after: after, through: through))
             } catch {
                 live.close(resumed)
                 throw Problem(.notCaughtUp, detail: "the log cannot be read to resume the stream now", headers: [.retryAfter: "1"])

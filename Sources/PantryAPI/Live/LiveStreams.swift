@@ -53,16 +53,21 @@ final class LiveStreams: FeedReadModel, Service {
 
     let settings: Settings
     private let leaderboard: LeaderboardReadModel
+    /// Applied before the streams in each batch (`APIFeed` applies the models first): a change
+    /// goes to the household's members as they stand after the batch, so one who left in it gets
+    /// none of what followed.
+    private let households: HouseholdDirectory
     private let state = Mutex(State())
     private let logger: Logger
 
-    init(settings: Settings, leaderboard: LeaderboardReadModel, logger: Logger) {
+    init(settings: Settings, leaderboard: LeaderboardReadModel, households: HouseholdDirectory, logger: Logger) {
         self.settings = settings
         self.leaderboard = leaderboard
+        self.households = households
         self.logger = logger
     }
 
-    /// The changes, and the events that end streams: a logout, a new password, a deletion.
+    /// The changes, and the events that end streams: a logout, a new password, a deletion, leaving a household.
     var eventTypes: Set<EventType> { LiveChange.eventTypes.union([.sessionRevoked, .passwordChanged, .userDeleted]) }
 
     var openStreams: Int { state.withLock { $0.streams.count } }
@@ -89,16 +94,20 @@ final class LiveStreams: FeedReadModel, Service {
             case .pointEarned(let e):
                 if let change = LiveChange(event, at: at, points: leaderboard.entry(e.userId).entry?.points) { changes.append(change) }
             default:
-                if let change = LiveChange(event, at: at) { changes.append(change) }
+                if case .householdLeft(let e) = event { endings.append((e.userId, nil, .householdLeft)) }
+                let members = event.householdId.map(households.members(of:)) ?? []
+                if let change = LiveChange(event, at: at, members: members) { changes.append(change) }
             }
         }
         state.withLock { state in
             guard state.position != nil else { return }
             for change in changes {
                 state.window.append(change)
-                for id in state.byUser[change.userId] ?? [] {
-                    // A stream reading its backlog from the log gets the change after it.
-                    if state.resuming[id]?.append(change) == nil { state.streams[id]?.push(.change(change)) }
+                for userId in change.audience {
+                    for id in state.byUser[userId] ?? [] {
+                        // A stream reading its backlog from the log gets the change after it.
+                        if state.resuming[id]?.append(change) == nil { state.streams[id]?.push(.change(change)) }
+                    }
                 }
             }
             while state.window.count > settings.resumeWindow, let oldest = state.window.popFirst() { state.floor = oldest.position }
@@ -107,7 +116,8 @@ final class LiveStreams: FeedReadModel, Service {
                 if case .userDeleted = ending.kind { state.window.removeAll { $0.userId == ending.userId } }
                 for id in state.byUser[ending.userId] ?? [] {
                     guard let stream = state.streams[id], ending.tokenId == nil || stream.tokenId == ending.tokenId else { continue }
-                    stream.push(.end(reason: "revoked"))
+                    // One who left a household reconnects to a stream of their own changes only.
+                    stream.push(.end(reason: ending.kind == .householdLeft ? "left-household" : "revoked"))
                 }
             }
             state.position = position
@@ -142,7 +152,7 @@ final class LiveStreams: FeedReadModel, Service {
                 return .streaming(stream)
             }
             if lastEventId == nil || after >= state.floor {
-                for change in state.window where change.userId == userId && change.position > after { stream.push(.change(change)) }
+                for change in state.window where change.audience.contains(userId) && change.position > after { stream.push(.change(change)) }
                 // After the backlog: its id is the client's resume point from then on.
                 stream.push(.heartbeat(position: max(after, position)))
                 return .streaming(stream)
@@ -152,7 +162,7 @@ final class LiveStreams: FeedReadModel, Service {
                 stream.push(.reset(position: position))
                 return .streaming(stream)
             }
-            state.resuming[id] = state.window.filter { $0.userId == userId }
+            state.resuming[id] = state.window.filter { $0.audience.contains(userId) }
             return .resuming(stream, after: after, through: state.floor)
         }
     }

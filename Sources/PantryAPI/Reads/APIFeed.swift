@@ -186,7 +186,9 @@ package final class APIFeed: Service {
 
     /// The live changes of `userId` in `after...through`, read from the log once for a stream that
     /// resumes from before what `LiveStreams` kept; on NIO's pool for blocking work.
-    func liveChanges(of userId: UserID, after: Int64, through: Int64) async throws -> [LiveChange] {
+    /// A household's changes in the backlog go to its members as they stand now (the log read
+    /// holds no history of who was a member when).
+    func liveChanges(of userId: UserID, household: HouseholdID?, after: Int64, through: Int64) async throws -> [LiveChange] {
         guard openHeadReader != nil, through > after else { return [] }
         return try await NIOThreadPool.singleton.runIfActive { [self] () throws -> [LiveChange] in
             guard let log = try sideReader() else { return [] }
@@ -195,17 +197,24 @@ package final class APIFeed: Service {
             // In slices, so a long backlog of other users' changes is never held at once.
             while position < through {
                 let last = min(through, position + 10_000)
-                for recorded in try log.read(after: position, through: last, types: LiveChange.eventTypes.names)
-                where recorded.metadata.userId == userId {
+                for recorded in try log.read(after: position, through: last, types: LiveChange.eventTypes.names) {
+                    let ownChange = recorded.metadata.userId == userId
+                    // Only a household's events are decoded to see whose they are.
+                    guard ownChange || (household != nil && Self.householdTypeNames.contains(recorded.type)) else { continue }
                     let event = try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
                                                        data: recorded.data, vault: keys)
-                    if let change = LiveChange(event, at: recorded.position) { changes.append(change) }
+                    guard ownChange || (household != nil && event.householdId == household) else { continue }
+                    if let change = LiveChange(event, at: recorded.position, members: [userId]) { changes.append(change) }
                 }
                 position = last
             }
             return changes
         }
     }
+
+    /// The types that can change a household's list, cart or members.
+    private static let householdTypeNames = HouseholdDirectory.householdTypes
+        .union([.groceryAdded, .groceryChecked, .groceryRemoved, .cartAdjusted, .cookingStarted]).names
 
     /// Waits (at most `timeout`) until the read models hold what the log held when it was called,
     /// so that an account registered, or a password changed, through another API process a moment

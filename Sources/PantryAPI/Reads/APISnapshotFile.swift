@@ -17,17 +17,19 @@ final class APISnapshotFile: Sendable {
     private let accounts: AccountDirectory
     private let revocations: RevocationList
     private let leaderboard: LeaderboardReadModel
+    private let households: HouseholdDirectory
     /// One write at a time; a periodic one asked for meanwhile is skipped.
     private let writer = BackgroundWriter()
     private let logger: Logger
 
-    init(path: String, every: Int64, accounts: AccountDirectory, revocations: RevocationList, leaderboard: LeaderboardReadModel,
+    init(path: String, every: Int64, accounts: AccountDirectory, revocations: RevocationList, leaderboard: LeaderboardReadModel, households: HouseholdDirectory,
          logger: Logger) {
         self.path = path
         self.every = every
         self.accounts = accounts
         self.revocations = revocations
         self.leaderboard = leaderboard
+        self.households = households
         self.logger = logger
     }
 
@@ -56,6 +58,18 @@ final class APISnapshotFile: Sendable {
                            metadata: ["path": "\(path)"])
             return nil
         }
+        // The households are few beside the points: read from the log, not kept in the snapshot.
+        let householdEvents: [(event: Event, position: Int64)]
+        do {
+            householdEvents = try log.read(after: 0, through: snapshot.position, types: HouseholdDirectory.householdTypes.names).map {
+                (try EventCoding.decode(type: $0.type, schemaVersion: $0.schemaVersion, data: $0.data, vault: nil), $0.position)
+            }
+        } catch {
+            logger.warning("ignoring the API snapshot: the households cannot be read from the log; the read models are folded from it",
+                           metadata: ["reason": "\(error)"])
+            return nil
+        }
+        households.apply(householdEvents, through: snapshot.position)
         // No account is opened here: each is read back from the log when first needed.
         accounts.restore(snapshot.accounts)
         for (tokenId, expiresAt) in snapshot.revocations { revocations.revoke(tokenId, expiresAt: expiresAt) }

@@ -16,6 +16,8 @@ struct ReadRoutes {
     let recipes: RecipeSource
     let liked: LikedRecipes
     let counted: CountedIngredientsRead
+    /// A member's grocery list and cart are their household's.
+    let households: HouseholdDirectory
 
     func register(public open: RouterGroup<APIRequestContext>, authenticated routes: RouterGroup<APIRequestContext>) {
         open.get("v1/leaderboard") { request, _ in
@@ -58,8 +60,11 @@ struct ReadRoutes {
             return JSONResponse.make(SuggestionAnswer(position: answer.position, result: suggestion))
         }
         routes.get("v1/me/groceries") { request, context in
-            try await ask(.groceries(.list), request) {
-                $0.userId = try context.requireSession().userId
+            let userId = try context.requireSession().userId
+            // Waited for first: a join or a leave just made decides whose list this is.
+            try await feed.readyToRead(after: try ReadYourWrites.position(in: request))
+            return try await ask(.groceries(.list), request) {
+                $0.userId = households.listOwner(of: userId)
                 try Self.page(request, into: &$0)
             }
         }
@@ -69,8 +74,10 @@ struct ReadRoutes {
                                      after: try ReadYourWrites.position(in: request))
         }
         routes.get("v1/me/cart") { request, context in
-            try await ask(.carts(.cart), request) {
-                $0.userId = try context.requireSession().userId
+            let userId = try context.requireSession().userId
+            try await feed.readyToRead(after: try ReadYourWrites.position(in: request))
+            return try await ask(.carts(.cart), request) {
+                $0.userId = households.listOwner(of: userId)
                 try Self.page(request, into: &$0)
             }
         }

@@ -2,10 +2,11 @@
 // are kept, and served from here when the network cannot be reached. Personal data (/v1/me) is
 // never kept here (the app keeps the user's own lists in localStorage, cleared at log-out: offline.js). The network always comes first, so nothing shown online is stale.
 // v3: v2 may hold a signed-in cook's own featured recipe; activating v3 deletes it. v4: live.js.
-const cacheName = "pantry-v4";
+// v5: households.
+const cacheName = "pantry-v5";
 const shell = ["/", "/app/app.js", "/app/api.js", "/app/dom.js", "/app/offline.js", "/app/live.js", "/app/app.css", "/app/manifest.webmanifest",
   "/app/screens/account.js", "/app/screens/browse.js", "/app/screens/cart.js", "/app/screens/favourites.js",
-  "/app/screens/groceries.js", "/app/screens/leaderboard.js", "/app/screens/recipe.js", "/app/screens/search.js"];
+  "/app/screens/groceries.js", "/app/screens/household.js", "/app/screens/leaderboard.js", "/app/screens/recipe.js", "/app/screens/search.js"];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(cacheName).then((cache) => cache.addAll(shell)).then(() => self.skipWaiting()));

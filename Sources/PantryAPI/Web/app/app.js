@@ -1,7 +1,7 @@
 // Pantry's web app: one page, a screen per hash route (#/recipe/ID, #/groceries, ...), each screen
 // a function that returns the nodes to show. Works offline for what was seen (see /sw.js).
 import { ownPositions, refreshSessionIfDue, session } from "./api.js";
-import { queuedTicks, sendQueuedTicks } from "./offline.js";
+import { queuedChanges, sendQueuedChanges } from "./offline.js";
 import { announce, h, problem } from "./dom.js";
 import { describe, followLive, screensShowing } from "./live.js";
 import { accountScreen } from "./screens/account.js";
@@ -95,8 +95,11 @@ window.addEventListener("hashchange", render);
 render();
 refreshSessionIfDue();
 setInterval(refreshSessionIfDue, 5 * 60_000);
-// Grocery ticks made offline go out when the API answers again, whatever screen is open.
-const sendTicks = () => { if (session.current && queuedTicks().length) sendQueuedTicks(); };
+// Grocery changes made offline go out when the API answers again, whatever screen is open; the
+// screen is then drawn from the server's list.
+const sendTicks = () => {
+  if (session.current && queuedChanges().length) sendQueuedChanges().then((sent) => { if (sent) render({ live: true }); });
+};
 setInterval(sendTicks, 30_000);
 window.addEventListener("online", sendTicks);
 

@@ -4,6 +4,7 @@
 // cannot send the token). Each change's id is its log position: a dropped connection resumes with
 // Last-Event-ID and misses nothing, whichever API process answers.
 import { noteSeen, session } from "./api.js";
+import { knownMemberName } from "./screens/household.js";
 
 /** @typedef {{position: number, type: string, [field: string]: unknown}} Change */
 
@@ -32,6 +33,8 @@ async function run(/** @type {(change: Change) => void} */ onChange) {
       }
     } catch { /* offline or the API restarting: try again */ }
     if (ended === "revoked" || ended === "expired") return;
+    // Left a household: the next stream carries only this cook's own changes; the list is theirs again.
+    if (ended === "left-household") window.dispatchEvent(new CustomEvent("pantry:reload"));
     if (ended === "reset") window.dispatchEvent(new CustomEvent("pantry:reload"));
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, 30_000);
@@ -78,7 +81,7 @@ export function parse(/** @type {string} */ text) {
 
 /** The screens a change is shown on (their routes). */
 export function screensShowing(/** @type {string} */ type) {
-  if (type.startsWith("Grocery")) return ["/groceries"];
+  if (type.startsWith("Grocery") || type.startsWith("Household")) return ["/groceries"];
   if (type === "CartAdjusted" || type === "CookingStarted") return ["/cart", "/recipe/"];
   if (type === "RecipeSaved" || type === "SavedRecipeRemoved") return ["/favourites", "/recipe/"];
   if (type === "PointEarned") return ["/leaderboard", "/account", "/recipe/"];
@@ -96,6 +99,14 @@ export function describe(/** @type {Change} */ change) {
     RecipeSaved: `${change.title} saved`,
     SavedRecipeRemoved: "a favourite removed",
     PointEarned: `a point for ${change.ingredient}`,
+    HouseholdJoined: "someone joined the household",
+    HouseholdLeft: change.dissolved ? "the household was closed" : "someone left the household",
+    HouseholdHandedOver: "the household has a new owner",
+    HouseholdInviteCreated: "an invite was made",
+    HouseholdInviteRevoked: "an invite was revoked",
+    HouseholdCreated: "a household was started",
   }[change.type] ?? "a change";
-  return `On another device: ${what}.`;
+  // A household member's change says who made it (their name is on the household's member list).
+  const by = change.household && change.userId !== session.current?.userId ? (knownMemberName(String(change.userId)) ?? "Another member") : "On another device";
+  return `${by}: ${what}.`;
 }

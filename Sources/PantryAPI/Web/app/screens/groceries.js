@@ -1,30 +1,36 @@
 // The grocery list by aisle: tick what is bought (kept on the server, so it survives a reload),
-// remove items, add by hand. Offline, the list as last seen, and ticks queued until Pantry is back.
+// remove items, add by hand. Offline, the list as last seen, and ticks, adds and removals queued until
+// Pantry is back.
 import { del, get, patch, post, session } from "../api.js";
 import { amount, announce, h, needsLogin, problem } from "../dom.js";
-import { isOffline, offlineNotice, queueTick, recall, remember, sendQueuedTicks, withQueuedTicks } from "../offline.js";
+import { isOffline, offlineNotice, queueChange, recall, remember, sendQueuedChanges, withQueuedChanges } from "../offline.js";
+import { currentHousehold, householdPanel, memberName } from "./household.js";
 
 export async function groceriesScreen() {
   if (!session.current) return [h("h1", {}, "Groceries"), needsLogin("your grocery list")];
   const list = h("div", { "aria-live": "polite" });
+  const shared = h("div");
   const notice = h("p", { class: "offline", id: "offline-notice", role: "status" });
   const itemPath = (item) => `/v1/me/groceries/${encodeURIComponent(item.item)}`;
   // `focus`: the item whose box was ticked, found again in the redrawn list (a redraw dropped it to <body>).
   const show = async (after, focus) => {
     let items;
     let keptAt = null;
+    let household = null;
     try {
-      const sent = await sendQueuedTicks();
+      const sent = await sendQueuedChanges();
       const since = Math.max(after ?? 0, sent ?? 0);
+      household = await currentHousehold(since);
       items = (await get(`/v1/me/groceries${since ? `?after=${since}` : ""}`)).result;
       remember("groceries", items);
+      shared.replaceChildren(householdPanel(household, (position) => show(position)));
     } catch (error) {
       const kept = isOffline(error) ? recall("groceries") : null;
       if (!kept) { list.replaceChildren(problem(error)); return; }
-      items = withQueuedTicks(kept.value);
+      items = withQueuedChanges(kept.value);
       keptAt = kept.at;
     }
-    notice.textContent = keptAt ? `${offlineNotice(keptAt, "your list")} Ticks are kept and sent when it is back.` : "";
+    notice.textContent = keptAt ? `${offlineNotice(keptAt, "your list")} Changes are kept and sent when it is back.` : "";
     const offline = keptAt !== null;
     if (!items.length) { list.replaceChildren(h("p", {}, "The list is empty.")); return; }
     const aisles = [];
@@ -38,9 +44,12 @@ export async function groceriesScreen() {
       h("ul", { class: "list", "aria-label": aisle.name }, aisle.items.map((item) => {
         const toBuy = item.amounts.map(amount).join(" + ");
         const bought = item.bought.length ? `bought ${item.bought.map(amount).join(" + ")}` : "";
+        // On a household's list: who added it and who ticked it.
+        const addedBy = item.addedBy?.length ? `added by ${item.addedBy.map((id) => memberName(household, id)).join(", ")}` : "";
+        const tickedBy = item.checked && item.checkedBy ? `ticked by ${memberName(household, item.checkedBy)}` : "";
         const box = h("input", { type: "checkbox", checked: item.checked, "data-item": item.item, onchange: async () => {
           if (offline) {
-            queueTick(item.item, box.checked);
+            queueChange({ kind: "tick", item: item.item, checked: box.checked });
             announce(`${item.ingredient} ${box.checked ? "ticked" : "unticked"} here: sent when Pantry is back`);
             show(undefined, item.item);
             return;
@@ -51,7 +60,7 @@ export async function groceriesScreen() {
             show(answer.position, item.item);
           } catch (error) {
             if (isOffline(error)) {
-              queueTick(item.item, box.checked);
+              queueChange({ kind: "tick", item: item.item, checked: box.checked });
               announce(`${item.ingredient} ${box.checked ? "ticked" : "unticked"} here: sent when Pantry is back`);
               show(undefined, item.item);
               return;
@@ -62,9 +71,15 @@ export async function groceriesScreen() {
         } });
         return h("li", { class: item.checked ? "checked" : "" },
           h("label", { class: "check grow" }, box, h("span", { class: "name" }, item.ingredient),
-            h("span", { class: "meta" }, [toBuy, bought].filter(Boolean).join(" · "))),
-          h("button", { type: "button", class: "secondary", disabled: offline, "aria-label": `Remove ${item.ingredient}`, onclick: async () => {
-            try { show((await del(itemPath(item))).position); } catch (error) { announce(error.message); }
+            h("span", { class: "meta" }, [toBuy, bought, addedBy, tickedBy].filter(Boolean).join(" · "))),
+          h("button", { type: "button", class: "secondary", disabled: item.queued, "aria-label": `Remove ${item.ingredient}`, onclick: async () => {
+            const queue = () => {
+              queueChange({ kind: "remove", item: item.item });
+              announce(`${item.ingredient} removed here: sent when Pantry is back`);
+              show();
+            };
+            if (offline) { queue(); return; }
+            try { show((await del(itemPath(item))).position); } catch (error) { if (isOffline(error)) queue(); else announce(error.message); }
           } }, "Remove"));
       })))));
     if (focus) list.querySelector(`input[data-item="${CSS.escape(focus)}"]`)?.focus();
@@ -81,9 +96,15 @@ export async function groceriesScreen() {
       const answer = await post("/v1/me/groceries", body);
       form.reset();
       show(answer.position);
-    } catch (error) { announce(error.message); }
+    } catch (error) {
+      if (!isOffline(error)) { announce(error.message); return; }
+      queueChange({ kind: "add", ...body });
+      form.reset();
+      announce(`${body.ingredient} added here: sent when Pantry is back`);
+      show();
+    }
   } }, h("label", {}, "Item", name), h("label", {}, "Amount", howMuch), h("label", {}, "Unit", unit),
   h("button", { type: "submit" }, "Add"));
   await show();
-  return [h("h1", {}, "Groceries"), notice, form, list];
+  return [h("h1", {}, "Groceries"), notice, shared, form, list];
 }
