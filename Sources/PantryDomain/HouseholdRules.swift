@@ -91,6 +91,7 @@ extension Decider {
 
         case .handOverHousehold(let c):
             let (householdId, household) = try ownedHousehold(c.userId, state)
+            guard c.memberId != c.userId else { throw Rejection(.unchanged, "you own the household already") }
             let memberId = try otherMember(c.memberId, of: household, not: c.userId)
             return [.householdHandedOver(HouseholdHandedOver(householdId: householdId, userId: c.userId, newOwner: memberId))]
 
