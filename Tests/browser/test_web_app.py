@@ -691,7 +691,7 @@ def test_two_members_of_a_household_see_each_others_changes_within_a_second_and_
     expected = [("Basil", False), ("Saffron threads", False)]
     def shown(driver):
         return driver.execute_script(
-            "return [...document.querySelectorAll('#view li')].map(e => [e.querySelector('.name').innerText, e.classList.contains('checked')])")
+            "return [...document.querySelectorAll('#view ul.list li')].map(e => [e.querySelector('.name').innerText, e.classList.contains('checked')])")
     for driver in (browser, phone):
         WebDriverWait(driver, 10, poll_frequency=0.1).until(lambda d: sorted(map(tuple, shown(d))) == expected)
     items = ok(api.get("/v1/me/groceries", token=alex))["result"]
