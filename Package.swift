@@ -119,11 +119,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The points leaderboard in memory (`LeaderboardStandings`), kept by the API from its feed:
+        // pure, so that the API links neither GRDB nor the projections.
+        .target(name: "PantryStandings", dependencies: ["PantryDomain"]),
         // Read models built from the log by the worker processes (one SQLite file each).
         .target(
             name: "PantryProjections",
             dependencies: [
                 "PantryDomain",
+                "PantryStandings",
                 "PantryFiles",
                 "PantryLog",
                 "PantryEventStore",
@@ -138,7 +142,8 @@ let package = Package(
         .testTarget(
             name: "PantryProjectionsTests",
             dependencies: [
-                "PantryProjections", "PantryDomain", "PantryLog", "PantryWire", "PantryEventStore", "PantryCore", "PantryKeys", "PantryRandom",
+                "PantryProjections", "PantryStandings", "PantryDomain", "PantryLog", "PantryWire", "PantryEventStore", "PantryCore", "PantryKeys",
+                "PantryRandom",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -205,7 +210,7 @@ let package = Package(
                 "PantryLog",
                 "PantryWire",
                 "PantryBus",
-                "PantryProjections",
+                "PantryStandings",
                 "PantryBounded",
                 "PantryTokens",
                 "PantryThreads",
@@ -218,7 +223,6 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -255,6 +259,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -287,12 +293,32 @@ let package = Package(
             name: "PantryLoadTests",
             dependencies: ["PantryLoad", "PantryRandom", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
-        .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain", "PantryKeys", "PantryRandom"]),
-        .testTarget(name: "PantryKeysTests", dependencies: ["PantryKeys", "PantryDomain"]),
+        .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain", "PantryKeys", "PantryRandom", "PantryTestSupport"]),
+        .testTarget(name: "PantryKeysTests", dependencies: ["PantryKeys", "PantryDomain", "PantryTestSupport"]),
         .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON", "PantryRandom"]),
         // What the test suites share: a clock they move, waits on state, the fake upstream. Light,
         // so that CurlTests does not build PostgresNIO.
         .target(name: "PantryTestSupport", dependencies: ["Curl"], path: "Tests/PantryTestSupport"),
+        // A whole deployment in the test's process (core, workers, fetch worker, API), over real
+        // sockets in a temporary directory: the API's routes tested without processes.
+        .target(
+            name: "PantryTestRuntime",
+            dependencies: ["PantryAPI", "PantryBus", "PantryCore", "PantryEventStore", "PantryFetch", "PantryFetchServer", "PantryKeys",
+                           "PantryLog", "PantryProjections", "PantryWire", "PantryWorkers", "ZeroMQ",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Metrics", package: "swift-metrics"),
+                           .product(name: "Prometheus", package: "swift-prometheus"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Tests/PantryTestRuntime"
+        ),
+        .testTarget(
+            name: "PantryRouteTests",
+            dependencies: ["PantryTestRuntime", "PantryLog", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // The PostgreSQL server the suites run the PostgreSQL log against.
         .target(name: "PantryTestPostgres", dependencies: ["PantryPostgresLog"], path: "Tests/PantryTestPostgres"),
         .testTarget(

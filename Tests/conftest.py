@@ -29,6 +29,22 @@ def processes(pantry_bin, tmp_path):
     procs.stop_all()
 
 
+@pytest.fixture(scope="module")
+def module_processes(pantry_bin, tmp_path_factory):
+    """Processes for every test of one file, stopped after its last test."""
+    procs = Processes(pantry_bin, tmp_path_factory.mktemp("data"))
+    yield procs
+    procs.stop_all()
+
+
+@pytest.fixture(scope="module")
+def shared_api(module_processes):
+    """One whole deployment for every test of a file whose tests cannot disturb each other: each
+    registers users of its own and stops no process. A start costs seconds; a test that kills,
+    restarts or reconfigures a process, or reads the whole log, takes `api` instead."""
+    return start_core_and_api(module_processes)
+
+
 @pytest.fixture
 def api(processes):
     """The whole deployment (core, every worker, fetch, api) and an HTTP client of it. A test

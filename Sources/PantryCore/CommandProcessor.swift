@@ -39,6 +39,8 @@ package final class CommandProcessor {
     private let deletionSnapshotInterval: Duration
     /// When the last snapshot was handed to the writer; nil before the first of this process.
     private var lastSnapshotTaken: ContinuousClock.Instant?
+    /// What the deletions' snapshot interval is measured with: the real clock but in tests, which move their own.
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let snapshots: CoreSnapshotFile?
     private let snapshotEvery: Int64
     /// The position of the last snapshot handed to the writer (or loaded).
@@ -60,8 +62,10 @@ package final class CommandProcessor {
     package init(store: any EventStore, keys: UserKeyStore, erasures: ErasureLedger? = nil, snapshotPath: String? = nil,
                 snapshotEvery: Int64 = 100_000, deletionSnapshotInterval: Duration = .seconds(60),
                 commandIdFilterBytes: Int = 64 << 20, paces: Paces = .human,
+                now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
                 logger: Logger = Logger(label: "pantry.core")) throws {
         self.store = store
+        self.now = now
         self.paces = paces
         nameKey = try keys.nameKey()
         state = PantryState(paces: paces, nameKey: nameKey)
@@ -185,7 +189,7 @@ package final class CommandProcessor {
             unopened: unopened, streamVersions: streamVersions))
         if submitted {
             lastSnapshot = head
-            lastSnapshotTaken = .now
+            lastSnapshotTaken = now()
             writtenForDeletions = deletionSinceSnapshot
             deletionSinceSnapshot = false
         }
@@ -204,7 +208,7 @@ package final class CommandProcessor {
 
     /// A deletion waits for a snapshot, and none was taken for `deletionSnapshotInterval`.
     private var deletionSnapshotDue: Bool {
-        deletionSinceSnapshot && lastSnapshotTaken.map { .now - $0 >= deletionSnapshotInterval } ?? true
+        deletionSinceSnapshot && lastSnapshotTaken.map { now() - $0 >= deletionSnapshotInterval } ?? true
     }
 
     /// Takes the snapshot a deletion waits for once it is due: the server calls it while idle (at

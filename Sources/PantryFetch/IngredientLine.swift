@@ -112,7 +112,8 @@ enum IngredientLine {
         "½": 0.5, "⅓": 1.0 / 3, "⅔": 2.0 / 3, "¼": 0.25, "¾": 0.75, "⅛": 0.125, "⅜": 0.375, "⅝": 0.625, "⅞": 0.875,
     ]
 
-    private static func number(_ text: Substring) -> (Double, Substring)? {
+    /// A leading "3", "1.5", "3/4" or "½", and what follows it.
+    static func number(_ text: Substring) -> (Double, Substring)? {
         if let first = text.first, let fraction = vulgarFractions[first] { return (fraction, text.dropFirst()) }
         let digits = text.prefix { $0.isASCII && ($0.isNumber || $0 == "." || $0 == "/") }
         guard let first = digits.first, first.isNumber else { return nil }

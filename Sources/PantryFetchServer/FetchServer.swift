@@ -33,10 +33,7 @@ package final class FetchServer: Service {
             let requests = try ZMQSocket(context: context, type: .router)
             try requests.setMaxMessageSize(64 << 10)
             try requests.setSendHighWaterMark(1_000_000)
-            if endpoint.hasPrefix("ipc://") {
-                try? FileManager.default.removeItem(atPath: String(endpoint.dropFirst("ipc://".count)))
-            }
-            try requests.bind(endpoint)
+            try requests.bindReplacingStaleFile(endpoint)
             var poller = ZMQPoller()
             poller.register(requests)
             poller.register(fileDescriptor: thread.wakeDescriptor)

@@ -1,6 +1,7 @@
 import GRDB
 import PantryDomain
 import PantryLog
+import PantryStandings
 
 package struct Experience: Sendable, Equatable, Codable {
     package var experienceId: String
@@ -53,7 +54,7 @@ package struct ExperiencesProjection: Projection {
         switch event {
         case .userRegistered(let e):
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO authors (user_id, username) VALUES (?, ?)")
-                .execute(arguments: [e.userId, e.account?.username ?? LeaderboardProjection.erasedName])
+                .execute(arguments: [e.userId, e.account?.username ?? LeaderboardEntry.erasedName])
         case .experienceWritten(let e):
             // The id derives from the writing command's id, which the core accepts once; a repeat is ignored.
             try db.cachedStatement(sql: """

@@ -1,21 +1,7 @@
 import GRDB
 import PantryDomain
 import PantryLog
-
-/// One row of the points leaderboard.
-package struct LeaderboardEntry: Sendable, Equatable, Codable {
-    /// 1 for the leader; equal points share a rank, the next score ranking by how many are above
-    /// it ("1, 2, 2, 4"). Listed in the order of `points DESC`, then whoever reached that score
-    /// first; users without points come last, in registration order, and never in the top.
-    package var rank: Int
-    package var userId: UserID
-    package var username: String
-    package var points: Int
-
-    package init(rank: Int, userId: UserID, username: String, points: Int) {
-        self.rank = rank; self.userId = userId; self.username = username; self.points = points
-    }
-}
+import PantryStandings
 
 /// Points per user. The order is `points DESC, reached_at_position ASC`, where
 /// `reached_at_position` is the log position of the event that gave the user the current score
@@ -60,9 +46,6 @@ package struct LeaderboardProjection: Projection {
     /// speed (`pantry-bench replay`, 1,000,000 events).
     package func rebuildFold() -> (any ProjectionFold)? { PointsFold() }
 
-    /// Shown for a user whose key is destroyed, until their deletion (next in the log) removes them.
-    package static let erasedName = "deleted user"
-
     /// Points summed per user until `finish`, or until that user's next registration or deletion
     /// (written or dropped first, to keep the order of a user's own events). A point counts only
     /// its user and position, so a rebuild reads just those of the log's points (`UserOnlyFold`):
@@ -102,7 +85,7 @@ package struct LeaderboardProjection: Projection {
                     INSERT INTO leaderboard_users (user_id, username, points, reached_at_position, registered_at_position)
                     VALUES (?1, ?2, 0, ?3, ?3)
                     ON CONFLICT (user_id) DO UPDATE SET username = excluded.username
-                    """).execute(arguments: [e.userId, e.account?.username ?? LeaderboardProjection.erasedName, position])
+                    """).execute(arguments: [e.userId, e.account?.username ?? LeaderboardEntry.erasedName, position])
             case .userDeleted(let e):
                 pending[e.userId] = nil
                 try db.cachedStatement(sql: "DELETE FROM leaderboard_users WHERE user_id = ?").execute(arguments: [e.userId])

@@ -98,10 +98,7 @@ private final class WorkerLoop {
                                          types: store.projection.eventTypes, highWaterMark: feedHighWaterMark, logger: logger)
         queries = try ZMQSocket(context: context, type: .router)
         try queries.setMaxMessageSize(64 << 10)
-        if queryEndpoint.hasPrefix("ipc://") {
-            try? FileManager.default.removeItem(atPath: String(queryEndpoint.dropFirst("ipc://".count)))
-        }
-        try queries.bind(queryEndpoint)
+        try queries.bindReplacingStaleFile(queryEndpoint)
     }
 
     /// Serves until the group's graceful shutdown (or the context's).

@@ -45,6 +45,14 @@ package final class ZMQSocket {
         guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("zmq_bind(\(endpoint))") }
     }
 
+    /// Binds `endpoint`, first removing the file an `ipc://` endpoint's last owner left when it was
+    /// killed (SIGKILL leaves it behind). Only for an owner whose lock proves nobody else serves
+    /// there: the core's writer lock, a worker's, the fetch worker's.
+    package func bindReplacingStaleFile(_ endpoint: String) throws {
+        if endpoint.hasPrefix("ipc://") { try? FileManager.default.removeItem(atPath: String(endpoint.dropFirst("ipc://".count))) }
+        try bind(endpoint)
+    }
+
     package func connect(_ endpoint: String) throws {
         let handle = try openHandle("zmq_connect(\(endpoint))")
         try secure(connecting: endpoint)

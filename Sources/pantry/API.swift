@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Metrics
 import PantryAPI
 import PantryBus
 import PantryCore
@@ -10,6 +11,7 @@ import PantryBounded
 import PantryLog
 import PantryKeys
 import PantryEventStore
+import Prometheus
 
 struct API: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -64,6 +66,9 @@ struct API: AsyncParsableCommand {
             }
             configuration.log = .direct(open: open, vault: try UserKeyStore(path: directory.userKeys, readOnly: true))
         }
-        try await APIServer(configuration: configuration, logger: Logger(label: "pantry.api")).run()
+        // The process's metrics: bootstrapped here, once, for the library's counters and `/metrics`.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        try await APIServer(configuration: configuration, registry: registry, logger: Logger(label: "pantry.api")).run()
     }
 }

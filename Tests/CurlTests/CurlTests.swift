@@ -81,7 +81,7 @@ import Testing
     /// A certificate and key for `names` in a fresh directory.
     static func certificate(for names: [String]) throws -> (certificate: String, key: String) {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-tls-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: scratchPath("tls"))
         let process = Process()
         process.executableURL = root.appendingPathComponent("ops/hosts/self-signed-cert")
         process.arguments = [directory.path] + names

@@ -2,6 +2,7 @@ import Foundation
 import PantryBus
 import PantryCore
 import PantryDomain
+import PantryTestSupport
 import Testing
 import ZeroMQ
 
@@ -42,19 +43,20 @@ import ZeroMQ
     /// Without another command, the processor's idle call (the server's heartbeat) takes it once due.
     @Test func aDeferredDeletionSnapshotIsTakenWhenDueWithoutAnotherCommand() throws {
         try withTemporaryDirectory { dir in
-            let processor = try openProcessor(dir, snapshotEvery: 1_000_000, deletionSnapshotInterval: .seconds(1))
+            let clock = ManualClock()
+            let processor = try openProcessor(dir, snapshotEvery: 1_000_000, deletionSnapshotInterval: .seconds(1), clock: clock)
             #expect(processor.process([envelope("r1", register("u1")), envelope("r2", register("u2"))]).allSatisfy { $0.status == .accepted })
             #expect(processor.process([envelope("d1", .deleteUser(DeleteUser(userId: "u1")))]).first?.status == .accepted)
             #expect(processor.process([envelope("d2", .deleteUser(DeleteUser(userId: "u2")))]).first?.status == .accepted)
-            let started = ContinuousClock.now
             processor.takeDeletionSnapshotIfDue()
             processor.waitForSnapshot()
             let u2 = Self.digests(processor, of: "u2")
-            // Checked only if the machine was quick enough for the interval not to have passed.
-            if ContinuousClock.now - started < .milliseconds(800) {
-                #expect(try snapshotHoldsAny(u2, in: dir), "not due yet")
-            }
-            Thread.sleep(forTimeInterval: 1.1)
+            #expect(try snapshotHoldsAny(u2, in: dir), "not due yet")
+            clock.advance(by: .milliseconds(999))
+            processor.takeDeletionSnapshotIfDue()
+            processor.waitForSnapshot()
+            #expect(try snapshotHoldsAny(u2, in: dir), "not due a millisecond before the interval")
+            clock.advance(by: .milliseconds(1))
             processor.takeDeletionSnapshotIfDue()
             processor.waitForSnapshot()
             #expect(try !snapshotHoldsAny(u2, in: dir))
@@ -67,7 +69,8 @@ import ZeroMQ
     /// regular snapshot, which may be days away.
     @Test func aDeletionSnapshotThatFailedToBeWrittenIsTakenAgain() throws {
         try withTemporaryDirectory { dir in
-            let processor = try openProcessor(dir, snapshotEvery: 2, deletionSnapshotInterval: .milliseconds(300))
+            let clock = ManualClock()
+            let processor = try openProcessor(dir, snapshotEvery: 2, deletionSnapshotInterval: .milliseconds(300), clock: clock)
             #expect(processor.process([envelope("r1", register("u1")), envelope("r2", register("u2"))]).allSatisfy { $0.status == .accepted })
             processor.waitForSnapshot()
             let u1 = Self.digests(processor, of: "u1")
@@ -76,13 +79,13 @@ import ZeroMQ
             let blocker = dir.appendingPathComponent("core.snapshot.new")
             try FileManager.default.createDirectory(at: blocker.appendingPathComponent("full"), withIntermediateDirectories: true)
             #expect(processor.process([envelope("d1", .deleteUser(DeleteUser(userId: "u1")))]).first?.status == .accepted)
-            Thread.sleep(forTimeInterval: 0.35)
+            clock.advance(by: .milliseconds(350))
             processor.takeDeletionSnapshotIfDue()
             processor.waitForSnapshot()
             #expect(try snapshotHoldsAny(u1, in: dir), "the write failed")
 
             try FileManager.default.removeItem(at: blocker)
-            Thread.sleep(forTimeInterval: 0.35)
+            clock.advance(by: .milliseconds(350))
             processor.takeDeletionSnapshotIfDue()
             processor.waitForSnapshot()
             #expect(try !snapshotHoldsAny(u1, in: dir))
@@ -92,23 +95,23 @@ import ZeroMQ
     /// The same through `CoreServer` over real sockets: after the last deletion no command comes, and
     /// the file loses the users' digests within the interval (200 ms) and a few heartbeats.
     @Test(.timeLimit(.minutes(1)))
-    func theCoreServerTakesADeletionSnapshotWhileIdle() throws {
-        try withTemporaryDirectory { dir in
-            try Self.serveDeletions(dir, interval: .milliseconds(200)) { _, deleted throws in
-                #expect(try Self.waitUntilGone(deleted, from: dir), "every deleted user's digests left the file")
+    func theCoreServerTakesADeletionSnapshotWhileIdle() async throws {
+        try await withTemporaryDirectory { dir in
+            try await Self.serveDeletions(dir, interval: .milliseconds(200)) { _, deleted async throws in
+                #expect(try await Self.waitUntilGone(deleted, from: dir), "every deleted user's digests left the file")
             }
         }
     }
 
     /// A core stopped within the interval writes the snapshot it was waiting for.
     @Test(.timeLimit(.minutes(1)))
-    func aCoreThatStopsWritesTheDeletionSnapshotItWasWaitingFor() throws {
-        try withTemporaryDirectory { dir in
-            try Self.serveDeletions(dir, interval: .seconds(600)) { serving, deleted throws in
-                #expect(try Self.waitUntilGone(Array(deleted.prefix(2)), from: dir), "the first deletion's snapshot")
+    func aCoreThatStopsWritesTheDeletionSnapshotItWasWaitingFor() async throws {
+        try await withTemporaryDirectory { dir in
+            try await Self.serveDeletions(dir, interval: .seconds(600)) { serving, deleted async throws in
+                #expect(try await Self.waitUntilGone(Array(deleted.prefix(2)), from: dir), "the first deletion's snapshot")
                 #expect(try snapshotHoldsAny(Array(deleted.suffix(2)), in: dir), "the last deletion waits")
                 serving.cancel()
-                #expect(try Self.waitUntilGone(deleted, from: dir), "written as the server stopped")
+                #expect(try await Self.waitUntilGone(deleted, from: dir), "written as the server stopped")
             }
         }
     }
@@ -117,7 +120,7 @@ import ZeroMQ
     /// three users and deletes them, one batch each; `then` runs while it serves, with the deleted
     /// users' digests in the order deleted.
     private static func serveDeletions(_ dir: URL, interval: Duration,
-                                       then: (Task<Void, any Error>, [Data]) throws -> Void) throws {
+                                       then: (Task<Void, any Error>, [Data]) async throws -> Void) async throws {
         let processor = try openProcessor(dir, snapshotEvery: 1_000_000, deletionSnapshotInterval: interval)
         let users = Self.users.prefix(3)
         let deleted = users.flatMap { digests(processor, of: $0) }
@@ -135,17 +138,15 @@ import ZeroMQ
         for userId in users {
             #expect(try client.submit(envelope("d-\(userId)", .deleteUser(DeleteUser(userId: userId)))).status == .accepted)
         }
-        try then(serving, deleted)
+        try await then(serving, deleted)
     }
 
-    /// Whether none of `digests` is in the snapshot file within 20 s.
-    private static func waitUntilGone(_ digests: [Data], from dir: URL) throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("core.snapshot").path),
-               try !snapshotHoldsAny(digests, in: dir) { return true }
-            Thread.sleep(forTimeInterval: 0.05)
+    /// Whether none of `digests` is in the snapshot file within 20 s: the server's thread writes it
+    /// and tells the test nothing, so the file is looked at until it changes.
+    private static func waitUntilGone(_ digests: [Data], from dir: URL) async throws -> Bool {
+        try await waitUntil(timeout: .seconds(20), interval: .milliseconds(50)) {
+            let written = FileManager.default.fileExists(atPath: dir.appendingPathComponent("core.snapshot").path)
+            return try written && !snapshotHoldsAny(digests, in: dir)
         }
-        return false
     }
 }

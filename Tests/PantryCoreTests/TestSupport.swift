@@ -4,6 +4,7 @@ import PantryCore
 import PantryDomain
 import PantryEventStore
 import PantryKeys
+import PantryTestSupport
 import Testing
 
 let phcHash = "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
@@ -28,11 +29,15 @@ func openProcessor(_ path: String) throws -> CommandProcessor {
 }
 
 /// A processor on `dir`'s log that keeps its snapshot beside it, as `pantry core` does.
-func openProcessor(_ dir: URL, snapshotEvery: Int64, deletionSnapshotInterval: Duration = .seconds(60)) throws -> CommandProcessor {
+/// `clock`, when given, is what its deletions' snapshot interval is measured with.
+func openProcessor(_ dir: URL, snapshotEvery: Int64, deletionSnapshotInterval: Duration = .seconds(60),
+                   clock: ManualClock? = nil) throws -> CommandProcessor {
     let log = dir.appendingPathComponent("events.sqlite").path
+    let now: @Sendable () -> ContinuousClock.Instant
+    if let clock { now = { clock.instant } } else { now = { .now } }
     return try CommandProcessor(store: SQLiteEventStore(path: log), keys: keyStore(besideLog: log),
                                 snapshotPath: dir.appendingPathComponent("core.snapshot").path, snapshotEvery: snapshotEvery,
-                                deletionSnapshotInterval: deletionSnapshotInterval, logger: quietLogger())
+                                deletionSnapshotInterval: deletionSnapshotInterval, now: now, logger: quietLogger())
 }
 
 /// The keyed digests of a username and an email as the core's snapshot holds them.

@@ -2,6 +2,7 @@ import Foundation
 import PantryDomain
 import PantryKeys
 import Testing
+import PantryTestSupport
 
 @Suite struct EventCodingTests {
     static let tricky = "say \"hi\" \\ back\\slash\nnew line\r\ttab \u{0}\u{1}\u{1F}\u{7F} 🍅 é 中文 \u{2028} 👩‍🍳 /"
@@ -187,8 +188,7 @@ import Testing
     /// not JSON-escaped, not in base64; once the key is destroyed it reads as erased.
     @Test func groceryItemsAndTipsAreSealedAndUnreadableOnceTheKeyIsDestroyed() throws {
         // A key store of its own: another test's `persistPending` could write this user's key back.
-        let vault = try UserKeyStore(path: FileManager.default.temporaryDirectory
-            .appendingPathComponent("pantry-domain-erasure-\(UUID().uuidString).sqlite").path, readOnly: false)
+        let vault = try UserKeyStore(path: scratchPath("domain-erasure", ".sqlite"), readOnly: false)
         let userId = "erased-\(UUID().uuidString)"
         let item = "insulin pen", tip = "Less \"salt\", my doctor says"
         let events: [Event] = [

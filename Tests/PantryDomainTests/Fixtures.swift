@@ -1,12 +1,12 @@
 import Foundation
 import PantryDomain
 import PantryKeys
+import PantryTestSupport
 import Testing
 
 /// A real key store in a temporary file, for the sealed personal fields of events.
 let testVault: UserKeyStore = {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-domain-keys-\(UUID().uuidString).sqlite").path
-    return try! UserKeyStore(path: path, readOnly: false)
+    try! UserKeyStore(path: scratchPath("domain-keys", ".sqlite"), readOnly: false)
 }()
 
 /// The facts the adapter would send for a recipe: the command's own text as its only ingredient

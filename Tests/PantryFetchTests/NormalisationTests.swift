@@ -8,6 +8,8 @@ import PantryWire
     @Test(arguments: [
         ("1 1/2 cups", 1.5, "cups"), ("200g", 200, "g"), ("½ tsp", 0.5, "tsp"), ("3/4 cup", 0.75, "cup"),
         ("2", 2, nil), ("1 (12 oz.)", 1, "(12 oz.)"), ("2.5 kg", 2.5, "kg"),
+        // The fractions the catalog's lines read, TheMealDB's measures read too.
+        ("⅜ cup", 0.375, "cup"), ("1 ⅝ tsp", 1.625, "tsp"), ("⅞ oz", 0.875, "oz"),
     ] as [(String, Double, String?)])
     func measuresSplitIntoAmountAndUnit(_ measure: String, _ amount: Double, _ unit: String?) {
         let parsed = MeasureParser.parse(measure)

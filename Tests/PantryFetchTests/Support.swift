@@ -3,9 +3,9 @@ import Foundation
 import PantryWire
 import PantryTestSupport
 
-/// A fresh temporary directory for one test's SQLite file.
+/// A fresh directory for one test's SQLite file, in the test process's scratch directory.
 func temporaryDatabasePath() throws -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-fetch-\(UUID().uuidString)")
+    let directory = URL(fileURLWithPath: scratchPath("fetch"))
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory.appendingPathComponent("fetch.sqlite").path
 }

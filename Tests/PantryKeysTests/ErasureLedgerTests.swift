@@ -1,10 +1,11 @@
 import Foundation
 import PantryKeys
+import PantryTestSupport
 import Testing
 
 @Suite struct ErasureLedgerTests {
     func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("pantry-ledger-\(UUID().uuidString).tsv").path
+        scratchPath("ledger", ".tsv")
     }
 
     @Test("A ledger lists each erased user once, with the time of the first listing, and only its owner reads it")

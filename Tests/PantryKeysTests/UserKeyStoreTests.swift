@@ -1,10 +1,11 @@
 import Foundation
 @testable import PantryKeys
+import PantryTestSupport
 import Testing
 
 @Suite struct UserKeyStoreTests {
     func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("pantry-keys-\(UUID().uuidString).sqlite").path
+        scratchPath("keys", ".sqlite")
     }
 
     /// A key is on disk before the events it seals: its commit is synced (FULL), not left to the

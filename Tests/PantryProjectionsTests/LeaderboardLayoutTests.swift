@@ -3,6 +3,7 @@ import GRDB
 import PantryDomain
 import Testing
 @testable import PantryProjections
+import PantryStandings
 
 /// Layout 3 dropped layout 2's row per point (`earned_points`): a worker that finds a layout-2 file
 /// starts it again from the log, as any change of layout does, and ends where the live file would.

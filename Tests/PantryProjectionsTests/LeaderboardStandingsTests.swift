@@ -3,6 +3,7 @@ import PantryEventStore
 import PantryRandom
 import Testing
 @testable import PantryProjections
+@testable import PantryStandings
 
 /// The in-memory standings the API keeps must answer exactly as the leaderboard's file does.
 struct LeaderboardStandingsTests {

@@ -6,6 +6,7 @@ import PantryEventStore
 import PantryRandom
 import Testing
 @testable import PantryProjections
+import PantryStandings
 
 /// ~5000 seeded random commands through the real `CommandProcessor` (rejections included).
 func randomHistory(seed: UInt64, commands: Int) throws -> History {
@@ -179,7 +180,7 @@ private func householdSteps(user: String, other: String, serial: Int) -> [Comman
             let event = try EventCoding.decode(type: recorded.type, schemaVersion: recorded.schemaVersion,
                                                data: recorded.data, vault: h.keys)
             switch event {
-            case .userRegistered(let e): points[e.userId] = (0, recorded.position, e.account?.username ?? LeaderboardProjection.erasedName)
+            case .userRegistered(let e): points[e.userId] = (0, recorded.position, e.account?.username ?? LeaderboardEntry.erasedName)
             case .userDeleted(let e): points[e.userId] = nil
             case .pointEarned(let e): points[e.userId]!.points += 1; points[e.userId]!.reached = recorded.position
             default: break

@@ -5,6 +5,7 @@ import PantryDomain
 import PantryEventStore
 import Testing
 @testable import PantryProjections
+import PantryStandings
 
 @Suite struct LeaderboardTests {
     func point(_ history: History, _ user: String, _ ingredient: String) {

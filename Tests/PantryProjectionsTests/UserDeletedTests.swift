@@ -5,6 +5,7 @@ import PantryDomain
 import PantryEventStore
 import Testing
 @testable import PantryProjections
+import PantryStandings
 
 /// A user who touches every read model, beside one who stays.
 private func historyOfTwoUsers() throws -> History {

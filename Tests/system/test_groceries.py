@@ -7,6 +7,13 @@ import random
 import pint
 import pytest
 
+
+@pytest.fixture(scope="module")
+def api(shared_api):
+    """One deployment for the file: each test has users of its own and stops nothing."""
+    return shared_api
+
+
 UNITS = pint.UnitRegistry()
 SPELLINGS = ["g", "grams", "kg", "oz", "lb", "ml", "l", "tsp", "tablespoons", "tbsp", "cup", "cups", None]
 

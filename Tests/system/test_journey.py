@@ -7,7 +7,8 @@ import time
 from pantry_processes import ok
 
 
-def test_the_whole_journey(api):
+def test_the_whole_journey(shared_api):
+    api = shared_api
     _, token = api.register_and_log_in("cook")
     get = lambda path: ok(api.get(path, token=token))
 
@@ -96,7 +97,8 @@ def test_the_whole_journey(api):
     assert [e["username"] for e in around] == ["rival", "cook"]
 
 
-def test_private_lists_belong_to_the_token(api):
+def test_private_lists_belong_to_the_token(shared_api):
+    api = shared_api
     _, ana = api.register_and_log_in("ana")
     _, bob = api.register_and_log_in("bob")
     saved = ok(api.put("/v1/me/favourites/catalog:shakshuka", token=ana), 201)
@@ -112,7 +114,8 @@ def test_private_lists_belong_to_the_token(api):
     assert api.get("/v1/me/favourites").status == 401
 
 
-def test_reads_refuse_bad_parameters_and_positions_not_written(api):
+def test_reads_refuse_bad_parameters_and_positions_not_written(shared_api):
+    api = shared_api
     _, token = api.register_and_log_in("dora")
     for path, code in [
         ("/v1/leaderboard?limit=0", "invalid_query"),

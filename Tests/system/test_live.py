@@ -81,7 +81,8 @@ def user_changes_in_log(processes, user_id):
     return found
 
 
-def test_a_change_reaches_the_users_open_stream_with_its_position_as_id(api):
+def test_a_change_reaches_the_users_open_stream_with_its_position_as_id(shared_api):
+    api = shared_api
     _, token = api.register_and_log_in("livecook")
     stream = LiveStream(api.port, token)
     assert stream.response.status == 200
@@ -96,7 +97,8 @@ def test_a_change_reaches_the_users_open_stream_with_its_position_as_id(api):
     stream.close()
 
 
-def test_another_users_changes_never_reach_a_stream(api):
+def test_another_users_changes_never_reach_a_stream(shared_api):
+    api = shared_api
     _, mine = api.register_and_log_in("livemine")
     _, theirs = api.register_and_log_in("livetheirs")
     stream = LiveStream(api.port, mine)
@@ -108,7 +110,8 @@ def test_another_users_changes_never_reach_a_stream(api):
     stream.close()
 
 
-def test_a_bad_last_event_id_is_refused_and_a_stream_needs_a_token(api):
+def test_a_bad_last_event_id_is_refused_and_a_stream_needs_a_token(shared_api):
+    api = shared_api
     _, token = api.register_and_log_in("livebad")
     for bad in ["-1", "abc", "1.5", ""]:
         answer = api.get("/v1/me/live", token=token, headers={"Last-Event-ID": bad})
@@ -116,7 +119,8 @@ def test_a_bad_last_event_id_is_refused_and_a_stream_needs_a_token(api):
     assert api.get("/v1/me/live").status == 401
 
 
-def test_logging_out_ends_the_stream_at_once(api):
+def test_logging_out_ends_the_stream_at_once(shared_api):
+    api = shared_api
     _, token = api.register_and_log_in("liveleaves")
     stream = LiveStream(api.port, token)
     stream.events(lambda events: len(events) >= 1)
@@ -208,9 +212,10 @@ def test_a_reader_that_stops_reading_is_closed_and_does_not_slow_the_others(api,
     fast.close()
 
 
-def test_a_last_event_id_past_the_logs_head_is_told_to_reload(api):
+def test_a_last_event_id_past_the_logs_head_is_told_to_reload(shared_api):
     """An id this deployment never sent (another one's, or a log restored from an older backup)
     would otherwise hold back every change up to it."""
+    api = shared_api
     _, token = api.register_and_log_in("liveahead")
     stream = LiveStream(api.port, token, last_event_id=10**12)
     first = stream.events(lambda events: len(events) >= 1)

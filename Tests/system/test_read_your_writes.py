@@ -29,7 +29,8 @@ def test_a_written_position_is_never_called_unwritten_even_with_the_core_gone(ap
     assert beyond.status == 422 and beyond.json["code"] == "position_not_written", beyond
 
 
-def test_a_read_of_another_worker_after_a_command_sees_it(api):
+def test_a_read_of_another_worker_after_a_command_sees_it(shared_api):
+    api = shared_api
     # The favourites worker does not subscribe to points: the position is read from the log
     # when the query asks for it, instead of at the next heartbeat.
     _, token = api.register_and_log_in("crosser")
@@ -43,7 +44,8 @@ def test_a_read_of_another_worker_after_a_command_sees_it(api):
     assert [f["recipeId"] for f in favourites.json["result"]] == [SHAKSHUKA]
 
 
-def test_a_leaderboard_read_after_a_command_it_does_not_read_sees_it(api):
+def test_a_leaderboard_read_after_a_command_it_does_not_read_sees_it(shared_api):
+    api = shared_api
     # The API's leaderboard reads no favourites: the position is read from the log, not awaited.
     _, token = api.register_and_log_in("saver")
     saved = api.put(f"/v1/me/favourites/{SHAKSHUKA}", token=token)
@@ -53,7 +55,8 @@ def test_a_leaderboard_read_after_a_command_it_does_not_read_sees_it(api):
         assert answer.status == 200 and answer.json["position"] >= saved.json["position"], (path, answer)
 
 
-def test_a_users_counted_ingredients_are_read_at_once_after_the_point_and_only_by_that_user(api):
+def test_a_users_counted_ingredients_are_read_at_once_after_the_point_and_only_by_that_user(shared_api):
+    api = shared_api
     # The recipe page opens with "I have this" already counted: the read sees the point just earned.
     _, token = api.register_and_log_in("counter")
     _, other = api.register_and_log_in("onlooker")

@@ -1,7 +1,15 @@
 """What the app screens of the seeds render, over real HTTP against the real deployment: result
 cards with servings and minutes, ready-time sections (seed 002), a featured recipe and "load more"
 that never repeats (seed 004), and a favourite suggestion that comes with its recipes (seed 001)."""
+import pytest
+
 from pantry_processes import ok
+
+
+@pytest.fixture(scope="module")
+def api(shared_api):
+    """One deployment for the file: each test has users of its own and stops nothing."""
+    return shared_api
 
 
 def test_search_in_ready_time_sections(api):

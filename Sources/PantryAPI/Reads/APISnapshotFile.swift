@@ -3,7 +3,7 @@ import Logging
 import PantryDomain
 import PantryFiles
 import PantryLog
-import PantryProjections
+import PantryStandings
 
 /// The API's snapshot (`APISnapshot`) on disk, and how the read models are taken into it and put
 /// back from it. Read before the API serves, so that its first leaderboard read is answered;
@@ -76,7 +76,7 @@ final class APISnapshotFile: Sendable {
         leaderboard.restore(LeaderboardStandings(restoring: snapshot.standings.map { standing in
             let name = switch standing.name {
             case .account: LeaderboardStandings.unresolvedName
-            case .erased: LeaderboardProjection.erasedName
+            case .erased: LeaderboardEntry.erasedName
             case .userId: standing.userId
             }
             return .init(userId: standing.userId, username: name, points: standing.points, reachedAt: standing.reachedAt)
@@ -135,7 +135,7 @@ final class APISnapshotFile: Sendable {
             // A registered user's name is the account's, whether it has been read back yet or not.
             if table.index(of: standing.userId) != nil {
                 name = .account
-            } else if standing.username == LeaderboardProjection.erasedName {
+            } else if standing.username == LeaderboardEntry.erasedName {
                 name = .erased
             } else if standing.username == standing.userId {
                 name = .userId

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import PantryDomain
-import PantryProjections
+import PantryStandings
 import Synchronization
 
 /// The points leaderboard, kept in the API's memory from the feed (`APIFeed`), so that its reads,
@@ -104,7 +104,7 @@ final class LeaderboardReadModel: FeedReadModel {
             let userId = entries[index].userId
             let name: String
             do {
-                name = try await accounts.account(id: userId)?.username ?? LeaderboardProjection.erasedName
+                name = try await accounts.account(id: userId)?.username ?? LeaderboardEntry.erasedName
             } catch {
                 throw Problem(.notCaughtUp, detail: "the log did not answer for a name on the leaderboard", headers: [.retryAfter: "1"])
             }

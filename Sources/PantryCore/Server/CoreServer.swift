@@ -92,17 +92,9 @@ private final class Serving {
         try commands.setRouterMandatory(true)
         feed = try ZMQSocket(context: context, type: .pub)
         try feed.setSendHighWaterMark(configuration.publishHighWaterMark)
-        try removeStaleSocketFile(configuration.endpoints.commands)
-        try removeStaleSocketFile(configuration.endpoints.events)
-        try commands.bind(configuration.endpoints.commands)
-        try feed.bind(configuration.endpoints.events)
-    }
-
-    /// A SIGKILLed core leaves its ipc socket files behind; the writer lock proves nobody uses them.
-    private func removeStaleSocketFile(_ endpoint: String) throws {
-        guard endpoint.hasPrefix("ipc://") else { return }
-        let path = String(endpoint.dropFirst("ipc://".count))
-        if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+        // A SIGKILLed core leaves its ipc socket files behind; the writer lock proves nobody uses them.
+        try commands.bindReplacingStaleFile(configuration.endpoints.commands)
+        try feed.bindReplacingStaleFile(configuration.endpoints.events)
     }
 
     func run(_ thread: ServiceThread<Never>) throws {

@@ -61,11 +61,8 @@ package final class LogServer: Service {
         try await thread.run { [self] thread in
             let socket = try ZMQSocket(context: context, type: .router)
             try socket.setMaxMessageSize(limits.maxRequestBytes)
-            if endpoint.hasPrefix("ipc://") {
-                // A SIGKILLed core leaves the file behind; the core's writer lock proves nobody uses it.
-                try? FileManager.default.removeItem(atPath: String(endpoint.dropFirst("ipc://".count)))
-            }
-            try socket.bind(endpoint)
+            // A SIGKILLed core leaves the file behind; the core's writer lock proves nobody uses it.
+            try socket.bindReplacingStaleFile(endpoint)
             logger.info("log service serving", metadata: ["endpoint": "\(endpoint)"])
             serve(socket, thread)
         }

@@ -200,8 +200,8 @@ extension ConfigurationSources {
                                                          default: configuration.maxConnectionsPerAddress, in: 1...1_000_000)
         configuration.recipeReuse = try duration("recipe-reuse", default: configuration.recipeReuse, in: 0...60, above: false)
         configuration.liveHeartbeat = try duration("live-heartbeat", default: configuration.liveHeartbeat, in: 0...300)
-        configuration.corsOrigins = try parsed("cors-origins", shown: "none", expected: "origins separated by commas") { text in
-            Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        configuration.corsOrigins = try parsed("cors-origins", shown: "none", expected: "origins separated by commas") {
+            APIServer.Configuration.origins($0)
         } ?? configuration.corsOrigins
         let accessLog = configuration.accessLogPath ?? "off"
         switch try text("access-log", shown: accessLog) ?? accessLog {

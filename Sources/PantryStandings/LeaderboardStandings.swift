@@ -2,8 +2,9 @@ import PantryDomain
 
 /// The points leaderboard in memory, for a process that keeps it from the event feed itself (the
 /// API answers its reads without a hop to the leaderboard worker). The rules and the order are
-/// `LeaderboardProjection`'s, whose file stays the durable copy that replay verifies; a test holds
-/// the two to the same answers over random histories.
+/// `LeaderboardProjection`'s (PantryProjections), whose file stays the durable copy that replay
+/// verifies; a test holds the two to the same answers over random histories. Pure, in a target of
+/// its own, so that the API links neither GRDB nor the projections.
 package struct LeaderboardStandings: Sendable {
     /// A user's place in the order: more points first, then whoever reached that score first.
     /// Positions are unique, so no two places are equal; equal points still share a rank.
@@ -81,7 +82,7 @@ package struct LeaderboardStandings: Sendable {
     package mutating func apply(_ event: Event, at position: Int64) {
         switch event {
         case .userRegistered(let e):
-            usernames[e.userId] = e.account?.username ?? LeaderboardProjection.erasedName
+            usernames[e.userId] = e.account?.username ?? LeaderboardEntry.erasedName
             if places[e.userId] == nil { place(Place(points: 0, reachedAt: position, userId: e.userId)) }
         case .pointEarned(let e):
             award(1, to: e.userId, reachedAt: position)
