@@ -25,11 +25,11 @@ def small_disk(tmp_path):
 def fill(disk):
     """Writes a file until the disk is full; removing it frees the space again."""
     filler = disk / "filler"
-    with open(filler, "wb") as out:
+    # Unbuffered: a buffered file's close would flush what did not fit, and fail.
+    with open(filler, "wb", buffering=0) as out:
         try:
             while True:
                 out.write(b"\0" * 65536)
-                out.flush()
         except OSError:
             pass
     return filler
