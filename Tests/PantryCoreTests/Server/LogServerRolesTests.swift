@@ -42,7 +42,7 @@ import ZeroMQ
     /// Every answer of the reads a follower makes (a range, each type, positions), as raw bytes.
     static func everything(asked endpoint: String, from context: ZMQContext, head: Int64) throws -> Data {
         let dealer = try ZMQSocket(context: context, type: .dealer)
-        try dealer.setReceiveTimeout(milliseconds: 5_000)
+        try dealer.setReceiveTimeout(milliseconds: 30_000)
         try dealer.connect(endpoint)
         var bytes = Data()
         let reads: [LogRead] = [.range(after: 0, limit: 10_000), .positions(Array(1...head)),
@@ -81,14 +81,9 @@ import ZeroMQ
 
         let serverKey = try ZMQCurveKeyPair.generate()
         let roleKeys = try Dictionary(uniqueKeysWithValues: [NetworkRole.api, .worker, .ops].map { ($0, try ZMQCurveKeyPair.generate()) })
-        let probe = try ZMQContext()
-        let port = try { () throws -> String in
-            let socket = try ZMQSocket(context: probe, type: .router)
-            try socket.bind("tcp://127.0.0.1:*")
-            return String(try socket.lastEndpoint.split(separator: ":").last!)
-        }()
-        probe.shutdown()
-        let endpoint = "tcp://127.0.0.1:\(port)"
+        // The ZAP domain is the endpoint as bound, so the port is chosen here: below the kernel's
+        // ephemeral range, which the other tests' `tcp://127.0.0.1:*` binds draw from.
+        let endpoint = "tcp://127.0.0.1:\(Int.random(in: 20_000..<30_000))"
         let serverContext = try ZMQContext(security: .curve(ZMQCurvePolicy(
             keyPair: serverKey, serverKeys: [:],
             clients: Dictionary(uniqueKeysWithValues: roleKeys.map { ($0.value.publicKey, $0.key.rawValue) }),
@@ -104,7 +99,7 @@ import ZeroMQ
                                                                          clients: [:], admitted: [:])))
             defer { context.shutdown() }
             answers[role] = try Self.everything(asked: endpoint, from: context, head: head)
-            decoded[role] = try RemoteEventStore(context: context, endpoint: endpoint).read(after: 0, limit: 1_000).map {
+            decoded[role] = try RemoteEventStore(context: context, endpoint: endpoint, timeout: .seconds(30)).read(after: 0, limit: 1_000).map {
                 try EventCoding.decode(type: $0.type, schemaVersion: $0.schemaVersion, data: $0.data, vault: nil)
             }
         }
