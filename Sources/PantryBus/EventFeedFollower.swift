@@ -22,6 +22,8 @@ package final class EventFeedFollower {
     package private(set) var position: Int64
     /// The newest head the core announced.
     package private(set) var announcedHead: Int64 = 0
+    /// Why the core's writes fail, as its last heartbeat said; nil while they work.
+    package private(set) var coreStorage: String?
     package private(set) var eventsReadFromLog = 0
     /// Events that were lost on the feed (a slow consumer, a full buffer) and read from the log.
     package private(set) var gapsHealed = 0
@@ -117,8 +119,9 @@ package final class EventFeedFollower {
                 continue
             }
             switch message {
-            case .heartbeat(let head):
+            case .heartbeat(let head, let storage):
                 announcedHead = max(announcedHead, head)
+                coreStorage = storage
             case .events(let recordedEvents, let events):
                 for (recorded, event) in zip(recordedEvents, events) {
                     announcedHead = max(announcedHead, recorded.position)

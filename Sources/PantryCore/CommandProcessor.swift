@@ -51,6 +51,12 @@ package final class CommandProcessor {
     /// is. `reloadFailure` says why.
     private var needsReload = false
     private var reloadFailure: (any Error)?
+    /// Why the last write failed (its outcome's code and the store's error), until an append
+    /// succeeds or `checkStorage` finds the log answering with room to write.
+    private var writeFailure: String?
+    /// Why writes fail now, for the core's heartbeats (`/ready` says it): the disk is full, or
+    /// the last write failed and the log has not been seen working since; nil when they work.
+    package private(set) var storageProblem: String?
     /// Which ids the idempotency record may hold: only those are looked up.
     private let acceptedIds: AcceptedCommandFilter
     private let logger: Logger
@@ -281,6 +287,7 @@ package final class CommandProcessor {
             known = first
         } catch {
             logger.log(level: Self.level(of: error), "could not read the idempotency record", metadata: ["error": "\(error)"])
+            noteWriteFailure(error)
             return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)", code: Self.code(of: error)) }, appended: [])
         }
         do {
@@ -303,6 +310,7 @@ package final class CommandProcessor {
             }
         } catch {
             logger.log(level: Self.level(of: error), "could not read the earned points", metadata: ["error": "\(error)"])
+            noteWriteFailure(error)
             return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)", code: Self.code(of: error)) }, appended: [])
         }
         var appended: [RecordedEvent] = []
@@ -387,6 +395,7 @@ package final class CommandProcessor {
                     }
                 }
                 head = ranges.last?.upperBound ?? head
+                writeFailure = nil
                 destroyKeys(of: deletedUsers)
                 // Within `deletionSnapshotInterval` of a deletion, so that the user's name digests leave the file.
                 if !deletedUsers.isEmpty { deletionSinceSnapshot = true }
@@ -399,6 +408,7 @@ package final class CommandProcessor {
                 logger.log(level: Self.level(of: error), "append failed; nothing of this batch was written", metadata: ["error": "\(error)"])
                 let code = Self.code(of: error)
                 for owner in appendOwners { outcomes[owner] = .failed(batch[owner].commandId, "the log could not be written: \(error)", code: code) }
+                noteWriteFailure(error)
                 reloadAfterFailure()
             }
         }
@@ -481,6 +491,23 @@ package final class CommandProcessor {
             logger.log(level: Self.level(of: error) == .debug ? .debug : .critical,
                        "cannot reload the log after a failed append", metadata: ["error": "\(error)"])
         }
+    }
+
+    private func noteWriteFailure(_ error: any Error) {
+        writeFailure = "\(Self.code(of: error).rawValue): \(error)"
+        storageProblem = writeFailure
+    }
+
+    /// Whether writes can be expected to work, for the heartbeats: the store's own obstacle (a
+    /// full disk, seen before any command fails), else the last write's failure while the log
+    /// does not answer. A failed write is forgotten once the log answers a read with room to
+    /// write (a disk freed, a server back), so `/ready` recovers without a command having to
+    /// succeed first (no traffic comes to an API that is not ready). Reads the log only while
+    /// a failure is remembered.
+    package func checkStorage() {
+        let obstacle = store.writeObstacle()
+        if writeFailure != nil, obstacle == nil, (try? store.headPosition()) != nil { writeFailure = nil }
+        storageProblem = obstacle ?? writeFailure
     }
 
     /// `storage_unavailable` when the log's server cannot be reached (the store logged that once),

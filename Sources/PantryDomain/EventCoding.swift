@@ -172,6 +172,39 @@ package enum EventCoding {
         }
     }
 
+    /// The payload as a projection may see it, for the log service's answers to a worker or an
+    /// operator's replay (docs/keys.md, "What the log service opens"): the type's current version,
+    /// with `opened` holding only what a projection folds (a username, grocery items, a tip's
+    /// text), never an email or a password hash (`PasswordChanged` comes with `opened` null, as
+    /// when the key is destroyed: no projection reads it). Old versions, which hold their personal
+    /// fields in the clear, are upcast first, so none of theirs passes either.
+    package static func openedForProjections(type: String, schemaVersion: Int, data: Data,
+                                             vault: any PersonalDataVault) throws -> (schemaVersion: Int, data: Data) {
+        guard let known = EventType(rawValue: type), known.isSealed else { return (schemaVersion, data) }
+        let event = try decode(type: type, schemaVersion: schemaVersion, data: data, vault: vault)
+        var w = JSONObjectWriter()
+        writeClearFields(of: event, to: &w)
+        var personal = JSONObjectWriter()
+        let opened: [UInt8]?
+        switch event {
+        case .userRegistered(let e):
+            if let account = e.account { personal.field("username", account.username) }
+            opened = e.account == nil ? nil : personal.finish()
+        case .passwordChanged:
+            opened = nil
+        case .groceryAdded, .groceryChecked, .groceryRemoved, .experienceWritten:
+            // All they hold is what the groceries and experiences projections show their author
+            // (`erased` once the key is destroyed, which reads back as erased).
+            opened = personalFields(of: event)
+        case .userDeleted, .sessionRevoked, .recipeRecorded, .recipeSaved, .savedRecipeRemoved, .pointEarned,
+             .cartAdjusted, .cookingStarted, .householdCreated, .householdInviteCreated, .householdInviteRevoked,
+             .householdJoined, .householdLeft, .householdHandedOver:
+            preconditionFailure("\(known) is not sealed")
+        }
+        w.field("opened", json: opened ?? Array("null".utf8))
+        return (known.schemaVersion, Data(w.finish()))
+    }
+
     /// The type a log or feed names, if this reader knows it at that version.
     package static func checkVersion(type: String, _ schemaVersion: Int) throws(Failure) -> EventType {
         guard let known = EventType(rawValue: type) else { throw .unknownType(type) }
@@ -199,8 +232,9 @@ package enum EventCoding {
                     passwordHash: try json.string("passwordHash")))
             }
             let account = try open(json, type: type, userId: userId, vault: vault) { personal in
-                AccountDetails(username: try personal.string("username"), email: try personal.string("email"),
-                               passwordHash: try personal.string("passwordHash"))
+                // A worker is sent the username alone (`openedForProjections`).
+                AccountDetails(username: try personal.string("username"), email: try personal.optionalString("email") ?? erased,
+                               passwordHash: try personal.optionalString("passwordHash") ?? erased)
             }
             return .userRegistered(UserRegistered(userId: userId, account: account))
         case .passwordChanged:

@@ -72,6 +72,12 @@ package final class BackgroundCheckpointer: Service {
     /// RESTART checkpoints that succeeded, and that readers made give up, for tests.
     let restarts = Atomic<Int>(0)
     let refusedRestarts = Atomic<Int>(0)
+    /// Set by `eraseWAL()` until a TRUNCATE checkpoint has emptied the WAL.
+    private let eraseRequested = Atomic<Bool>(false)
+    /// How often a TRUNCATE that a reader refused is tried again.
+    static let eraseRetry: TimeInterval = 0.25
+    /// TRUNCATE checkpoints that emptied the WAL for `eraseWAL()`, for tests.
+    let erasures = Atomic<Int>(0)
     /// Callers of `turn()` waiting for the next turn to end; `closed` once the thread has ended.
     private let turnWaiters = Mutex<(waiting: [DispatchSemaphore], closed: Bool)>(([], false))
 
@@ -111,10 +117,31 @@ package final class BackgroundCheckpointer: Service {
                 return Int64(frames) * frameBytes
             }
         }
+        var erasureRefusedSince: ContinuousClock.Instant?
         while !thread.isStopping {
             let waiting = turnWaiters.withLock { waiters in
                 defer { waiters.waiting = [] }
                 return waiters.waiting
+            }
+            if eraseRequested.load(ordering: .acquiring) {
+                do {
+                    _ = try copyAndSync()
+                    _ = try connection.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+                    eraseRequested.store(false, ordering: .releasing)
+                    erasures.add(1, ordering: .relaxed)
+                    if let since = erasureRefusedSince {
+                        logger.info("WAL emptied after a deletion", metadata: ["path": "\(path)", "waited s": "\((clock.now - since) / .seconds(1))"])
+                    }
+                    erasureRefusedSince = nil
+                } catch {
+                    // A reader in the WAL (a snapshot being copied, a replay's verify) or a
+                    // failing disk: tried again every `eraseRetry` until it goes.
+                    if erasureRefusedSince == nil {
+                        erasureRefusedSince = clock.now
+                        logger.warning("could not empty the WAL after a deletion yet; retrying", metadata: [
+                            "path": "\(path)", "error": "\(error)"])
+                    }
+                }
             }
             do {
                 let walBytes = try copyAndSync()
@@ -154,8 +181,9 @@ package final class BackgroundCheckpointer: Service {
                 logger.warning("background checkpoint failed", metadata: ["error": "\(error)"])
                 pause = intervals.upperBound
             }
+            if eraseRequested.load(ordering: .relaxed) { pause = min(pause, Self.eraseRetry) }
             waiting.forEach { $0.signal() }
-            // A timed pause, cut short by `turn()` or the group's shutdown.
+            // A timed pause, cut short by `turn()`, `eraseWAL()` or the group's shutdown.
             thread.waitForWake(timeout: .seconds(pause))
             _ = thread.takeMessages()
         }
@@ -217,6 +245,16 @@ package final class BackgroundCheckpointer: Service {
             code = sync(file, SQLITE_SYNC_NORMAL)
         }
         guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+    }
+
+    /// A deletion was committed: the WAL's older frames still hold what it erased (SQLite's
+    /// `secure_delete` overwrites the rows only in the pages it writes). The thread, woken now,
+    /// copies the whole WAL into the file and truncates it (TRUNCATE), which needs every reader
+    /// out of the WAL and holds the writer while it copies (a few ms: a deletion is rare); a
+    /// reader that stays makes it try again every `eraseRetry`. Returns at once.
+    package func eraseWAL() {
+        eraseRequested.store(true, ordering: .releasing)
+        thread.wake()
     }
 
     /// Starts a turn now and returns once it has ended: what was committed before this call is then

@@ -26,6 +26,16 @@ package protocol EventStore: EventUserReader {
 
     /// How many events of each type the log holds.
     func countsByType() throws -> [String: Int]
+
+    /// Why an append would fail now, seen without writing and without a server's answer (the
+    /// file's disk has no room left), or nil. The core asks every second, so that `/ready` says
+    /// so before, and while, commands fail.
+    func writeObstacle() -> String?
+}
+
+extension EventStore {
+    /// A server's state is learnt by its calls: nothing is seen without one.
+    package func writeObstacle() -> String? { nil }
 }
 
 /// A point as `PointEarned` names it: a user, a recipe, and the ingredient's key in that recipe.

@@ -48,6 +48,20 @@ package final class SQLiteEventStore: EventStore {
         }
     }
 
+    /// Below this much free space on the log's filesystem a group commit of a large batch no
+    /// longer fits (4,096 commands write about 2 MiB of WAL), and SQLite answers SQLITE_FULL.
+    package static let minimumFreeBytes: UInt64 = 1 << 20
+
+    package func writeObstacle() -> String? {
+        guard !readOnly else { return nil }
+        var stats = statvfs()
+        let directory = (path as NSString).deletingLastPathComponent
+        guard statvfs(directory.isEmpty ? "." : directory, &stats) == 0 else { return nil }
+        let free = UInt64(stats.f_bavail) * UInt64(stats.f_frsize)
+        guard free < Self.minimumFreeBytes else { return nil }
+        return "the disk holding the log is full (\(free >> 10) KiB free, \(Self.minimumFreeBytes >> 10) KiB needed)"
+    }
+
     /// A pragma's value on the writer's connection, for the tests.
     func writerPragma(_ name: String) throws -> Int {
         try pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA \(name)") ?? -1 }

@@ -63,7 +63,7 @@ enum MealDBFormat {
             ingredients: meal.slots.compactMap(ingredient),
             instructions: instructions(meal.strInstructions),
             sourceName: "TheMealDB",
-            sourceUrl: nonEmpty(meal.strSource) ?? "https://www.themealdb.com/meal/\(meal.idMeal)",
+            sourceUrl: Recipe.webLink(nonEmpty(meal.strSource)) ?? "https://www.themealdb.com/meal/\(meal.idMeal)",
             diets: Diet.normalize(category.map { [$0] } ?? []),
             dishTypes: dishTypes(category))
     }

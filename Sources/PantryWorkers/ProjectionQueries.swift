@@ -119,7 +119,14 @@ enum ProjectionQueries {
         case .experiences(.list):
             let recipeId = try required(request.recipeId, "recipeId")
             let limit = try bounded(request.limit, "limit", default: 50, max: 200)
-            return try reply(store.read { try ExperiencesProjection.forRecipe(recipeId, limit: limit, in: $0) })
+            let cursor = try request.cursor.map { text in
+                guard let cursor = ExperiencesProjection.Cursor(text: text) else {
+                    throw QueryError.badQuery("'cursor' is not one this API gave")
+                }
+                return cursor
+            }
+            let (experiences, next) = try store.read { try ExperiencesProjection.forRecipe(recipeId, limit: limit, after: cursor, in: $0) }
+            return try encoder.encode(KeyedPageReply(position: position, result: experiences, next: next?.text))
         }
     }
 }

@@ -26,15 +26,19 @@ package final class ProjectionWorker: Service {
     private let feedHighWaterMark: Int
     private let queryEndpoint: String
     private let snapshots: ProjectionSnapshots?
+    private let erased: (@Sendable () -> Void)?
     private let thread: ServiceThread<Never>
     private let logger: Logger
 
-    /// `snapshots`: the copies this worker leaves for the log service, removed at each deletion it applies.
+    /// `snapshots`: the copies this worker leaves for the log service, removed at each deletion it
+    /// applies. `erased`: called once a batch holding a deletion is committed, to empty the file's
+    /// WAL, whose older frames still hold what the deletion erased (`BackgroundCheckpointer.eraseWAL`).
     package init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
                  feedHighWaterMark: Int = BusEndpoints.defaultFeedHighWaterMark, queryEndpoint: String,
-                 snapshots: ProjectionSnapshots? = nil, logger: Logger) throws {
+                 snapshots: ProjectionSnapshots? = nil, erased: (@Sendable () -> Void)? = nil, logger: Logger) throws {
         self.store = store
         self.snapshots = snapshots
+        self.erased = erased
         self.log = log
         self.context = context
         self.feed = feed
@@ -49,7 +53,7 @@ package final class ProjectionWorker: Service {
     package func run() async throws {
         try await thread.run { [self] thread in
             try WorkerLoop(store: store, log: log, context: context, feed: feed, feedHighWaterMark: feedHighWaterMark,
-                           queryEndpoint: queryEndpoint, snapshots: snapshots, thread: thread, logger: logger).run()
+                           queryEndpoint: queryEndpoint, snapshots: snapshots, erased: erased, thread: thread, logger: logger).run()
         }
     }
 }
@@ -62,6 +66,7 @@ private final class WorkerLoop {
     private let follower: EventFeedFollower
     private let queries: ZMQSocket
     private let snapshots: ProjectionSnapshots?
+    private let erased: (@Sendable () -> Void)?
     private let thread: ServiceThread<Never>
     private let logger: Logger
     private let encoder = JSONEncoder()
@@ -84,10 +89,11 @@ private final class WorkerLoop {
     private var nextReport = ContinuousClock.now
 
     init(store: ProjectionStore, log: any EventLogReader, context: ZMQContext, feed: String,
-         feedHighWaterMark: Int, queryEndpoint: String, snapshots: ProjectionSnapshots?, thread: ServiceThread<Never>,
-         logger: Logger) throws {
+         feedHighWaterMark: Int, queryEndpoint: String, snapshots: ProjectionSnapshots?, erased: (@Sendable () -> Void)?,
+         thread: ServiceThread<Never>, logger: Logger) throws {
         self.store = store
         self.snapshots = snapshots
+        self.erased = erased
         worker = WorkerName(store.projection)
         self.log = log
         self.thread = thread
@@ -194,9 +200,11 @@ private final class WorkerLoop {
         do {
             try store.apply(decoded: events, after: written, through: through)
             written = through
-            // A copy left for the log service before this deletion still holds the person's rows.
-            if let snapshots, events.contains(where: { $0.recorded.type == EventType.userDeleted.rawValue }) {
-                snapshots.erased(through: through)
+            // A copy left for the log service before this deletion still holds the person's rows,
+            // and so do the WAL's frames from before it.
+            if events.contains(where: { $0.recorded.type == EventType.userDeleted.rawValue }) {
+                snapshots?.erased(through: through)
+                erased?()
             }
         } catch let error as ProjectionError {
             // The follower and the file disagree (the file was rebuilt, say): trust the file.

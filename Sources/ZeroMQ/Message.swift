@@ -35,12 +35,20 @@ extension ZMQSocket {
     /// Returns `nil` when no message arrived without blocking (`dontWait`) or within
     /// ``receiveTimeout``. Throws ``ZMQError/terminated(operation:)`` after context shutdown.
     package func receive(dontWait: Bool = false) throws -> [Data]? {
+        try receiveWithUserId(dontWait: dontWait)?.frames
+    }
+
+    /// Receives one multipart message with the `User-Id` its peer's ZAP handler gave when the
+    /// connection was admitted (the role a CURVE key is listed with): nil on a socket whose
+    /// context runs no ZAP handler (plain security), where nobody proved who they are.
+    package func receiveWithUserId(dontWait: Bool = false) throws -> (frames: [Data], userId: String?)? {
         let handle = try openHandle("zmq_msg_recv")
         // zmq_msg_t must stay at one address between init and close, so it lives on the heap.
         let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
         defer { message.deallocate() }
         let flags = dontWait ? ZMQ_DONTWAIT : 0
         var frames: [Data] = []
+        var userId: String?
         var hasMore = true
         while hasMore {
             zmq_msg_init(message)
@@ -53,9 +61,14 @@ extension ZMQSocket {
                 if code == EAGAIN && frames.isEmpty { return nil }
                 throw ZMQError(operation: "zmq_msg_recv", code: code)
             }
+            // Every frame from a peer carries its connection's properties; a ROUTER's routing id
+            // frame did not before libzmq 4.2, so the first frame that has it is asked.
+            if userId == nil, let property = zmq_msg_gets(message, "User-Id") {
+                userId = String(cString: property)
+            }
             frames.append(Data(bytes: zmq_msg_data(message), count: zmq_msg_size(message)))
             hasMore = zmq_msg_more(message) != 0
         }
-        return frames
+        return (frames, userId)
     }
 }

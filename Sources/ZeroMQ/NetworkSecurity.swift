@@ -34,6 +34,10 @@ package struct ZMQCurvePolicy: Sendable, Equatable {
         self.admitted = admitted
     }
 
+    /// The name (`User-Id`) a peer that came through a local (`ipc://`, `inproc://`) listener is
+    /// admitted with.
+    package static let localPeer = ZAPHandler.localDomain
+
     /// The name of a client admitted on `domain` (a bound endpoint), or why it is refused.
     package func admit(clientKey: String, domain: String) -> Result<String, ZMQSecurityError> {
         guard let name = clients[clientKey] else { return .failure(ZMQSecurityError("key not listed")) }

@@ -8,9 +8,14 @@ import PantryKeys
 /// Generated logs for the benchmarks: a realistic mix, mostly points, as the leaderboard load
 /// produces.
 enum BenchLog {
-    static func generate(at path: String, keys: UserKeyStore, events: Int, users: Int) throws -> SQLiteEventStore {
+    /// `deleted`: that many users (the first) are deleted at the end, their keys destroyed.
+    static func generate(at path: String, keys: UserKeyStore, events: Int, users: Int, deleted: Int = 0) throws -> SQLiteEventStore {
         let store = try SQLiteEventStore(path: path)
-        try fill(CommandProcessor(store: store, keys: keys, paces: BenchRecipes.paces), to: events, users: users)
+        let processor = try CommandProcessor(store: store, keys: keys, paces: BenchRecipes.paces)
+        fill(processor, to: events, users: users)
+        _ = processor.process((0..<min(deleted, users)).map {
+            CommandEnvelope(commandId: "delete-\($0)", command: .deleteUser(DeleteUser(userId: "u\($0)")))
+        })
         return store
     }
 

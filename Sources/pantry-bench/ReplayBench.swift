@@ -13,6 +13,7 @@ struct ReplayBench: ParsableCommand {
 
     @Option(help: "Events in the generated log.") var events = 1_000_000
     @Option(help: "Users the commands are spread over.") var users = 10_000
+    @Option(help: "Users deleted at the end of the generated log (their keys destroyed).") var deleted = 0
     @Option(help: "Where the temporary files go.") var directory = NSTemporaryDirectory()
     @Option(help: "Replay only these projections (default: all).") var only: [String] = []
     @Option(help: "Replay the log of this data directory (pantry-bench log) instead of generating one.") var data: String?
@@ -29,7 +30,7 @@ struct ReplayBench: ParsableCommand {
         } else {
             let logPath = root.appendingPathComponent("events.sqlite").path
             keys = try UserKeyStore(path: logPath + ".keys", readOnly: false)
-            log = try BenchLog.generate(at: logPath, keys: keys, events: events, users: users)
+            log = try BenchLog.generate(at: logPath, keys: keys, events: events, users: users, deleted: deleted)
         }
         let head = try log.headPosition()
         var figures: [String: Double] = [:]

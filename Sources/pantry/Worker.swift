@@ -70,7 +70,7 @@ struct Worker: AsyncParsableCommand {
         }
         let worker = try ProjectionWorker(
             store: store, log: reader, context: context, feed: endpoints.events, feedHighWaterMark: endpoints.feedHighWaterMark,
-            queryEndpoint: endpoints.queries(of: name), snapshots: snapshots, logger: logger)
+            queryEndpoint: endpoints.queries(of: name), snapshots: snapshots, erased: { checkpointer.eraseWAL() }, logger: logger)
         defer { context.shutdown() }
         try await runServices(services + [worker], logger: logger)
         // A stopped worker leaves the main file alone: the WAL's older frames would otherwise keep

@@ -67,6 +67,30 @@ import PantryWire
         #expect(none.meals == nil)
     }
 
+    @Test("an upstream's source link that is not http(s) is dropped: from either provider, and from an answer cached before")
+    func aSourceLinkThatIsNotHTTPIsDropped() throws {
+        let hostile = ["javascript:alert(document.cookie)", "JavaScript:alert(1)", " javascript:alert(1)", "data:text/html,<script>x</script>",
+                       "vbscript:msgbox", "//evil.example/x", "https:", "file:///etc/passwd"]
+        for link in hostile {
+            let escaped = String(data: try JSONEncoder().encode(link), encoding: .utf8)!
+            let spoonacular = #"{"id": 1, "title": "T", "sourceName": "Evil", "sourceUrl": \#(escaped)}"#
+            let recipe = SpoonacularFormat.recipe(try JSONDecoder().decode(SpoonacularFormat.Information.self, from: Data(spoonacular.utf8)))
+            #expect(recipe.sourceUrl == nil, "\(link)")
+            #expect(recipe.sourceName == "Evil", "the credit stays, as text")
+            let meal = #"{"meals":[{"idMeal":"7","strMeal":"M","strSource":\#(escaped)}]}"#
+            let envelope = try JSONDecoder().decode(MealDBFormat.Envelope<MealDBFormat.Meal>.self, from: Data(meal.utf8))
+            #expect(MealDBFormat.recipe(try #require(envelope.meals?.first)).sourceUrl == "https://www.themealdb.com/meal/7", "\(link)")
+            // A recipe the cache kept from before the rule, as the API decodes the fetch worker's answer.
+            let cached = #"{"id":"x:1","title":"T","ingredients":[],"instructions":[],"sourceName":"S","sourceUrl":\#(escaped),"#
+                + #""diets":[],"dishTypes":[],"license":"L","licenseUrl":\#(escaped)}"#
+            let decoded = try JSONDecoder().decode(Recipe.self, from: Data(cached.utf8))
+            #expect(decoded.sourceUrl == nil && decoded.licenseUrl == nil, "\(link)")
+        }
+        for link in ["https://www.example.org/recipe?id=1", "HTTP://example.org/", "http://127.0.0.1:8080/x"] {
+            #expect(Recipe.webLink(link) == link)
+        }
+    }
+
     @Test func spoonacularInstructionsFallBackToTextWithoutHTML() throws {
         let json = #"{"id": 1, "title": "T", "instructions": "<ol><li>Boil.</li><li>Eat.</li></ol>", "vegan": true}"#
         let recipe = SpoonacularFormat.recipe(try JSONDecoder().decode(SpoonacularFormat.Information.self, from: Data(json.utf8)))

@@ -280,27 +280,63 @@ import PantryStandings
 }
 
 @Suite struct ExperienceTests {
-    @Test func newestFirstWithALimit() throws {
+    @Test func inTurnsWithOlderAccountsFirstAndALimit() throws {
         let h = try History()
         h.register("u1", "alice")
         h.register("u2", "bob")
         var ids: [String] = []
-        for (user, recipe, text) in [("u1", "r1", "Add more garlic"), ("u2", "r1", "Great with rice"),
+        for (user, recipe, text) in [("u2", "r1", "Great with rice"), ("u1", "r1", "Add more garlic"),
                                      ("u1", "r2", "Too salty"), ("u2", "r1", "Made it twice")] {
             h.run(.writeExperience(WriteExperience(userId: user, recipeId: RecipeID(recipe), text: text)))
             ids.append(Decider.experienceId(h.lastCommandId))
         }
         let store = try h.caughtUp(ExperiencesProjection())
         let all = try store.read { try ExperiencesProjection.forRecipe("r1", in: $0) }
-        #expect(all.map(\.text) == ["Made it twice", "Great with rice", "Add more garlic"])
-        #expect(all.map(\.experienceId) == [ids[3], ids[1], ids[0]])
-        #expect(all.map(\.username) == ["bob", "bob", "alice"])
-        #expect(all[0].writtenAt > all[2].writtenAt)
-        #expect(try store.read { try ExperiencesProjection.forRecipe("r1", limit: 2, in: $0) }.map(\.text)
-                == ["Made it twice", "Great with rice"])
-        #expect(try store.read { try ExperiencesProjection.forRecipe("r2", in: $0) }.map(\.userId) == ["u1"])
-        #expect(try store.read { try ExperiencesProjection.forRecipe("r3", in: $0) }.isEmpty)
+        // Each author's first tip, the older account's first; then bob's second.
+        #expect(all.experiences.map(\.text) == ["Add more garlic", "Great with rice", "Made it twice"])
+        #expect(all.experiences.map(\.experienceId) == [ids[1], ids[0], ids[3]])
+        #expect(all.experiences.map(\.username) == ["alice", "bob", "bob"])
+        #expect(all.next == nil)
+        let firstTwo = try store.read { try ExperiencesProjection.forRecipe("r1", limit: 2, in: $0) }
+        #expect(firstTwo.experiences.map(\.text) == ["Add more garlic", "Great with rice"])
+        let rest = try store.read { try ExperiencesProjection.forRecipe("r1", limit: 2, after: firstTwo.next, in: $0) }
+        #expect(rest.experiences.map(\.text) == ["Made it twice"] && rest.next == nil)
+        #expect(try store.read { try ExperiencesProjection.forRecipe("r2", in: $0) }.experiences.map(\.userId) == ["u1"])
+        #expect(try store.read { try ExperiencesProjection.forRecipe("r3", in: $0) }.experiences.isEmpty)
         #expect(try store.read { try ExperiencesProjection.count("r1", in: $0) } == 3)
+    }
+
+    /// Issue 45: 45 accounts from 3 addresses wrote 225 tips in 4 s, and newest first with no
+    /// next page left every earlier tip unreadable.
+    @Test func anHonestTipIsReachableAfter225OthersFrom45Accounts() throws {
+        let h = try History()
+        h.register("honest", "honest_cook")
+        h.run(.writeExperience(WriteExperience(userId: "honest", recipeId: "r1", text: "Rest the dough overnight")))
+        for account in 0..<45 { h.register("p\(account)", "puppet\(account)") }
+        for round in 0..<5 {
+            _ = h.runAll((0..<45).map { .writeExperience(WriteExperience(userId: "p\($0)", recipeId: "r1", text: "buy now \(round)")) })
+        }
+        let store = try h.caughtUp(ExperiencesProjection())
+        #expect(try store.read { try ExperiencesProjection.count("r1", in: $0) } == 226)
+        var read: [Experience] = []
+        var cursor: ExperiencesProjection.Cursor?
+        var pages = 0
+        repeat {
+            let page = try store.read { try ExperiencesProjection.forRecipe("r1", limit: 50, after: cursor, in: $0) }
+            read += page.experiences
+            cursor = page.next
+            pages += 1
+            // The cursor goes through its text, as it does through the API.
+            if let next = cursor { #expect(ExperiencesProjection.Cursor(text: next.text) == next) }
+        } while cursor != nil && pages < 10
+        #expect(read.count == 226 && Set(read.map(\.experienceId)).count == 226, "every tip once")
+        // The burst cannot take over the first page: the honest account is older than the burst's.
+        #expect(read.first?.text == "Rest the dough overnight")
+        // And no account's tips stand in a row: each puppet's first tip comes before any second.
+        #expect(read.prefix(46).map(\.userId).count { $0.hasPrefix("p") } == 45)
+        for text in ["", "1.2", "a.b.c", "-1.2.3", "1.2.3.4", "1..3", "1.2.99999999999999999999", "١.٢.٣"] {
+            #expect(ExperiencesProjection.Cursor(text: text) == nil, "\(text)")
+        }
     }
 }
 

@@ -46,6 +46,15 @@ import Testing
         #expect(try FeedMessage.decode(frames) == .events([Self.point(9)], [.pointEarned(PointEarned(userId: "u1", recipeId: "r1", ingredient: "salt 9"))]))
     }
 
+    @Test("A heartbeat carries the head, and why the core's writes fail while they do")
+    func heartbeatsSayWhyWritesFail() throws {
+        #expect(try FeedMessage.decode(FeedMessage.heartbeatFrames(head: 7)) == .heartbeat(head: 7, storage: nil))
+        let full = "the disk holding the log is full (12 KiB free, 1024 KiB needed)"
+        let frames = FeedMessage.heartbeatFrames(head: 9, storage: full)
+        #expect(try FeedMessage.decode(frames) == .heartbeat(head: 9, storage: full))
+        #expect(String(decoding: frames[2], as: UTF8.self) == #"{"head":9,"storage":"the disk holding the log is full (12 KiB free, 1024 KiB needed)"}"#)
+    }
+
     @Test("A message whose documents do not sit at the positions it names is refused")
     func documentsAtOtherPositionsAreRefused() throws {
         var frames = FeedMessage.frames(for: [Self.point(4), Self.point(5)])

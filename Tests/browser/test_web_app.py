@@ -627,6 +627,38 @@ def test_a_signed_in_cooks_own_featured_recipe_is_never_kept_by_the_service_work
     assert "/v1/recipes/featured" not in kept(), kept()
 
 
+def test_logging_out_empties_what_the_service_worker_kept_of_the_cooks_searches_and_recipes(processes, browser):
+    """Issue 45: after a log-out the service worker still held the last cook's searches (30
+    entries) for whoever used the browser next. The cook's browsing is kept apart from the app's
+    files and deleted with the session; the app itself stays offline-ready."""
+    api = start_core_and_api(processes)
+    user_id, token = api.register_and_log_in("leaving-cook")
+    app = App(browser, api.port)
+    app.open("/")
+    app.wait.until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
+    browser.execute_script("localStorage.setItem('pantry.session', JSON.stringify({token: arguments[0], userId: arguments[1], "
+                           "username: 'leaving-cook'}))", token, user_id)
+    app.open("/")
+    app.search("egg, tomato")
+    first = app.find("ul[aria-label='Recipes using what you have'] li.card a")
+    first.click()
+    app.settled()
+
+    def kept():
+        return browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "caches.keys().then((names) => Promise.all(names.map((name) => caches.open(name).then((c) => c.keys()))))"
+            ".then((lists) => done(lists.flat().map((r) => decodeURIComponent(new URL(r.url).pathname + new URL(r.url).search))));")
+    app.wait.until(lambda d: any("egg" in url for url in kept()) and any(url.startswith("/v1/recipes/catalog") for url in kept()))
+
+    app.open("/account")
+    app.button("Log out").click()
+    app.find("form[aria-labelledby='login-title']")
+    left = kept()
+    assert [url for url in left if url.startswith("/v1/")] == [], left
+    assert "/app/app.js" in left, "the app's own files stay for offline use"
+
+
 def test_two_members_of_a_household_see_each_others_changes_within_a_second_and_offline_changes_count_once(processes, browser, phone):
     """Issue 42: a tick on the phone appeared on the laptop only after a reload, and two people
     could not share a list. Two members of one household, on a laptop (1280 px) and a phone

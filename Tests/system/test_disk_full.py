@@ -25,11 +25,11 @@ def small_disk(tmp_path):
 def fill(disk):
     """Writes a file until the disk is full; removing it frees the space again."""
     filler = disk / "filler"
-    with open(filler, "wb") as out:
+    # Unbuffered: a buffered file's close would flush what did not fit, and fail.
+    with open(filler, "wb", buffering=0) as out:
         try:
             while True:
                 out.write(b"\0" * 65536)
-                out.flush()
         except OSError:
             pass
     return filler
@@ -190,3 +190,37 @@ def test_the_fetch_worker_on_a_full_disk_answers_and_caches_again_once_there_is_
         processes.stop_all()
         upstream.terminate()
         upstream.wait(timeout=10)
+
+
+def test_ready_fails_saying_why_while_the_disk_under_the_log_is_full_and_recovers_once_there_is_space(pantry_bin, small_disk):
+    """Issue 45: `/ready` answered 200 while the disk was full and every write failed, so a
+    balancer kept sending commands there. The core's heartbeat says why writes fail (seen every
+    second, before any command fails) and `/ready` answers 503 with it, then 200 once there is room."""
+    from pantry_processes import start_core_and_api
+
+    subprocess.run(["mount", "-o", "remount,size=48m", str(small_disk)], check=True)
+    data = small_disk / "data"
+    data.mkdir()
+    processes = Processes(pantry_bin, data)
+    try:
+        api = start_core_and_api(processes)
+        _, token = api.register_and_log_in("cook")
+        filler = fill(small_disk)
+
+        def not_ready_because_full():
+            answer = api.get("/ready", timeout=5)
+            return answer if answer.status == 503 and "full" in answer.json["detail"] else None
+
+        answer = wait_for(not_ready_because_full, timeout=10, what="/ready to say the disk is full")
+        assert answer.json["code"] == "not_ready"
+        assert "core: writes to the log fail: the disk holding the log is full" in answer.json["detail"], answer.json
+        # A small append may still fit in blocks the WAL already has; a failing one says so.
+        added = api.post("/v1/me/groceries", {"ingredient": "eggs"}, token=token, headers={"Idempotency-Key": "eggs-1"})
+        assert added.status == 201 or (added.status == 503 and added.json["code"] == "storage_error"), added
+
+        filler.unlink()
+        wait_for(api.ready, timeout=10, what="/ready once there is space")
+        assert api.post("/v1/me/groceries", {"ingredient": "eggs"}, token=token,
+                        headers={"Idempotency-Key": "eggs-1"}).status == 201
+    finally:
+        processes.stop_all()

@@ -320,3 +320,27 @@ def test_sigterm_stops_a_core_whose_server_is_gone_within_2_s(processes, servers
     assert status == 0
     assert took < 2, took
     assert "core stopped" in (processes.data / "core-core-0.log").read_text()
+
+
+def test_ready_says_the_log_is_unavailable_while_its_postgres_server_is_away(processes, servers, monkeypatch):
+    """Issue 44/45: `/ready` answered 200 while every command failed `storage_unavailable`. Now it
+    answers 503 saying so, from the core's heartbeat, and 200 once the server is back (the core
+    asks the log every second, so no command has to succeed first)."""
+    server = servers()
+    monkeypatch.setenv("PANTRY_LOG", server.url)
+    api = start_core_and_api(processes)
+    _, token = api.register_and_log_in("cook")
+    server.kill()
+    added = api.post("/v1/me/groceries", {"ingredient": "eggs"}, token=token, headers={"Idempotency-Key": "eggs-1"})
+    assert added.status == 503 and added.json["code"] == "storage_unavailable", added
+
+    def says_unavailable():
+        answer = api.get("/ready", timeout=5)
+        return answer if answer.status == 503 and "storage_unavailable" in answer.json["detail"] else None
+
+    answer = wait_for(says_unavailable, timeout=10, what="/ready to say the log is unavailable")
+    assert "core: writes to the log fail: storage_unavailable" in answer.json["detail"], answer.json
+    cluster("restart", server.directory)
+    wait_for(api.ready, timeout=20, what="/ready once the server is back")
+    assert api.post("/v1/me/groceries", {"ingredient": "eggs"}, token=token,
+                    headers={"Idempotency-Key": "eggs-1"}).status == 201

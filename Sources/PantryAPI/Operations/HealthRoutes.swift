@@ -69,6 +69,9 @@ struct HealthRoutes {
         let head = max(progress.announcedHead, progress.position)
         var workers: [String: WorkerProgress] = [:]
         var down: [String: String] = [:]
+        // Commands would fail (503 `storage_error` or `storage_unavailable`): a balancer should
+        // send them elsewhere, and the operator reads why.
+        if let storage = progress.coreStorage { down["core"] = "writes to the log fail: \(storage)" }
         async let fetch = recipes.unavailability(within: Self.workerTimeout)
         await withTaskGroup(of: (String, Int64?).self) { group in
             for worker in WorkerName.allCases {

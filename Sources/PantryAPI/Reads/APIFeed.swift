@@ -32,6 +32,9 @@ package final class APIFeed: Service {
         package var position: Int64
         package var announcedHead: Int64
         package var lastFeedMessage: ContinuousClock.Instant?
+        /// Why the core's writes fail, as its last heartbeat said (a full disk, the log's server
+        /// away); nil while they work.
+        package var coreStorage: String?
         /// The log as it stood at start has been read: until then no account can be vouched for.
         package var loaded = false
         /// The models hold the log up to `position` (from the API's snapshot, or once loaded): the
@@ -353,7 +356,10 @@ package final class APIFeed: Service {
         let ready = state.withLock { state in
             state.progress.position = position
             state.progress.announcedHead = follower.announcedHead
-            if let fedAt { state.progress.lastFeedMessage = fedAt }
+            if let fedAt {
+                state.progress.lastFeedMessage = fedAt
+                state.progress.coreStorage = follower.coreStorage
+            }
             let ready = state.waiters.filter { $0.position <= position }
             if !ready.isEmpty { state.waiters.removeAll { $0.position <= position } }
             return ready

@@ -2,8 +2,11 @@
 // are kept, and served from here when the network cannot be reached. Personal data (/v1/me) is
 // never kept here (the app keeps the user's own lists in localStorage, cleared at log-out: offline.js). The network always comes first, so nothing shown online is stale.
 // v3: v2 may hold a signed-in cook's own featured recipe; activating v3 deletes it. v4: live.js.
-// v5: households.
+// v5: what a cook browsed (searches, recipes, pictures) is kept apart from the app's files, in
+// `browsingCache`, which the page deletes at log-out (api.js, `session.clear`): the searches of the
+// last cook stayed for whoever used the browser next (issue 45). Also in v5: the household screen.
 const cacheName = "pantry-v5";
+const browsingCache = "pantry-browsing";
 const shell = ["/", "/app/app.js", "/app/api.js", "/app/dom.js", "/app/offline.js", "/app/live.js", "/app/app.css", "/app/manifest.webmanifest",
   "/app/screens/account.js", "/app/screens/browse.js", "/app/screens/cart.js", "/app/screens/favourites.js",
   "/app/screens/groceries.js", "/app/screens/household.js", "/app/screens/leaderboard.js", "/app/screens/recipe.js", "/app/screens/search.js"];
@@ -14,7 +17,7 @@ self.addEventListener("install", (event) => {
 
 self.addEventListener("activate", (event) => {
   event.waitUntil(caches.keys()
-    .then((names) => Promise.all(names.filter((name) => name !== cacheName).map((name) => caches.delete(name))))
+    .then((names) => Promise.all(names.filter((name) => name !== cacheName && name !== browsingCache).map((name) => caches.delete(name))))
     .then(() => self.clients.claim()));
 });
 
@@ -30,7 +33,7 @@ function kept(request) {
 self.addEventListener("fetch", (event) => {
   if (event.request.method !== "GET" || !kept(event.request)) return;
   event.respondWith((async () => {
-    const cache = await caches.open(cacheName);
+    const cache = await caches.open(shell.includes(new URL(event.request.url).pathname) ? cacheName : browsingCache);
     try {
       const response = await fetch(event.request);
       if (response.ok) cache.put(event.request, response.clone());

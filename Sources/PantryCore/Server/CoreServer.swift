@@ -20,6 +20,8 @@ package final class CoreServer: Service {
         package var maxBatch = 4096
         /// How often the head position is published when nothing else is.
         package var heartbeatInterval: Duration = .milliseconds(200)
+        /// How often the heartbeat's word on the storage is checked (`CommandProcessor.checkStorage`).
+        package var storageCheckInterval: Duration = .seconds(1)
         /// Larger messages make libzmq drop the sender; bodies above `CommandCoding.maxDocumentBytes`
         /// but below this get a `too_large` answer instead.
         package var maxMessageBytes: Int64 = 16 << 20
@@ -107,10 +109,15 @@ private final class Serving {
         poller.register(fileDescriptor: thread.wakeDescriptor)
         let clock = ContinuousClock()
         var nextHeartbeat = clock.now
+        var nextStorageCheck = clock.now
         do {
             while !thread.isStopping {
                 if clock.now >= nextHeartbeat {
-                    try feed.send(FeedMessage.heartbeatFrames(head: processor.head), dontWait: true)
+                    if clock.now >= nextStorageCheck {
+                        processor.checkStorage()
+                        nextStorageCheck = clock.now + configuration.storageCheckInterval
+                    }
+                    try feed.send(FeedMessage.heartbeatFrames(head: processor.head, storage: processor.storageProblem), dontWait: true)
                     nextHeartbeat = clock.now + configuration.heartbeatInterval
                     processor.takeDeletionSnapshotIfDue()
                 }

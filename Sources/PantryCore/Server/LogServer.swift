@@ -7,14 +7,15 @@ import ServiceLifecycle
 import ZeroMQ
 import PantryWire
 import PantryLog
+import PantryBus
 
 /// The log service beside the core: answers range reads of the log on a ROUTER socket
 /// (`schemas/zeromq.md`, "The log"), so a worker or an API process catches up, repairs gaps and
 /// starts from any position over the network, with no access to the core's files.
 ///
 /// Sealed personal fields are opened here with the core's key vault before they are sent, so the
-/// keys never leave the core's host; the price is that those fields cross the network in the
-/// clear (ZeroMQ CURVE on this socket would close that).
+/// keys never leave the core's host; each asker gets only those its role needs (`View`), under
+/// CURVE on `tcp://`.
 ///
 /// It answers the API's "already counted" read (`counted`) from the log's point index, and
 /// it also serves, in chunks, the projection snapshots the workers on this host leave in
@@ -77,9 +78,9 @@ package final class LogServer: Service {
                 let ready = try poller.poll(timeoutMilliseconds: -1)
                 if ready[1].contains(.readable) { _ = thread.takeMessages() }
                 guard ready[0].contains(.readable) else { continue }
-                while let frames = try socket.receive(dontWait: true) {
+                while let (frames, userId) = try socket.receiveWithUserId(dontWait: true) {
                     guard frames.count >= 2 else { continue }
-                    let reply = answer(frames[frames.count - 1])
+                    let reply = answer(frames[frames.count - 1], view: Self.view(forUserId: userId))
                     try socket.send(Array(frames.dropLast()) + reply, dontWait: true)
                 }
             } catch let error as ZMQError where error.isTerminated {
@@ -119,8 +120,24 @@ package final class LogServer: Service {
         }
     }
 
+    /// What a peer is sent of the personal fields, by the role its CURVE key is listed with (the
+    /// `User-Id` its ZAP handler gave; docs/keys.md, "What the log service opens"). Only an API host
+    /// verifies passwords and shows people their own details; a worker host or an operator's
+    /// replay folds projections, which need a username but never an email or a hash, so one stolen
+    /// worker key gives up no hash to crack. A local peer (`ipc://`, whose file permissions admit
+    /// only processes that could open the key vault themselves) and a plain network
+    /// (`--insecure-network`, where nobody proves a role) get everything.
+    package enum View: Sendable, Equatable {
+        case everything, projections
+    }
+
+    package static func view(forUserId userId: String?) -> View {
+        guard let userId else { return .everything }
+        return userId == NetworkRole.api.rawValue || userId == ZMQCurvePolicy.localPeer ? .everything : .projections
+    }
+
     /// The answer's frames: a header, then one event document per event.
-    func answer(_ request: Data) -> [Data] {
+    func answer(_ request: Data, view: View = .everything) -> [Data] {
         let read: LogRead
         do {
             read = try LogRead(json: request)
@@ -155,7 +172,13 @@ package final class LogServer: Service {
             var bytes = 0
             for event in events {
                 var opened = event
-                opened.data = try EventCoding.opened(type: event.type, data: event.data, vault: vault)
+                switch view {
+                case .everything:
+                    opened.data = try EventCoding.opened(type: event.type, data: event.data, vault: vault)
+                case .projections:
+                    (opened.schemaVersion, opened.data) = try EventCoding.openedForProjections(
+                        type: event.type, schemaVersion: event.schemaVersion, data: event.data, vault: vault)
+                }
                 let document = EventDocument.encode(opened)
                 bytes += document.count
                 if bytes > limits.maxBytes || documents.count == limits.maxEvents, !documents.isEmpty {

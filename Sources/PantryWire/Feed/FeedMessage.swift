@@ -14,7 +14,8 @@ package enum FeedMessage: Sendable, Equatable {
     /// An event of a type the reader skips is not decoded at all: its `RecordedEvent` carries only
     /// position and type.
     case events([RecordedEvent], [Event?])
-    case heartbeat(head: Int64)
+    /// `storage`: why the core's writes fail now (a full disk, the log's server away), while they do.
+    case heartbeat(head: Int64, storage: String?)
 
     package static let heartbeatTopic = "heartbeat"
 
@@ -58,8 +59,11 @@ package enum FeedMessage: Sendable, Equatable {
         return messages
     }
 
-    package static func heartbeatFrames(head: Int64) -> [Data] {
-        [Data(heartbeatTopic.utf8), Data(String(head).utf8), Data(#"{"head":\#(head)}"#.utf8)]
+    package static func heartbeatFrames(head: Int64, storage: String? = nil) -> [Data] {
+        var body = JSONObjectWriter()
+        body.field("head", head)
+        body.field("storage", storage)
+        return [Data(heartbeatTopic.utf8), Data(String(head).utf8), Data(body.finish())]
     }
 
     /// Decodes a message; events whose type `decoding` rejects (or at or below `after`, already
@@ -72,7 +76,11 @@ package enum FeedMessage: Sendable, Equatable {
         let topic = String(decoding: frames[0], as: UTF8.self)
         if topic == heartbeatTopic {
             guard frames.count == 3 else { throw .wrongFrameCount(frames.count) }
-            return .heartbeat(head: last)
+            // Only a storage problem is read from the body; the position is frame 2's.
+            let storage = (try? frames[2].withUnsafeBytes { bytes in
+                try JSONObjectReader.read(bytes) { try $0.optionalString("storage") }
+            }) ?? nil
+            return .heartbeat(head: last, storage: storage)
         }
         let count = frames.count - 2
         guard count <= maxEventsPerMessage else { throw .wrongFrameCount(frames.count) }

@@ -34,11 +34,37 @@ package struct Recipe: Codable, Sendable, Equatable {
         self.ingredients = ingredients
         self.instructions = instructions
         self.sourceName = sourceName
-        self.sourceUrl = sourceUrl
+        self.sourceUrl = Self.webLink(sourceUrl)
         self.diets = diets
         self.dishTypes = dishTypes
         self.license = license
-        self.licenseUrl = licenseUrl
+        self.licenseUrl = Self.webLink(licenseUrl)
+    }
+
+    /// Through the initialiser, so a link an older cache entry holds is checked as a new one is.
+    package init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try c.decode(String.self, forKey: .id), title: try c.decode(String.self, forKey: .title),
+                  image: try c.decodeIfPresent(String.self, forKey: .image),
+                  servings: try c.decodeIfPresent(Int.self, forKey: .servings),
+                  readyInMinutes: try c.decodeIfPresent(Int.self, forKey: .readyInMinutes),
+                  ingredients: try c.decode([Ingredient].self, forKey: .ingredients),
+                  instructions: try c.decode([String].self, forKey: .instructions),
+                  sourceName: try c.decode(String.self, forKey: .sourceName),
+                  sourceUrl: try c.decodeIfPresent(String.self, forKey: .sourceUrl),
+                  diets: try c.decode([String].self, forKey: .diets), dishTypes: try c.decode([String].self, forKey: .dishTypes),
+                  license: try c.decodeIfPresent(String.self, forKey: .license),
+                  licenseUrl: try c.decodeIfPresent(String.self, forKey: .licenseUrl))
+    }
+
+    /// A link from an upstream, kept only when it is an `http` or `https` address with a host: a
+    /// `javascript:` or `data:` source link would run in the web app once rendered as a link
+    /// (issue 45 found one rendered, stopped only by the CSP). Any other is dropped, and the
+    /// credit is shown as plain text.
+    package static func webLink(_ text: String?) -> String? {
+        guard let text, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", url.host?.isEmpty == false else { return nil }
+        return text
     }
 }
 

@@ -32,6 +32,18 @@ package struct QueryReply<Result: Encodable>: Encodable {
     }
 }
 
+/// A page whose next one starts after a key rather than at an offset (a recipe's tips, which
+/// others keep writing): `next`, the `cursor` to ask, when there may be one.
+package struct KeyedPageReply<Result: Encodable>: Encodable {
+    package var position: Int64
+    package var result: Result
+    package var next: String?
+
+    package init(position: Int64, result: Result, next: String?) {
+        self.position = position; self.result = result; self.next = next
+    }
+}
+
 package struct QueryFailure: Encodable {
     package var position: Int64
     package var error: QueryError

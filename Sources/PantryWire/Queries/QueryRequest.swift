@@ -15,6 +15,8 @@ package struct QueryRequest: Hashable, Sendable {
     package var limit: Int?
     /// Where a page of a list starts: the `next` of the page before.
     package var offset: Int?
+    /// Where a page of a recipe's tips starts: the `next` of the page before, as the worker gave it.
+    package var cursor: String?
     package var radius: Int?
 
     package static let defaultWaitMilliseconds = 2_000
@@ -33,7 +35,7 @@ package struct QueryRequest: Hashable, Sendable {
 
     /// The fields a query may have; any other is refused, as a command's are, so a misspelt
     /// `limt` is an error rather than a silently ignored default.
-    package static let fields: Set<String> = ["query", "after", "wait", "userId", "recipeId", "text", "limit", "offset", "radius"]
+    package static let fields: Set<String> = ["query", "after", "wait", "userId", "recipeId", "text", "limit", "offset", "cursor", "radius"]
 
     package struct UnknownField: Error, CustomStringConvertible {
         package var name: String
@@ -59,6 +61,7 @@ package struct QueryRequest: Hashable, Sendable {
                     text: try json.optionalString("text"), limit: try json.optionalInt("limit"), radius: try json.optionalInt("radius"))
                 request.wait = try json.optionalInt("wait")
                 request.offset = try json.optionalInt("offset")
+                request.cursor = try json.optionalString("cursor")
                 return request
             }
         }
@@ -77,6 +80,7 @@ package struct QueryRequest: Hashable, Sendable {
         json.field("text", text)
         if let limit { json.field("limit", limit) }
         if let offset { json.field("offset", offset) }
+        json.field("cursor", cursor)
         if let radius { json.field("radius", radius) }
         return Data(json.finish())
     }

@@ -19,10 +19,13 @@ export const session = {
     localStorage.setItem(tokenKey, JSON.stringify({ token: answer.token, userId: answer.userId, username: answer.username,
       expiresAt: answer.expiresAt }));
   },
+  /** Resolves once what the service worker kept of this cook's browsing is deleted too. */
   clear() {
     localStorage.removeItem(tokenKey);
     // What was kept for offline use is this user's own: it goes with the session.
     for (const key of Object.keys(localStorage)) if (key.startsWith("pantry.offline.")) localStorage.removeItem(key);
+    // So are the searches and recipes the service worker kept (sw.js, `browsingCache`).
+    return globalThis.caches?.delete("pantry-browsing").catch(() => false) ?? Promise.resolve(false);
   },
 };
 

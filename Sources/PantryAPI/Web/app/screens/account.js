@@ -54,7 +54,7 @@ export async function accountScreen(render, ended = false) {
   }
   const logOut = h("button", { type: "button", onclick: async () => {
     try { await del("/v1/sessions/current"); } catch { /* the token is forgotten here either way */ }
-    session.clear();
+    await session.clear();
     announce("Logged out");
     render();
   } }, "Log out");
@@ -65,7 +65,7 @@ export async function accountScreen(render, ended = false) {
     if (!confirm("Delete your account and everything in it, for good?")) return;
     try {
       await del("/v1/me", { password: password.value });
-      session.clear();
+      await session.clear();
       announce("Your account is deleted");
       render();
     } catch (error) { deleteError.replaceChildren(problem(error)); }

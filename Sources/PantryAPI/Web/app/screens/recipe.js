@@ -4,6 +4,8 @@ import { ApiError, del, get, post, put, recipePath, session } from "../api.js";
 import { announce, count as counted, h, imageSource, minutes, problem } from "../dom.js";
 import { isOffline, offlineNotice, recall, remember } from "../offline.js";
 
+const webLink = (url) => typeof url === "string" && /^https?:\/\/[^/]/i.test(url);
+
 /** A button that stays focusable when its work is done (a disabled one drops the focus to <body>). */
 function done(button, text) {
   button.textContent = text;
@@ -35,8 +37,9 @@ export async function recipeScreen(id) {
   const loggedIn = Boolean(session.current);
   const facts = [minutes(recipe.readyInMinutes), recipe.servings ? counted(recipe.servings, "serving") : null].filter(Boolean);
   const credit = h("p", { class: "meta" }, "Source: ",
-    recipe.sourceUrl ? h("a", { href: recipe.sourceUrl, rel: "noopener" }, recipe.sourceName) : recipe.sourceName,
-    recipe.license ? [" · ", recipe.licenseUrl ? h("a", { href: recipe.licenseUrl, rel: "license noopener" }, recipe.license) : recipe.license] : null);
+    // The API passes only http(s) links; checked here too, so no other scheme is ever a link.
+    webLink(recipe.sourceUrl) ? h("a", { href: recipe.sourceUrl, rel: "noopener" }, recipe.sourceName) : recipe.sourceName,
+    recipe.license ? [" · ", webLink(recipe.licenseUrl) ? h("a", { href: recipe.licenseUrl, rel: "license noopener" }, recipe.license) : recipe.license] : null);
 
   const points = h("p", { id: "points", "aria-live": "polite" });
   const showRank = async (position) => {
@@ -136,11 +139,24 @@ export async function recipeScreen(id) {
   }
 
   const experiences = h("ul", { class: "list", "aria-label": "Tips from cooks" });
+  const tipItem = (e) => h("li", {}, h("span", { class: "grow" }, h("strong", {}, e.username), ": ", e.text));
+  // Every tip is reachable: a page that says `next` ends with a button for the next one.
+  const moreTips = (next) => {
+    if (!next) return;
+    const item = h("li", {}, h("button", { type: "button", onclick: async () => {
+      try {
+        const answer = await get(`${recipePath(recipe.id)}/experiences?cursor=${encodeURIComponent(next)}`);
+        item.replaceWith(...answer.result.map(tipItem));
+        moreTips(answer.next);
+      } catch (error) { announce(error.message); }
+    } }, "More tips"));
+    experiences.append(item);
+  };
   const loadExperiences = async (after) => {
     try {
       const answer = await get(`${recipePath(recipe.id)}/experiences${after ? `?after=${after}` : ""}`);
-      experiences.replaceChildren(...(answer.result.length ? answer.result.map((e) =>
-        h("li", {}, h("span", { class: "grow" }, h("strong", {}, e.username), ": ", e.text))) : [h("li", {}, "No tips yet.")]));
+      experiences.replaceChildren(...(answer.result.length ? answer.result.map(tipItem) : [h("li", {}, "No tips yet.")]));
+      moreTips(answer.next);
     } catch (error) { experiences.replaceChildren(h("li", {}, error.message)); }
   };
   loadExperiences();
