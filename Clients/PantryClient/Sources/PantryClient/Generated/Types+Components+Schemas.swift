@@ -232,7 +232,11 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/Session/token`.
             public var token: Swift.String
             /// - Remark: Generated from `#/components/schemas/Session/tokenType`.
-            public var tokenType: OpenAPIRuntime.OpenAPIValueContainer
+            @frozen public enum TokenTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case bearer = "Bearer"
+            }
+            /// - Remark: Generated from `#/components/schemas/Session/tokenType`.
+            public var tokenType: Components.Schemas.Session.TokenTypePayload
             /// Unix time in seconds.
             ///
             /// - Remark: Generated from `#/components/schemas/Session/expiresAt`.
@@ -251,7 +255,7 @@ extension Components {
             ///   - username:
             public init(
                 token: Swift.String,
-                tokenType: OpenAPIRuntime.OpenAPIValueContainer,
+                tokenType: Components.Schemas.Session.TokenTypePayload,
                 expiresAt: Swift.Int,
                 userId: Components.Schemas.UserId,
                 username: Swift.String
@@ -445,7 +449,18 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/LiveChange/position`.
             public var position: Swift.Int
             /// - Remark: Generated from `#/components/schemas/LiveChange/type`.
-            public var _type: OpenAPIRuntime.OpenAPIValueContainer
+            @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case groceryAdded = "GroceryAdded"
+                case groceryChecked = "GroceryChecked"
+                case groceryRemoved = "GroceryRemoved"
+                case cartAdjusted = "CartAdjusted"
+                case cookingStarted = "CookingStarted"
+                case recipeSaved = "RecipeSaved"
+                case savedRecipeRemoved = "SavedRecipeRemoved"
+                case pointEarned = "PointEarned"
+            }
+            /// - Remark: Generated from `#/components/schemas/LiveChange/type`.
+            public var _type: Components.Schemas.LiveChange._TypePayload
             /// The grocery item's key.
             ///
             /// - Remark: Generated from `#/components/schemas/LiveChange/item`.
@@ -496,7 +511,7 @@ extension Components {
             ///   - points: PointEarned: the user's points after it.
             public init(
                 position: Swift.Int,
-                _type: OpenAPIRuntime.OpenAPIValueContainer,
+                _type: Components.Schemas.LiveChange._TypePayload,
                 item: Swift.String? = nil,
                 ingredient: Swift.String? = nil,
                 amount: Swift.Double? = nil,
@@ -731,7 +746,17 @@ extension Components {
             /// catalog: the embedded catalog answered, the configured provider (no upstream). staleCache: the upstream could not be asked (quota spent, rate limited, down, or this caller's share of upstream calls spent) and this request's answer was cached. fallback: the same, with nothing cached for it: answered from the catalog and the recipes already fetched (a recipe neither holds is still an error).
             ///
             /// - Remark: Generated from `#/components/schemas/FetchAnswer/origin`.
-            public var origin: OpenAPIRuntime.OpenAPIValueContainer
+            @frozen public enum OriginPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case upstream = "upstream"
+                case catalog = "catalog"
+                case cache = "cache"
+                case staleCache = "staleCache"
+                case fallback = "fallback"
+            }
+            /// catalog: the embedded catalog answered, the configured provider (no upstream). staleCache: the upstream could not be asked (quota spent, rate limited, down, or this caller's share of upstream calls spent) and this request's answer was cached. fallback: the same, with nothing cached for it: answered from the catalog and the recipes already fetched (a recipe neither holds is still an error).
+            ///
+            /// - Remark: Generated from `#/components/schemas/FetchAnswer/origin`.
+            public var origin: Components.Schemas.FetchAnswer.OriginPayload
             /// Seconds since the data was fetched (0 for the catalog's). An answer from the cache or the catalog may be given again by the API for up to a second (PANTRY_RECIPE_REUSE) without asking the fetch worker, but never once this value would have changed or the cached data expired: it is always what the worker would say.
             ///
             /// - Remark: Generated from `#/components/schemas/FetchAnswer/ageSeconds`.
@@ -741,7 +766,13 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/FetchAnswer/upstreamRetryAfterSeconds`.
             public var upstreamRetryAfterSeconds: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/FetchAnswer/provider`.
-            public var provider: OpenAPIRuntime.OpenAPIValueContainer
+            @frozen public enum ProviderPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case spoonacular = "spoonacular"
+                case mealdb = "mealdb"
+                case catalog = "catalog"
+            }
+            /// - Remark: Generated from `#/components/schemas/FetchAnswer/provider`.
+            public var provider: Components.Schemas.FetchAnswer.ProviderPayload
             /// Creates a new `FetchAnswer`.
             ///
             /// - Parameters:
@@ -750,10 +781,10 @@ extension Components {
             ///   - upstreamRetryAfterSeconds: With staleCache or fallback: seconds until the upstream can be asked again (the quota's reset, a rate limit's end); absent when not known (an outage).
             ///   - provider:
             public init(
-                origin: OpenAPIRuntime.OpenAPIValueContainer,
+                origin: Components.Schemas.FetchAnswer.OriginPayload,
                 ageSeconds: Swift.Int,
                 upstreamRetryAfterSeconds: Swift.Int? = nil,
-                provider: OpenAPIRuntime.OpenAPIValueContainer
+                provider: Components.Schemas.FetchAnswer.ProviderPayload
             ) {
                 self.origin = origin
                 self.ageSeconds = ageSeconds
@@ -1266,7 +1297,11 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/SummariesPayload`.
         public struct SummariesPayload: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/SummariesPayload/type`.
-            public var _type: OpenAPIRuntime.OpenAPIValueContainer
+            @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case summaries = "summaries"
+            }
+            /// - Remark: Generated from `#/components/schemas/SummariesPayload/type`.
+            public var _type: Components.Schemas.SummariesPayload._TypePayload
             /// - Remark: Generated from `#/components/schemas/SummariesPayload/summaries`.
             public var summaries: [Components.Schemas.RecipeSummary]
             /// Creates a new `SummariesPayload`.
@@ -1275,7 +1310,7 @@ extension Components {
             ///   - _type:
             ///   - summaries:
             public init(
-                _type: OpenAPIRuntime.OpenAPIValueContainer,
+                _type: Components.Schemas.SummariesPayload._TypePayload,
                 summaries: [Components.Schemas.RecipeSummary]
             ) {
                 self._type = _type
@@ -1289,7 +1324,11 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/SearchPagePayload`.
         public struct SearchPagePayload: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/SearchPagePayload/type`.
-            public var _type: OpenAPIRuntime.OpenAPIValueContainer
+            @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case searchPage = "searchPage"
+            }
+            /// - Remark: Generated from `#/components/schemas/SearchPagePayload/type`.
+            public var _type: Components.Schemas.SearchPagePayload._TypePayload
             /// - Remark: Generated from `#/components/schemas/SearchPagePayload/searchPage`.
             public struct SearchPagePayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/schemas/SearchPagePayload/searchPage/offset`.
@@ -1327,7 +1366,7 @@ extension Components {
             ///   - _type:
             ///   - searchPage:
             public init(
-                _type: OpenAPIRuntime.OpenAPIValueContainer,
+                _type: Components.Schemas.SearchPagePayload._TypePayload,
                 searchPage: Components.Schemas.SearchPagePayload.SearchPagePayload
             ) {
                 self._type = _type
@@ -1341,7 +1380,11 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/RecipePayload`.
         public struct RecipePayload: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/RecipePayload/type`.
-            public var _type: OpenAPIRuntime.OpenAPIValueContainer
+            @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case recipe = "recipe"
+            }
+            /// - Remark: Generated from `#/components/schemas/RecipePayload/type`.
+            public var _type: Components.Schemas.RecipePayload._TypePayload
             /// - Remark: Generated from `#/components/schemas/RecipePayload/recipe`.
             public var recipe: Components.Schemas.Recipe
             /// Creates a new `RecipePayload`.
@@ -1350,7 +1393,7 @@ extension Components {
             ///   - _type:
             ///   - recipe:
             public init(
-                _type: OpenAPIRuntime.OpenAPIValueContainer,
+                _type: Components.Schemas.RecipePayload._TypePayload,
                 recipe: Components.Schemas.Recipe
             ) {
                 self._type = _type
@@ -1364,7 +1407,11 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/RecipesPayload`.
         public struct RecipesPayload: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/RecipesPayload/type`.
-            public var _type: OpenAPIRuntime.OpenAPIValueContainer
+            @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case recipes = "recipes"
+            }
+            /// - Remark: Generated from `#/components/schemas/RecipesPayload/type`.
+            public var _type: Components.Schemas.RecipesPayload._TypePayload
             /// - Remark: Generated from `#/components/schemas/RecipesPayload/recipes`.
             public var recipes: [Components.Schemas.Recipe]
             /// Creates a new `RecipesPayload`.
@@ -1373,7 +1420,7 @@ extension Components {
             ///   - _type:
             ///   - recipes:
             public init(
-                _type: OpenAPIRuntime.OpenAPIValueContainer,
+                _type: Components.Schemas.RecipesPayload._TypePayload,
                 recipes: [Components.Schemas.Recipe]
             ) {
                 self._type = _type
@@ -1387,7 +1434,11 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/SuggestionsPayload`.
         public struct SuggestionsPayload: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/SuggestionsPayload/type`.
-            public var _type: OpenAPIRuntime.OpenAPIValueContainer
+            @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case suggestions = "suggestions"
+            }
+            /// - Remark: Generated from `#/components/schemas/SuggestionsPayload/type`.
+            public var _type: Components.Schemas.SuggestionsPayload._TypePayload
             /// - Remark: Generated from `#/components/schemas/SuggestionsPayload/suggestions`.
             public var suggestions: [Swift.String]
             /// Creates a new `SuggestionsPayload`.
@@ -1396,7 +1447,7 @@ extension Components {
             ///   - _type:
             ///   - suggestions:
             public init(
-                _type: OpenAPIRuntime.OpenAPIValueContainer,
+                _type: Components.Schemas.SuggestionsPayload._TypePayload,
                 suggestions: [Swift.String]
             ) {
                 self._type = _type

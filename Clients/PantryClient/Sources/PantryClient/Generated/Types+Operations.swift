@@ -51,12 +51,16 @@ public enum Operations {
                     /// - Remark: Generated from `#/paths/health/GET/responses/200/content/json`.
                     public struct JsonPayload: Codable, Hashable, Sendable {
                         /// - Remark: Generated from `#/paths/health/GET/responses/200/content/json/status`.
-                        public var status: OpenAPIRuntime.OpenAPIValueContainer
+                        @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                            case ok = "ok"
+                        }
+                        /// - Remark: Generated from `#/paths/health/GET/responses/200/content/json/status`.
+                        public var status: Operations.Health.Output.Ok.Body.JsonPayload.StatusPayload
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
                         ///   - status:
-                        public init(status: OpenAPIRuntime.OpenAPIValueContainer) {
+                        public init(status: Operations.Health.Output.Ok.Body.JsonPayload.StatusPayload) {
                             self.status = status
                         }
                         public enum CodingKeys: String, CodingKey {
@@ -176,7 +180,11 @@ public enum Operations {
                     /// - Remark: Generated from `#/paths/ready/GET/responses/200/content/json`.
                     public struct JsonPayload: Codable, Hashable, Sendable {
                         /// - Remark: Generated from `#/paths/ready/GET/responses/200/content/json/status`.
-                        public var status: OpenAPIRuntime.OpenAPIValueContainer
+                        @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                            case ready = "ready"
+                        }
+                        /// - Remark: Generated from `#/paths/ready/GET/responses/200/content/json/status`.
+                        public var status: Operations.Ready.Output.Ok.Body.JsonPayload.StatusPayload
                         /// Log position the account directory has applied.
                         ///
                         /// - Remark: Generated from `#/paths/ready/GET/responses/200/content/json/position`.
@@ -430,7 +438,15 @@ public enum Operations {
                         /// How the internal network is protected: ipc (one host), curve (tcp:// with CURVE keys), or insecure (tcp:// without CURVE, --insecure-network: anyone on the network may read and send).
                         ///
                         /// - Remark: Generated from `#/paths/ready/GET/responses/200/content/json/network`.
-                        public var network: OpenAPIRuntime.OpenAPIValueContainer
+                        @frozen public enum NetworkPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                            case ipc = "ipc"
+                            case curve = "curve"
+                            case insecure = "insecure"
+                        }
+                        /// How the internal network is protected: ipc (one host), curve (tcp:// with CURVE keys), or insecure (tcp:// without CURVE, --insecure-network: anyone on the network may read and send).
+                        ///
+                        /// - Remark: Generated from `#/paths/ready/GET/responses/200/content/json/network`.
+                        public var network: Operations.Ready.Output.Ok.Body.JsonPayload.NetworkPayload
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
@@ -441,12 +457,12 @@ public enum Operations {
                         ///   - parts: Every part the API needs (core, fetch and each projection worker), each "up".
                         ///   - network: How the internal network is protected: ipc (one host), curve (tcp:// with CURVE keys), or insecure (tcp:// without CURVE, --insecure-network: anyone on the network may read and send).
                         public init(
-                            status: OpenAPIRuntime.OpenAPIValueContainer,
+                            status: Operations.Ready.Output.Ok.Body.JsonPayload.StatusPayload,
                             position: Swift.Int,
                             head: Swift.Int,
                             workers: Operations.Ready.Output.Ok.Body.JsonPayload.WorkersPayload,
                             parts: Operations.Ready.Output.Ok.Body.JsonPayload.PartsPayload,
-                            network: OpenAPIRuntime.OpenAPIValueContainer
+                            network: Operations.Ready.Output.Ok.Body.JsonPayload.NetworkPayload
                         ) {
                             self.status = status
                             self.position = position
@@ -753,7 +769,11 @@ public enum Operations {
                         /// - Remark: Generated from `#/paths/v1/accounts/POST/responses/201/content/json/token`.
                         public var token: Swift.String
                         /// - Remark: Generated from `#/paths/v1/accounts/POST/responses/201/content/json/tokenType`.
-                        public var tokenType: OpenAPIRuntime.OpenAPIValueContainer
+                        @frozen public enum TokenTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                            case bearer = "Bearer"
+                        }
+                        /// - Remark: Generated from `#/paths/v1/accounts/POST/responses/201/content/json/tokenType`.
+                        public var tokenType: Operations.Register.Output.Created.Body.JsonPayload.TokenTypePayload
                         /// Unix time in seconds.
                         ///
                         /// - Remark: Generated from `#/paths/v1/accounts/POST/responses/201/content/json/expiresAt`.
@@ -772,7 +792,7 @@ public enum Operations {
                             username: Swift.String,
                             position: Swift.Int,
                             token: Swift.String,
-                            tokenType: OpenAPIRuntime.OpenAPIValueContainer,
+                            tokenType: Operations.Register.Output.Created.Body.JsonPayload.TokenTypePayload,
                             expiresAt: Swift.Int
                         ) {
                             self.userId = userId
@@ -8611,20 +8631,37 @@ public enum Operations {
             public struct Query: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/recipes/search/GET/query/query`.
                 public var query: Components.Schemas.SearchText
+                /// - Remark: Generated from `#/paths/v1/recipes/search/GET/query/diet`.
+                @frozen public enum DietPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case glutenFree = "gluten free"
+                    case ketogenic = "ketogenic"
+                    case vegetarian = "vegetarian"
+                    case lactoOvoVegetarian = "lacto ovo vegetarian"
+                    case vegan = "vegan"
+                    case pescatarian = "pescatarian"
+                    case paleo = "paleo"
+                    case primal = "primal"
+                    case whole30 = "whole 30"
+                    case dairyFree = "dairy free"
+                }
                 /// A Spoonacular diet name; case and surrounding spaces do not matter (vegan, Vegan and " vegan " are the same).
                 ///
                 /// - Remark: Generated from `#/paths/v1/recipes/search/GET/query/diet`.
-                public var diet: OpenAPIRuntime.OpenAPIValueContainer?
+                public var diet: Operations.SearchRecipes.Input.Query.DietPayload?
                 /// - Remark: Generated from `#/paths/v1/recipes/search/GET/query/maxReadyTime`.
                 public var maxReadyTime: Swift.Int?
                 /// - Remark: Generated from `#/paths/v1/recipes/search/GET/query/offset`.
                 public var offset: Swift.Int?
                 /// - Remark: Generated from `#/paths/v1/recipes/search/GET/query/number`.
                 public var number: Swift.Int?
+                /// - Remark: Generated from `#/paths/v1/recipes/search/GET/query/sections`.
+                @frozen public enum SectionsPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case readyTime = "readyTime"
+                }
                 /// readyTime adds the page grouped by how long each recipe takes (seed 002).
                 ///
                 /// - Remark: Generated from `#/paths/v1/recipes/search/GET/query/sections`.
-                public var sections: OpenAPIRuntime.OpenAPIValueContainer?
+                public var sections: Operations.SearchRecipes.Input.Query.SectionsPayload?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
@@ -8636,11 +8673,11 @@ public enum Operations {
                 ///   - sections: readyTime adds the page grouped by how long each recipe takes (seed 002).
                 public init(
                     query: Components.Schemas.SearchText,
-                    diet: OpenAPIRuntime.OpenAPIValueContainer? = nil,
+                    diet: Operations.SearchRecipes.Input.Query.DietPayload? = nil,
                     maxReadyTime: Swift.Int? = nil,
                     offset: Swift.Int? = nil,
                     number: Swift.Int? = nil,
-                    sections: OpenAPIRuntime.OpenAPIValueContainer? = nil
+                    sections: Operations.SearchRecipes.Input.Query.SectionsPayload? = nil
                 ) {
                     self.query = query
                     self.diet = diet

@@ -1955,7 +1955,7 @@ public struct Client: APIProtocol {
                     let headers: Components.Responses.Accepted.Headers = .init(idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Idempotent-Replayed",
-                        as: OpenAPIRuntime.OpenAPIValueContainer.self
+                        as: Components.Responses.Accepted.Headers.IdempotentReplayedPayload.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Accepted.Body
@@ -2184,7 +2184,7 @@ public struct Client: APIProtocol {
                     let headers: Components.Responses.Accepted.Headers = .init(idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Idempotent-Replayed",
-                        as: OpenAPIRuntime.OpenAPIValueContainer.self
+                        as: Components.Responses.Accepted.Headers.IdempotentReplayedPayload.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Accepted.Body
@@ -2693,7 +2693,7 @@ public struct Client: APIProtocol {
                     let headers: Components.Responses.Accepted.Headers = .init(idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Idempotent-Replayed",
-                        as: OpenAPIRuntime.OpenAPIValueContainer.self
+                        as: Components.Responses.Accepted.Headers.IdempotentReplayedPayload.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Accepted.Body
@@ -2931,7 +2931,7 @@ public struct Client: APIProtocol {
                     let headers: Components.Responses.Accepted.Headers = .init(idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Idempotent-Replayed",
-                        as: OpenAPIRuntime.OpenAPIValueContainer.self
+                        as: Components.Responses.Accepted.Headers.IdempotentReplayedPayload.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Accepted.Body
@@ -3160,7 +3160,7 @@ public struct Client: APIProtocol {
                     let headers: Components.Responses.Accepted.Headers = .init(idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Idempotent-Replayed",
-                        as: OpenAPIRuntime.OpenAPIValueContainer.self
+                        as: Components.Responses.Accepted.Headers.IdempotentReplayedPayload.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Accepted.Body
@@ -3352,7 +3352,7 @@ public struct Client: APIProtocol {
                     let headers: Components.Responses.Accepted.Headers = .init(idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Idempotent-Replayed",
-                        as: OpenAPIRuntime.OpenAPIValueContainer.self
+                        as: Components.Responses.Accepted.Headers.IdempotentReplayedPayload.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Accepted.Body
@@ -3936,7 +3936,7 @@ public struct Client: APIProtocol {
                     let headers: Components.Responses.Accepted.Headers = .init(idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Idempotent-Replayed",
-                        as: OpenAPIRuntime.OpenAPIValueContainer.self
+                        as: Components.Responses.Accepted.Headers.IdempotentReplayedPayload.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Accepted.Body
@@ -4174,7 +4174,7 @@ public struct Client: APIProtocol {
                     let headers: Components.Responses.Accepted.Headers = .init(idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Idempotent-Replayed",
-                        as: OpenAPIRuntime.OpenAPIValueContainer.self
+                        as: Components.Responses.Accepted.Headers.IdempotentReplayedPayload.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Accepted.Body
@@ -4554,7 +4554,7 @@ public struct Client: APIProtocol {
                     let headers: Components.Responses.Accepted.Headers = .init(idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Idempotent-Replayed",
-                        as: OpenAPIRuntime.OpenAPIValueContainer.self
+                        as: Components.Responses.Accepted.Headers.IdempotentReplayedPayload.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Accepted.Body

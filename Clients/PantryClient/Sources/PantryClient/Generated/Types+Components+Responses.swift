@@ -21,15 +21,19 @@ extension Components {
         public struct Accepted: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Accepted/headers`.
             public struct Headers: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/Accepted/headers/Idempotent-Replayed`.
+                @frozen public enum IdempotentReplayedPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                }
                 /// Present on a retry that was answered from the first outcome.
                 ///
                 /// - Remark: Generated from `#/components/responses/Accepted/headers/Idempotent-Replayed`.
-                public var idempotentReplayed: OpenAPIRuntime.OpenAPIValueContainer?
+                public var idempotentReplayed: Components.Responses.Accepted.Headers.IdempotentReplayedPayload?
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - idempotentReplayed: Present on a retry that was answered from the first outcome.
-                public init(idempotentReplayed: OpenAPIRuntime.OpenAPIValueContainer? = nil) {
+                public init(idempotentReplayed: Components.Responses.Accepted.Headers.IdempotentReplayedPayload? = nil) {
                     self.idempotentReplayed = idempotentReplayed
                 }
             }
