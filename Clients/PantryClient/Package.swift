@@ -5,7 +5,8 @@
 // path for this product alone fetched GRDB, Hummingbird, NIO, postgres-nio and the rest), and it
 // would pin them in the app's Package.resolved. Here an app resolves swift-openapi-runtime,
 // swift-openapi-urlsession and swift-http-types, and nothing of the server: no libzmq, no libcurl
-// system library, no GRDB, no NIO. Examples/cook is such an app, built by ops/test.
+// system library, no GRDB, no NIO. Examples/cook is such an app, built by ops/test, whose tests run
+// the client against real `pantry` processes.
 import PackageDescription
 
 let package = Package(

@@ -16,8 +16,8 @@ final class ByteStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let chunkSink: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.Continuation
     private var headSink: CheckedContinuation<Head, Never>?
     private let lock = NSLock()
-    private var session: URLSession?
     private var task: URLSessionDataTask?
+    private var cancelled = false
 
     override init() {
         (chunks, chunkSink) = AsyncThrowingStream.makeStream(bufferingPolicy: .unbounded)
@@ -33,16 +33,24 @@ final class ByteStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             configuration.timeoutIntervalForRequest = 45
             let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
             let task = session.dataTask(with: request)
-            lock.withLock {
-                self.session = session
+            let go = lock.withLock {
                 self.task = task
+                return !cancelled
             }
-            task.resume()
+            if go {
+                task.resume()
+            } else {
+                session.invalidateAndCancel()
+                answerHead(.failed(CancellationError()))
+            }
         }
     }
 
     func cancel() {
-        lock.withLock { task }?.cancel()
+        lock.withLock {
+            cancelled = true
+            return task
+        }?.cancel()
     }
 
     private func answerHead(_ head: Head) {
@@ -66,6 +74,7 @@ final class ByteStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         answerHead(.failed(error ?? URLError(.badServerResponse)))
         if let error { chunkSink.finish(throwing: error) } else { chunkSink.finish() }
+        // The session holds its delegate (this) until invalidated.
         session.finishTasksAndInvalidate()
     }
 }

@@ -101,7 +101,13 @@ public final class PantryClient: Sendable {
 
     /// Ends the session on the server (every API process within a second) and forgets it here.
     public func signOut() async throws(PantryError) {
-        _ = try await call { try await api.logOut().noContent }
+        do {
+            _ = try await call { try await api.logOut().noContent }
+        } catch {
+            // Forgotten here all the same: the user asked to be signed out.
+            try await keep(nil)
+            throw error
+        }
         try await keep(nil)
     }
 
