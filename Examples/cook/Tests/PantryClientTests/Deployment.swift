@@ -160,8 +160,10 @@ final class Helper: @unchecked Sendable {
         }
     }
 
+    /// SIGKILL: a child of the test runner inherits its blocked SIGTERM (libdispatch blocks
+    /// signals on its threads), which a Python helper never unblocks.
     func stop() {
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
