@@ -41,12 +41,13 @@ final class Deployment: @unchecked Sendable {
     }
 
     /// `pantry api` (another one beside the first, under another name); ready when this returns.
-    func startAPI(named name: String = "api", port: Int? = nil, arguments: [String] = []) async throws {
+    func startAPI(named name: String = "api", port: Int? = nil, arguments: [String] = [],
+                  environment: [String: String] = [:]) async throws {
         let port = try port ?? Self.freePort()
         try launch(name, ["api", "--port", String(port), "--password-cost", "10"] + arguments,
                    environment: ["PANTRY_LOGIN_RATE_PER_CLIENT": "10000", "PANTRY_LOGIN_RATE_OVERALL": "10000",
                                  // Several API processes share the data directory: none writes an access log there.
-                                 "PANTRY_ACCESS_LOG": "off"])
+                                 "PANTRY_ACCESS_LOG": "off"].merging(environment) { _, given in given })
         lock.withLock { apiPorts[name] = port }
         try await waitUntilReady(port: port)
     }

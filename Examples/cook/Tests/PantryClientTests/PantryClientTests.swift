@@ -125,6 +125,31 @@ struct PantryClientTests {
         #expect(await ended.session == nil)
     }
 
+    @Test func aRateLimitedLogInWaitsOutItsRetryAfter() async throws {
+        // Log-ins from one address at 0.5 a second, a burst of 5.
+        try await deployment.startAPI(named: "limited", environment: ["PANTRY_LOGIN_RATE_PER_CLIENT": "0.5"])
+        defer { deployment.stop("limited") }
+        let password = "correct horse battery"
+        let strict = PantryClient(.init(baseURL: deployment.url(of: "limited"), retryPolicy: .init(maxRetryAfter: .zero)))
+        let username = Self.name("limited")
+        try await strict.register(username: username, email: "\(username)@example.org", password: password)
+        var refusal: Problem?
+        for _ in 1...10 where refusal == nil {
+            do {
+                try await strict.signIn(username: username, password: password)
+            } catch {
+                guard case .problem(let problem) = error else { throw error }
+                refusal = problem
+            }
+        }
+        // A client that may not wait gets the 429, typed, with its Retry-After ...
+        let problem = try #require(refusal)
+        #expect(problem.code == .rateLimited && problem.status == 429 && (problem.retryAfterSeconds ?? 0) >= 1)
+        // ... and one that may (up to 10 s, the default) waits it out and signs in.
+        let patient = PantryClient(baseURL: deployment.url(of: "limited"))
+        #expect(try await patient.signIn(username: username, password: password).username == username)
+    }
+
     @Test func aCommandRetriedAfterADroppedConnectionIsAppliedOnce() async throws {
         let port = deployment.url().port!
         let proxy = try Helper(Helper.python, [Deployment.repositoryRoot.appendingPathComponent("Tests/Fixtures/dropping_proxy.py").path,
