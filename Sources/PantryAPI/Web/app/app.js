@@ -91,7 +91,12 @@ function splitRoute(route) {
   return mark < 0 ? [route, new URLSearchParams()] : [route.slice(0, mark) || "/", new URLSearchParams(route.slice(mark + 1))];
 }
 
-window.addEventListener("hashchange", render);
+// A message belongs to the screen it was said on: it does not follow the cook to the next one,
+// where it covered cards and buttons ("In the cart: 3" on the leaderboard).
+window.addEventListener("hashchange", () => {
+  document.getElementById("status").textContent = "";
+  render();
+});
 render();
 refreshSessionIfDue();
 setInterval(refreshSessionIfDue, 5 * 60_000);

@@ -54,8 +54,8 @@ export async function favouritesScreen() {
     const answer = (await get("/v1/me/favourite-suggestion")).result;
     if (answer) {
       suggestion.replaceChildren(h("h2", {}, `More ${answer.keyword}`),
-        h("p", { class: "meta" }, answer.basedOn.length === 1 ? `Because one of your favourites is a ${answer.keyword} recipe.`
-          : `Because ${count(answer.basedOn.length, "favourite")} of yours are ${answer.keyword} recipes.`),
+        h("p", { class: "meta" }, answer.basedOn.length === 1 ? `Because one of your favourites has ${answer.keyword} in it.`
+          : `Because ${count(answer.basedOn.length, "favourite")} of yours have ${answer.keyword} in them.`),
         cards(answer.recipes, `More ${answer.keyword}`));
     }
   } catch (error) { if (!isOffline(error)) suggestion.replaceChildren(problem(error)); }

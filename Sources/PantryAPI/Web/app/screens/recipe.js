@@ -139,7 +139,7 @@ export async function recipeScreen(id) {
   }
 
   const experiences = h("ul", { class: "list", "aria-label": "Tips from cooks" });
-  const tipItem = (e) => h("li", {}, h("span", { class: "grow" }, h("strong", {}, e.username), ": ", e.text));
+  const tipItem = (e) => h("li", {}, h("span", { class: "grow tip-text" }, h("strong", {}, e.username), ": ", e.text));
   // Every tip is reachable: a page that says `next` ends with a button for the next one.
   const moreTips = (next) => {
     if (!next) return;
@@ -216,7 +216,7 @@ export async function recipeScreen(id) {
           points),
         h("div", {},
           h("h2", {}, "Ingredients"),
-          h("ul", { class: "list", "aria-label": "Ingredients" }, ingredientItems),
+          h("ul", { class: "list ingredients", "aria-label": "Ingredients" }, ingredientItems),
           h("div", { class: "row" },
             h("button", { type: "button", class: "secondary", disabled: !loggedIn, onclick: () => addToGroceries(true) }, "Add chosen to groceries"),
             h("button", { type: "button", class: "secondary", disabled: !loggedIn, onclick: () => addToGroceries(false) }, "Add all to groceries")))),
