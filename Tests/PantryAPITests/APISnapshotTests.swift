@@ -19,7 +19,9 @@ struct APISnapshotTests {
         revocations: ["token-a": 4_000_000_000],
         standings: [.init(userId: "u1", name: .account, points: 3, reachedAt: 12),
                     .init(userId: "ghost", name: .userId, points: 1, reachedAt: 13),
-                    .init(userId: "u9", name: .erased, points: 0, reachedAt: 9)])
+                    .init(userId: "u9", name: .erased, points: 0, reachedAt: 9)],
+        households: ["h-1": .init(owner: "u2", members: ["u2", "u1"], invites: ["i-1": 1_800_086_400_000]),
+                     "h-2": .init(owner: "u3", members: ["u3"])])
 
     @Test("An API snapshot reads back exactly as it was written")
     func roundTrip() throws {

@@ -3,8 +3,7 @@ import Synchronization
 
 /// Who is in which household, as the API needs it: to read a member's shared list and cart, to
 /// send a household's changes to every member's live stream, and to show the household. Kept from
-/// the feed; at a start from the API's snapshot the household events before it are read from the
-/// log (`APISnapshotFile.restore`), so the snapshot holds none of this.
+/// the feed, and in the API's snapshot (ids and expiries only: nothing anyone wrote).
 final class HouseholdDirectory: FeedReadModel {
     struct Invite: Sendable, Equatable {
         var inviteId: String
@@ -59,6 +58,20 @@ final class HouseholdDirectory: FeedReadModel {
                 default:
                     continue
                 }
+            }
+        }
+    }
+
+    /// Every household, for the API's snapshot: take it on the feed's thread (between batches).
+    var all: [HouseholdID: Entry] { state.withLock { $0.households } }
+
+    /// The households a snapshot kept; before the feed applies anything.
+    func restore(_ households: [HouseholdID: Entry]) {
+        state.withLock { state in
+            state.households = households
+            state.householdOf = [:]
+            for (id, entry) in households {
+                for member in entry.members { state.householdOf[member] = id }
             }
         }
     }

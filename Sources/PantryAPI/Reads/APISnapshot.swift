@@ -40,9 +40,12 @@ struct APISnapshot: Equatable {
     /// Revoked token ids with their expiry (random ids, nothing personal).
     var revocations: [String: Int64]
     var standings: [Standing]
+    /// Who is in which household, with the open invites' ids and expiries.
+    var households: [HouseholdID: HouseholdDirectory.Entry]
 
     private static let magic = Array("PANTRY-API-SNAPSHOT\n".utf8)
-    private static let formatVersion: UInt32 = 3
+    /// 4: the households, after the standings.
+    private static let formatVersion: UInt32 = 4
 
     /// A place named `.account` for a user without one: the snapshot could not be read back.
     struct PlaceWithoutAccount: Error, CustomStringConvertible {
@@ -72,18 +75,30 @@ struct APISnapshot: Equatable {
             w.int(Int64(standing.points))
             w.int(standing.reachedAt)
         }
+        // Sorted, so that equal models write equal files.
+        w.sequence(households.keys.sorted()) { w, id in
+            let entry = households[id]!
+            w.string(id)
+            w.string(entry.owner)
+            w.sequence(entry.members) { $0.string($1) }
+            w.sequence(entry.invites.keys.sorted()) { w, inviteId in
+                w.string(inviteId)
+                w.int(entry.invites[inviteId]!)
+            }
+        }
         w.bytes.append(contentsOf: SHA256.hash(data: w.bytes))
         return Data(w.bytes)
     }
 
     init(position: Int64, commandIdAtPosition: String, keyCheck: NameDigest, accounts: AccountTable,
-         revocations: [String: Int64], standings: [Standing]) {
+         revocations: [String: Int64], standings: [Standing], households: [HouseholdID: HouseholdDirectory.Entry] = [:]) {
         self.position = position
         self.commandIdAtPosition = commandIdAtPosition
         self.keyCheck = keyCheck
         self.accounts = accounts
         self.revocations = revocations
         self.standings = standings
+        self.households = households
     }
 
     /// Throws `SnapshotFailure` for anything but a whole, consistent snapshot of this version.
@@ -130,6 +145,14 @@ struct APISnapshot: Equatable {
             previous = (points, reachedAt)
             return Standing(userId: userId, name: name, points: Int(points), reachedAt: reachedAt)
         }
+        var households: [HouseholdID: HouseholdDirectory.Entry] = [:]
+        for _ in 0..<(try r.int()) {
+            let id = try r.string()
+            var entry = HouseholdDirectory.Entry(owner: try r.string(), members: try r.array { try $0.string() })
+            for _ in 0..<(try r.int()) { entry.invites[try r.string()] = try r.int() }
+            guard !entry.members.isEmpty, households.updateValue(entry, forKey: id) == nil else { throw SnapshotFailure.notASnapshot }
+        }
+        self.households = households
         guard r.offset == body.count, position > 0 else { throw SnapshotFailure.notASnapshot }
     }
 }

@@ -58,18 +58,7 @@ final class APISnapshotFile: Sendable {
                            metadata: ["path": "\(path)"])
             return nil
         }
-        // The households are few beside the points: read from the log, not kept in the snapshot.
-        let householdEvents: [(event: Event, position: Int64)]
-        do {
-            householdEvents = try log.read(after: 0, through: snapshot.position, types: HouseholdDirectory.householdTypes.names).map {
-                (try EventCoding.decode(type: $0.type, schemaVersion: $0.schemaVersion, data: $0.data, vault: nil), $0.position)
-            }
-        } catch {
-            logger.warning("ignoring the API snapshot: the households cannot be read from the log; the read models are folded from it",
-                           metadata: ["reason": "\(error)"])
-            return nil
-        }
-        households.apply(householdEvents, through: snapshot.position)
+        households.restore(snapshot.households)
         // No account is opened here: each is read back from the log when first needed.
         accounts.restore(snapshot.accounts)
         for (tokenId, expiresAt) in snapshot.revocations { revocations.revoke(tokenId, expiresAt: expiresAt) }
@@ -99,6 +88,7 @@ final class APISnapshotFile: Sendable {
         var accounts: AccountDirectory.Changes
         var revocations: [String: Int64]
         var standings: [LeaderboardStandings.Standing]
+        var households: [HouseholdID: HouseholdDirectory.Entry]
     }
 
     /// The read models at `position`, their current one: call it on the feed's thread. Nil when
@@ -121,7 +111,7 @@ final class APISnapshotFile: Sendable {
             return nil
         }
         return Capture(position: position, commandId: commandId, accounts: accounts.changes, revocations: revocations.live(),
-                       standings: standings.standings)
+                       standings: standings.standings, households: households.all)
     }
 
     /// The snapshot of `capture`; nil when a name on the leaderboard could not be told from the
@@ -146,7 +136,7 @@ final class APISnapshotFile: Sendable {
             kept.append(.init(userId: standing.userId, name: name, points: standing.points, reachedAt: standing.reachedAt))
         }
         return APISnapshot(position: capture.position, commandIdAtPosition: capture.commandId, keyCheck: accounts.digester.keyCheck,
-                           accounts: table, revocations: capture.revocations, standings: kept)
+                           accounts: table, revocations: capture.revocations, standings: kept, households: capture.households)
     }
 
     /// Makes the snapshot of `capture` and writes it on NIO's pool for blocking work, unless a
