@@ -161,11 +161,19 @@ def test_every_command_endpoint_with_success_and_rejection(api, processes):
 
     accepted(call("POST", "/v1/recipes/r1/experiences", {"text": "Roast the tomatoes first.\nReally."}), 201)
     is_problem(call("POST", "/v1/recipes/r1/experiences", {"text": "   "}), 422, "invalid_text")
+    # Every tip is reachable page by page: `next` is the cursor of the page after.
+    second = call("POST", "/v1/recipes/r1/experiences", {"text": "Salt the water."})
+    accepted(second, 201)
+    first_page = call("GET", f"/v1/recipes/r1/experiences?limit=1&after={second.json['position']}")
+    assert [t["text"] for t in first_page.json["result"]] == ["Roast the tomatoes first.\nReally."], first_page
+    last_page = call("GET", f"/v1/recipes/r1/experiences?limit=1&cursor={first_page.json['next']}")
+    assert [t["text"] for t in last_page.json["result"]] == ["Salt the water."] and "next" not in last_page.json, last_page
+    is_problem(call("GET", "/v1/recipes/r1/experiences?cursor=1.2"), 422, "invalid_query")
 
     types = [e["type"] for e in events(processes) if e["data"]["userId"] == user_id]
     assert types == ["UserRegistered", "RecipeRecorded", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded",
                      "GroceryChecked", "GroceryRemoved", "CartAdjusted", "CookingStarted", "PointEarned", "CartAdjusted",
-                     "ExperienceWritten"]
+                     "ExperienceWritten", "ExperienceWritten"]
 
 
 def test_an_idempotency_key_retry_gets_the_same_answer_and_appends_once(api, processes):
