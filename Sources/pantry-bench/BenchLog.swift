@@ -11,7 +11,9 @@ enum BenchLog {
     /// `deleted`: that many users (the first) are deleted at the end, their keys destroyed.
     static func generate(at path: String, keys: UserKeyStore, events: Int, users: Int, deleted: Int = 0) throws -> SQLiteEventStore {
         let store = try SQLiteEventStore(path: path)
-        let processor = try CommandProcessor(store: store, keys: keys, paces: BenchRecipes.paces)
+        // The erasure ledger beside the keys, as in a data directory.
+        let ledger = ErasureLedger(path: URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(ErasureLedger.fileName).path)
+        let processor = try CommandProcessor(store: store, keys: keys, erasures: ledger, paces: BenchRecipes.paces)
         fill(processor, to: events, users: users)
         _ = processor.process((0..<min(deleted, users)).map {
             CommandEnvelope(commandId: "delete-\($0)", command: .deleteUser(DeleteUser(userId: "u\($0)")))

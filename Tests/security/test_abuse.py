@@ -351,6 +351,34 @@ def test_idle_connections_from_a_few_addresses_leave_other_clients_served(proces
             sock.close()
 
 
+def test_idle_connections_from_20_addresses_each_under_its_cap_leave_a_normal_client_served(processes):
+    """Issue 45: 20 addresses x 215 idle connections, each address under its cap of 256, took the
+    4,096 slots, and a normal client got 0 answers of 50. Near the cap each new connection now
+    closes an idle one of the address holding the most, first one that never completed a request."""
+    import socket
+    # Held open the whole test (a flood renews them faster than the 10 s header timeout closes them).
+    api = start_core_and_api(processes, env={"PANTRY_HEADER_TIMEOUT": "120"})
+    idle = []
+    try:
+        for n in range(20 * 215):
+            sock = socket.socket()
+            sock.bind((f"127.0.10.{n % 20 + 1}", 0))
+            sock.connect(("127.0.0.1", api.port))
+            idle.append(sock)
+        time.sleep(0.5)  # every one of them counted
+        answers = []
+        for n in range(50):
+            try:
+                answers.append(get_from("127.0.11.1", api.port, "/health")[0])
+            except OSError as error:
+                answers.append(repr(error))
+        print(f"\n20 x 215 idle connections: a normal client got {answers.count(200)} of 50 answers")
+        assert answers.count(200) >= 48, answers
+    finally:
+        for sock in idle:
+            sock.close()
+
+
 def test_a_connection_past_the_per_address_cap_is_answered_with_retry_after(processes):
     # It was closed on arrival: a burst from one address lost its requests to resets, with no
     # status to tell a limit from a crash.

@@ -13,7 +13,10 @@ import Synchronization
 /// cap a connection's first request is answered 429 `too_many_connections` with `Retry-After`
 /// and the connection closed, so a client tells a limit from a crash: 500-request bursts from
 /// one address lost 84-198 requests to resets; it gets `refusedGrace` to send it). 500 slowloris
-/// and 2,000 idle connections all stayed open before. A request the HTTP parser refuses is
+/// and 2,000 idle connections all stayed open before. Within `shedMargin` of `maxConnections` a
+/// new connection first closes an idle one of the address holding the most, one that never
+/// completed a request first (`OpenConnections.shedIdle`): many addresses each under their cap
+/// no longer fill every slot. A request the HTTP parser refuses is
 /// answered with a problem document, as every other error is (it got an empty 400, or a 500 and
 /// an error log when the bad bytes were in a chunked body).
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -30,6 +33,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         var maxConnectionsPerAddress = 256
         /// Load balancers, whose connections carry every client's requests: not capped per address.
         var uncappedAddresses: Set<String> = []
+        /// Within this many of `maxConnections`, each new connection first closes an idle one of
+        /// the address holding the most (`OpenConnections.shedIdle`).
+        var shedMargin = 64
+        /// An idle connection that has not completed a request in this long is shed before any other.
+        var unproductiveAfter: TimeAmount = .seconds(3)
     }
 
     /// How long a connection past its address's cap may take to send the request it is refused.
@@ -58,6 +66,51 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
 
         func count(from address: String) -> Int { perAddress.withLock { $0[address, default: 0] } }
+
+        /// A connection waiting for a request's head, which may be closed to make room.
+        struct Idle {
+            var channel: any Channel
+            var since: NIODeadline
+            /// It has completed a request before (a keep-alive connection between requests).
+            var served: Bool
+        }
+
+        /// The idle connections by address (those counted per address only).
+        private let idle = Mutex<[String: [ObjectIdentifier: Idle]]>([:])
+
+        func markIdle(_ id: ObjectIdentifier, address: String, _ connection: Idle) {
+            idle.withLock { $0[address, default: [:]][id] = connection }
+        }
+
+        func markBusy(_ id: ObjectIdentifier, address: String) {
+            idle.withLock { connections in
+                connections[address]?[id] = nil
+                if connections[address]?.isEmpty == true { connections[address] = nil }
+            }
+        }
+
+        /// Closes one idle connection to make room for a new one, and says whether it did. Issue 45:
+        /// 20 addresses each under the per-address cap held every one of the 4,096 slots with idle
+        /// connections, and a client that behaves got 0 answers of 50. So the victim comes from
+        /// the address holding the most connections now (a client that behaves holds a few), and
+        /// among its idle ones first one that has not completed a request in `unproductiveAfter`
+        /// (opened and never used: what a flood holds), else its longest idle.
+        func shedIdle(unproductiveAfter: TimeAmount) -> Bool {
+            let counts = perAddress.withLock { $0 }
+            let cutoff = NIODeadline.now() - unproductiveAfter
+            let victim: (any Channel)? = idle.withLock { connections in
+                let heaviest = connections.keys.max { counts[$0, default: 0] < counts[$1, default: 0] }
+                guard let address = heaviest, let theirs = connections[address] else { return nil }
+                let unproductive = theirs.filter { !$0.value.served && $0.value.since <= cutoff }
+                guard let (id, chosen) = (unproductive.isEmpty ? theirs : unproductive).min(by: { $0.value.since < $1.value.since })
+                else { return nil }
+                connections[address]?[id] = nil
+                if connections[address]?.isEmpty == true { connections[address] = nil }
+                return chosen.channel
+            }
+            victim?.close(promise: nil)
+            return victim != nil
+        }
     }
 
     private let limits: Limits
@@ -76,6 +129,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var responding = false
     /// Past its address's cap: its request is answered `too_many_connections`, then it closes.
     private var refused = false
+    /// It has completed a request: idle now, it is a keep-alive connection, not an unused one.
+    private var served = false
+    private var channel: (any Channel)?
 
     init(limits: Limits, open: OpenConnections) {
         self.limits = limits
@@ -85,9 +141,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         let now = open.count.add(1, ordering: .relaxed).newValue
         counted = true
-        if now > limits.maxConnections {
-            context.close(promise: nil)
-            return
+        // Near the cap an idle connection of the heaviest address makes room; past it, without
+        // one to close, the new connection is closed.
+        if now > limits.maxConnections - limits.shedMargin {
+            let shed = open.shedIdle(unproductiveAfter: limits.unproductiveAfter)
+            if now > limits.maxConnections, !shed {
+                context.close(promise: nil)
+                return
+            }
         }
         if let address = context.channel.remoteAddress?.ipAddress, !limits.uncappedAddresses.contains(address) {
             guard open.open(from: address, limit: limits.maxConnectionsPerAddress) else {
@@ -96,8 +157,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             countedAddress = address
+            channel = context.channel
         }
         arm(limits.headerTimeout, context: context)
+        markIdle()
+    }
+
+    /// Waiting for a request's head: a connection that may be shed (`OpenConnections.shedIdle`).
+    private func markIdle() {
+        guard let address = countedAddress, let channel else { return }
+        open.markIdle(ObjectIdentifier(self), address: address, .init(channel: channel, since: .now(), served: served))
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -105,8 +174,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         timer = nil
         if counted { open.count.subtract(1, ordering: .relaxed) }
         counted = false
-        if let address = countedAddress { open.close(from: address) }
+        if let address = countedAddress {
+            open.markBusy(ObjectIdentifier(self), address: address)
+            open.close(from: address)
+        }
         countedAddress = nil
+        channel = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -120,7 +193,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         switch unwrapInboundIn(data) {
-        case .head: arm(limits.bodyTimeout, context: context)
+        case .head:
+            arm(limits.bodyTimeout, context: context)
+            if let address = countedAddress { open.markBusy(ObjectIdentifier(self), address: address) }
         case .end: deadline = nil
         case .body: break
         }
@@ -132,8 +207,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .head: responding = true
         case .end:
             responding = false
+            served = true
             // The response is out: the next request's head is due within the header timeout.
             arm(limits.headerTimeout, context: context)
+            if !refused { markIdle() }
         case .body: break
         }
         context.write(data, promise: promise)

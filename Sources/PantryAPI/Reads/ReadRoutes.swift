@@ -31,7 +31,7 @@ struct ReadRoutes {
             try await ask(.experiences(.list), request) {
                 $0.recipeId = try PathParameter.value("recipeId", in: context)
                 $0.limit = try QueryParameter.int("limit", in: request, range: 1...200)
-                // The worker's own key of its order: it checks the text (400 `invalid_query`).
+                // The worker's own key of its order: it checks the text (422 `invalid_query`).
                 $0.cursor = try QueryParameter.string("cursor", in: request, maxLength: 64)
             }
         }
