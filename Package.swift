@@ -296,8 +296,8 @@ let package = Package(
         .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain", "PantryKeys", "PantryRandom", "PantryTestSupport"]),
         .testTarget(name: "PantryKeysTests", dependencies: ["PantryKeys", "PantryDomain", "PantryTestSupport"]),
         .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON", "PantryRandom"]),
-        // What the test suites share: a clock they move, waits on state, the fake upstream. Light,
-        // so that CurlTests does not build PostgresNIO.
+        // What the test suites share: a clock they move, waits on state, the fake upstream, a scratch
+        // directory removed at exit. Light, so that CurlTests does not build PostgresNIO.
         .target(name: "PantryTestSupport", dependencies: ["Curl"], path: "Tests/PantryTestSupport"),
         // A whole deployment in the test's process (core, workers, fetch worker, API), over real
         // sockets in a temporary directory: the API's routes tested without processes.
