@@ -304,7 +304,7 @@ let package = Package(
         .target(
             name: "PantryTestRuntime",
             dependencies: ["PantryAPI", "PantryBus", "PantryCore", "PantryEventStore", "PantryFetch", "PantryFetchServer", "PantryKeys",
-                           "PantryLog", "PantryProjections", "PantryWire", "PantryWorkers", "ZeroMQ",
+                           "PantryLog", "PantryProjections", "PantryTestSupport", "PantryWire", "PantryWorkers", "ZeroMQ",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),

@@ -33,6 +33,12 @@ def upstream_calls(base):
         return json.load(response)["total"]
 
 
+def calls_in_flight(base):
+    """Calls the stand-in has not answered yet: none once every call in the air has landed."""
+    with urllib.request.urlopen(f"{base}/_count", timeout=5) as response:
+        return json.load(response)["inFlight"]
+
+
 class FetchWorker:
     def __init__(self, processes, upstream, quota, env=None):
         self.processes = processes
@@ -164,7 +170,7 @@ def test_a_kill_mid_burst_burns_only_the_calls_that_left(processes, upstream):
     assert upstream_calls(upstream) <= 2
     assert persisted_used(processes) <= 2
     set_mode(upstream, "normal")
-    time.sleep(2.5)  # the two killed calls finish upstream (it allows two at once)
+    wait_for(lambda: calls_in_flight(upstream) == 0, what="the two killed calls to finish upstream")
     fetch.restart()
     assert fetch.ask({"kind": "detail", "id": "spoonacular:9999"})[0]["ok"]
     # Quiet again, the upstream's own count replaces the worst cases the kill left charged.
@@ -281,7 +287,7 @@ def test_against_a_5_s_upstream_under_a_tenth_of_the_charged_calls_are_abandoned
         for socket in clients:
             answers.append(json.loads(socket.recv()))
             late.append(time.monotonic() - asked)
-    time.sleep(6)  # the calls still in the air land
+    wait_for(lambda: calls_in_flight(upstream) == 0, timeout=15, what="the calls still in the air to land")
     for socket in clients:
         socket.close()
     counts = json.load(urllib.request.urlopen(f"{upstream}/_count", timeout=5))
