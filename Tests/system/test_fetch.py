@@ -279,7 +279,9 @@ def test_against_a_5_s_upstream_under_a_tenth_of_the_charged_calls_are_abandoned
         socket.connect(f"ipc://{processes.data / 'fetch.sock'}")
         clients.append(socket)
     answers, late = [], []
-    for round in range(3):
+    # Two rounds: the stand-in answers two calls at once, 5 s each, so each round is about 15 s;
+    # a third (18 calls charged rather than 12) tolerated no more abandoned calls (one) than two do.
+    for round in range(2):
         asked = time.monotonic()
         for c, socket in enumerate(clients):
             request = search(f"soup {c} {round}") if c % 2 else {"kind": "detail", "id": f"spoonacular:{50000 + 100 * round + c}"}
@@ -293,7 +295,7 @@ def test_against_a_5_s_upstream_under_a_tenth_of_the_charged_calls_are_abandoned
     counts = json.load(urllib.request.urlopen(f"{upstream}/_count", timeout=5))
     charged = counts["total"]
     fallbacks = [a for a in answers if a["ok"] and a["response"]["origin"] == "fallback"]
-    print(f"5 s upstream, 20 clients x 3: {charged} calls charged, {counts['abandoned']} abandoned, "
+    print(f"5 s upstream, 20 clients x 2: {charged} calls charged, {counts['abandoned']} abandoned, "
           f"{counts['tooManyAtOnce']} over the two-at-once limit; {len(fallbacks)} fallbacks, "
           f"slowest answer {max(late):.1f} s")
     assert charged > 0
