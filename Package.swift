@@ -296,15 +296,15 @@ let package = Package(
         .testTarget(name: "PantryDomainTests", dependencies: ["PantryDomain", "PantryKeys", "PantryRandom", "PantryTestSupport"]),
         .testTarget(name: "PantryKeysTests", dependencies: ["PantryKeys", "PantryDomain", "PantryTestSupport"]),
         .testTarget(name: "PantryJSONTests", dependencies: ["PantryJSON", "PantryRandom"]),
-        // What the test suites share: a clock they move, waits on state, the fake upstream. Light,
-        // so that CurlTests does not build PostgresNIO.
+        // What the test suites share: a clock they move, waits on state, the fake upstream, a scratch
+        // directory removed at exit. Light, so that CurlTests does not build PostgresNIO.
         .target(name: "PantryTestSupport", dependencies: ["Curl"], path: "Tests/PantryTestSupport"),
         // A whole deployment in the test's process (core, workers, fetch worker, API), over real
         // sockets in a temporary directory: the API's routes tested without processes.
         .target(
             name: "PantryTestRuntime",
             dependencies: ["PantryAPI", "PantryBus", "PantryCore", "PantryEventStore", "PantryFetch", "PantryFetchServer", "PantryKeys",
-                           "PantryLog", "PantryProjections", "PantryWire", "PantryWorkers", "ZeroMQ",
+                           "PantryLog", "PantryProjections", "PantryTestSupport", "PantryWire", "PantryWorkers", "ZeroMQ",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),

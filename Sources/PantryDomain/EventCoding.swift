@@ -19,9 +19,6 @@ extension PersonalDataVault where Self: Sendable {
 
 /// The JSON form of event payloads (`schemas/events/*.json`) and the upcasting of old versions.
 package enum EventCoding {
-    /// The highest version of any type. Readers accept every version of a type up to its own.
-    package static let currentSchemaVersion = 3
-
     /// What a sealed text reads as once its user's key is destroyed. Only a deleted user's key is
     /// destroyed, so the user's `UserDeleted` follows in the log and takes it out of every read model.
     package static let erased = ""

@@ -7,7 +7,8 @@ certificate and its key after the port (PEM files), it serves HTTPS (TLS 1.2 and
 
 Control endpoints (not counted):
   /_count                 -> {"total": n, "paths": {path: n}, "used": points, "tooManyAtOnce": n,
-                              "abandoned": calls answered "slow" after their client hung up}
+                              "abandoned": calls answered "slow" after their client hung up,
+                              "inFlight": calls whose answer is not ready yet}
   /_reset                 -> clears counts and the mode
   /_mode?set=MODE         -> normal | malformed | error500 | slow | trickle | huge | gzipbomb | quota402 |
                              rate429 (huge: a 64 MiB body; gzipbomb: 256 KiB of gzip that inflates
@@ -374,7 +375,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send(404, b"{}")
             roll_day()
             body = {"total": sum(STATE["counts"].values()), "paths": STATE["counts"], "mode": STATE["mode"],
-                    "used": STATE["used"], "tooManyAtOnce": STATE["too_many_at_once"], "abandoned": STATE["abandoned"]}
+                    "used": STATE["used"], "tooManyAtOnce": STATE["too_many_at_once"], "abandoned": STATE["abandoned"],
+                    "inFlight": STATE["in_flight"]}
         self.send(200, json.dumps(body).encode())
 
     def test_helpers(self, path, q):

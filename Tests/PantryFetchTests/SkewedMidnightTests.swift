@@ -68,8 +68,7 @@ import PantryWire
         let lost = await service.handle(.search(query: "stew", diet: nil, maxReadyTime: nil, offset: 0, number: 100))
         #expect(lost.response?.origin != .upstream)
         try await upstream.mode("normal")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await upstream.used() < 1.25, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        _ = try await waitUntil(interval: .milliseconds(50)) { try await upstream.used() >= 1.25 }
         #expect(try await service.handle(.detail(id: "spoonacular:6")).get().origin == .upstream)
         #expect(try await service.quotaUsedToday("spoonacular") == 3, "the lost call may still be counted: worst case kept")
         clock.advance(by: .seconds(UpstreamAccount.lostWindow + 1))

@@ -12,6 +12,7 @@ import PantryFetchServer
 import PantryKeys
 import PantryLog
 import PantryProjections
+import PantryTestSupport
 import PantryWire
 import PantryWorkers
 import Prometheus
@@ -123,12 +124,10 @@ package struct InProcessDeployment: Sendable {
 
     /// `/ready` says 200 once the core's feed and every worker answer.
     private static func waitForReady(_ client: some TestClientProtocol) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try await client.execute(uri: "/ready", method: .get).status == .ok { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw DeploymentError("the in-process deployment was not ready within 30 s")
+        // The workers and the feed tell the API, not the test, when they are up: /ready is asked.
+        guard try await waitUntil(timeout: .seconds(30), interval: .milliseconds(20), {
+            try await client.execute(uri: "/ready", method: .get).status == .ok
+        }) else { throw DeploymentError("the in-process deployment was not ready within 30 s") }
     }
 }
 
