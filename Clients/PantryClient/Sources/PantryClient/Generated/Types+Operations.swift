@@ -6748,7 +6748,7 @@ public enum Operations {
             public struct Query: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/recipes/{recipeId}/experiences/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// Where this page starts: the `next` of the page before (opaque; the pattern is the shape of those this API gives; another is 400 `invalid_query`). The first page without it.
+                /// Where this page starts: the `next` of the page before (opaque; the pattern is the shape of those this API gives; another is 422 `invalid_query`). The first page without it.
                 ///
                 /// - Remark: Generated from `#/paths/v1/recipes/{recipeId}/experiences/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -6760,7 +6760,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit:
-                ///   - cursor: Where this page starts: the `next` of the page before (opaque; the pattern is the shape of those this API gives; another is 400 `invalid_query`). The first page without it.
+                ///   - cursor: Where this page starts: the `next` of the page before (opaque; the pattern is the shape of those this API gives; another is 422 `invalid_query`). The first page without it.
                 ///   - after: Read-your-writes: answer only once the read model has applied this log position, the `position` a command answered (waits at most 2 s, then 503 `not_caught_up`, which a client retries); a position the log has not reached is 422 `position_not_written`. Without it the answer may not show the user's latest commands yet.
                 public init(
                     limit: Swift.Int? = nil,
