@@ -79,7 +79,10 @@ class Streams:
         for start in range(0, len(self.tokens), 100):
             self.tasks += [asyncio.create_task(one(t)) for t in self.tokens[start:start + 100]]
             await asyncio.sleep(0.1)
-        await asyncio.wait_for(ready.wait(), timeout=300)
+        try:
+            await asyncio.wait_for(ready.wait(), timeout=300)
+        except asyncio.TimeoutError:
+            raise RuntimeError(f"{self.opened} of {len(self.tokens)} streams opened in 300 s") from None
 
     def close(self):
         for task in self.tasks:
@@ -227,13 +230,17 @@ def main():
     try:
         increments = Increments(work, prepare(deployment, 200))
         for count in counts:
-            results.append(measure(deployment, count, args.rate, args.seconds, increments, args.wrk_seconds))
+            try:
+                results.append(measure(deployment, count, args.rate, args.seconds, increments, args.wrk_seconds))
+            except Exception as error:  # a count that could not be measured is said, and the others kept
+                print(f"== {count} streams: not measured: {error}", flush=True)
+                results.append({"streams": count, "error": str(error)})
     finally:
         deployment.stop()
         shutil.rmtree(work, ignore_errors=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"started": started_at, "machine": f"{os.cpu_count()} cores", "results": results}, f, indent=2)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"started": started_at, "machine": f"{os.cpu_count()} cores", "results": results}, f, indent=2)
 
 
 if __name__ == "__main__":
