@@ -681,6 +681,7 @@ def test_two_members_of_a_household_see_each_others_changes_within_a_second_and_
         app.text_appears("#view", "Shared with your household")
         app.driver.execute_script("window.pantryPageMark = 42")
     laptop.text_appears("#view li", "added by sam-at-home")
+    laptop.check_screen("groceries-household")
     # Both streams are open before the change (their first heartbeat is in).
     time.sleep(1)
 

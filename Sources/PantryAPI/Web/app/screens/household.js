@@ -1,6 +1,6 @@
 // The household a grocery list is shared with: start one, invite with a code, join with one, see
 // who is in it, leave. The list and the cart of a household are every member's.
-import { ApiError, del, get, post, session } from "../api.js";
+import { ApiError, del, get, post, put, session } from "../api.js";
 import { announce, h, problem } from "../dom.js";
 
 /** The household as last read, for naming who made a change that arrives live. */
@@ -50,8 +50,10 @@ export function householdPanel(household, changed) {
   const members = household.members.map((m) => h("li", {}, m.userId === me ? "you" : (m.username ?? "a member"),
     m.owner ? " (owner)" : "",
     owner && m.userId !== me
-      ? h("button", { type: "button", class: "secondary", "aria-label": `Remove ${m.username}`,
-        onclick: act(() => del(`/v1/me/household/members/${encodeURIComponent(m.userId)}`)) }, "Remove")
+      ? [h("button", { type: "button", class: "secondary", "aria-label": `Make ${m.username} the owner`,
+        onclick: act(() => put("/v1/me/household/owner", { userId: m.userId })) }, "Make owner"),
+      h("button", { type: "button", class: "secondary", "aria-label": `Remove ${m.username}`,
+        onclick: act(() => del(`/v1/me/household/members/${encodeURIComponent(m.userId)}`)) }, "Remove")]
       : null));
   const invite = owner ? h("button", { type: "button", onclick: async () => {
     try {
