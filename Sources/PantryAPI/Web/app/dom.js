@@ -84,8 +84,13 @@ export function amount(entry) {
 }
 
 /** A result card: picture, title, time and servings, and what the search found. */
+/** Where a recipe comes from, by its id's provider ("mealdb:52772"): two recipes of one title tell apart. */
+export function recipeSource(id) {
+  return { catalog: "Wikibooks Cookbook", mealdb: "TheMealDB", spoonacular: "Spoonacular" }[String(id).split(":")[0]] ?? null;
+}
+
 export function recipeCard(summary, extra = []) {
-  const facts = [minutes(summary.readyInMinutes), summary.servings ? count(summary.servings, "serving") : null];
+  const facts = [minutes(summary.readyInMinutes), summary.servings ? count(summary.servings, "serving") : null, summary.from];
   if (summary.usedIngredientCount !== undefined) {
     facts.push(`uses ${summary.usedIngredientCount} of yours`);
     if (summary.missedIngredientCount !== undefined) facts.push(`${summary.missedIngredientCount} missing`);

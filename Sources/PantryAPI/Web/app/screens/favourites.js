@@ -1,7 +1,7 @@
 // Seed 001: saved recipes (each with its picture and a way to remove it), a search inside them,
 // and a suggestion drawn from them.
 import { del, get, session } from "../api.js";
-import { announce, cards, count, h, needsLogin, problem, recipeCard } from "../dom.js";
+import { announce, cards, count, h, needsLogin, problem, recipeCard, recipeSource } from "../dom.js";
 import { isOffline, offlineNotice, recall, remember } from "../offline.js";
 
 export async function favouritesScreen() {
@@ -28,7 +28,7 @@ export async function favouritesScreen() {
       const offline = notice.textContent !== "";
       list.replaceChildren(answer.result.length
         ? h("ul", { class: "cards", "aria-label": "Saved recipes" }, answer.result.map((f, index) =>
-          recipeCard({ id: f.recipeId, title: f.title, image: f.image }, h("button", {
+          recipeCard({ id: f.recipeId, title: f.title, image: f.image, from: recipeSource(f.recipeId) }, h("button", {
             type: "button", class: "secondary remove", disabled: offline, "aria-label": `Remove ${f.title} from favourites`, onclick: async () => {
               try {
                 const removed = await del(`/v1/me/favourites/${encodeURIComponent(f.recipeId)}`);

@@ -161,15 +161,17 @@ export async function recipeScreen(id) {
   };
   loadExperiences();
   const tip = h("textarea", { name: "text", required: true, maxlength: 2000 });
+  // Said beside the form, not in the toast at the bottom, which covered the tip just posted.
+  const thanks = h("p", { class: "meta", role: "status" });
   const tipForm = h("form", { "aria-label": "Write a tip", onsubmit: async (event) => {
     event.preventDefault();
     try {
       const answer = await post(`${recipePath(recipe.id)}/experiences`, { text: tip.value });
       tip.value = "";
-      announce("Thanks for the tip");
+      thanks.textContent = "Thanks for the tip";
       loadExperiences(answer.position);
-    } catch (error) { announce(error.message); }
-  } }, h("label", {}, "Your tip", tip), h("button", { type: "submit" }, "Post tip"));
+    } catch (error) { thanks.textContent = ""; announce(error.message); }
+  } }, h("label", {}, "Your tip", tip), h("button", { type: "submit" }, "Post tip"), thanks);
 
   // Saved or not, as the favourites say on opening; the one button saves and removes.
   const savedState = h("span", { id: "saved-state", class: "meta" });
