@@ -189,6 +189,18 @@ let package = Package(
             ],
             resources: [.copy("Resources/catalog.json")]
         ),
+        // The API's mail: an outbox in SQLite, written before the request that queues a message is
+        // answered, and the loop that sends it to an SMTP server through libcurl (the API links neither).
+        .target(
+            name: "PantryMail",
+            dependencies: [
+                "Curl",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The fetch worker's ZeroMQ front.
         .target(
             name: "PantryFetchServer",
@@ -246,6 +258,7 @@ let package = Package(
                 "PantryCore",
                 "PantryBus",
                 "PantryAPI",
+                "PantryMail",
                 "PantryProjections",
                 "PantryWorkers",
                 "PantryFetch",
@@ -303,7 +316,7 @@ let package = Package(
         // sockets in a temporary directory: the API's routes tested without processes.
         .target(
             name: "PantryTestRuntime",
-            dependencies: ["PantryAPI", "PantryBus", "PantryCore", "PantryEventStore", "PantryFetch", "PantryFetchServer", "PantryKeys",
+            dependencies: ["PantryAPI", "PantryBus", "PantryCore", "PantryEventStore", "PantryFetch", "PantryFetchServer", "PantryKeys", "PantryMail",
                            "PantryLog", "PantryProjections", "PantryTestSupport", "PantryWire", "PantryWorkers", "ZeroMQ",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -315,7 +328,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PantryRouteTests",
-            dependencies: ["PantryTestRuntime", "PantryLog", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            dependencies: ["PantryTestRuntime", "PantryLog", "PantryMail", .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),

@@ -28,6 +28,10 @@ CURLcode pantry_curl_setopt_header_function(CURL *handle, pantry_curl_data_callb
     return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
 }
 
+CURLcode pantry_curl_setopt_read_function(CURL *handle, pantry_curl_data_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+}
+
 CURLcode pantry_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -10,7 +10,8 @@ private let globalInit: CURLcode = pantry_curl_global_init()
 /// successive requests keeps its connection cache, so repeated calls to the same
 /// host reuse the TCP/TLS connection. `HTTPClient` keeps one per worker thread.
 package final class CurlEasy {
-    private let handle: UnsafeMutableRawPointer
+    /// Internal: the SMTP transfer (`SMTPTransfer.swift`) uses it too.
+    let handle: UnsafeMutableRawPointer
 
     package init() {
         precondition(globalInit == CURLE_OK, "curl_global_init failed")
@@ -98,7 +99,7 @@ package final class CurlEasy {
         return HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, totalTime: totalTime)
     }
 
-    private static func kind(of code: CURLcode) -> CurlError.Kind {
+    static func kind(of code: CURLcode) -> CurlError.Kind {
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             return .timeout

@@ -31,6 +31,7 @@ package struct APIParts {
     let households: HouseholdDirectory
     let live: LiveStreams
     let inviteCodes: InviteCodes
+    let resetTokens: PasswordResetTokens
     let counted: CountedIngredientsRead
     let hasher: PasswordHasher
     /// Hashed for a log-in of an unknown user, so that it takes as long as a known one's.
@@ -39,7 +40,10 @@ package struct APIParts {
 
     /// The services to run before the HTTP server starts and stop after it: the server's requests
     /// still reach the core, the workers and the fetch worker while it finishes them.
-    package var servicesBeforeServer: [any Service] { [feed, core, queries, recipes, accessLog] }
+    /// The mail's sender too: what the requests queue is sent while the server finishes them.
+    package var servicesBeforeServer: [any Service] {
+        [feed, core, queries, recipes, accessLog] + (configuration.passwordResetMail?.services ?? [])
+    }
     /// The live streams: listed after the server, so that they end before it waits for them.
     package var servicesAfterServer: [any Service] { [live] }
 
@@ -78,6 +82,7 @@ package struct APIParts {
         let households = HouseholdDirectory()
         self.households = households
         inviteCodes = InviteCodes(tokenKey: tokenKey)
+        resetTokens = PasswordResetTokens(tokenKey: tokenKey)
         let live = LiveStreams(settings: .init(heartbeat: configuration.liveHeartbeat, maxStreams: max(1, configuration.maxConnections / 2)),
                                leaderboard: leaderboard, households: households, logger: logger)
         self.live = live

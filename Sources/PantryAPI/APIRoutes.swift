@@ -24,7 +24,8 @@ package func buildRouter(_ parts: APIParts, registry: PrometheusCollectorRegistr
                   operatorProofs: OperatorProofs(signer: parts.signer, trustedProxies: configuration.trustedProxies, logger: parts.logger),
                   revocations: revocations,
                   throttle: SharedLoginThrottle(), perClient: RateLimiter(configuration.loginLimitPerClient),
-                  overall: RateLimiter(configuration.loginLimitOverall), decoyHash: parts.decoyHash, leaderboard: parts.leaderboard)
+                  overall: RateLimiter(configuration.loginLimitOverall), decoyHash: parts.decoyHash, leaderboard: parts.leaderboard,
+                  resetMail: configuration.passwordResetMail, resetTokens: parts.resetTokens)
         .register(public: router, authenticated: authenticated)
     // The commands of a signed-in user.
     CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)

@@ -69,6 +69,8 @@ package struct APIServer {
         package var snapshotPath: String?
         /// Positions between two snapshots of the read models.
         package var snapshotEvery: Int64 = 100_000
+        /// How reset links reach people (`PANTRY_SMTP_URL`); nil: `POST /v1/password-resets` is 503.
+        package var passwordResetMail: PasswordResetMail?
 
         package init(dataDirectory: URL, endpoints: BusEndpoints, log: LogAccess) {
             self.dataDirectory = dataDirectory

@@ -441,11 +441,13 @@ package final class CommandProcessor {
     /// it, and a deletion retried after its key is gone is still recognised).
     static func fingerprintHoldsText(_ command: Command) -> Bool {
         switch command {
-        case .registerUser, .changePassword, .addGrocery, .checkGrocery, .removeGrocery, .writeExperience: true
+        case .registerUser, .changePassword, .resetPassword, .addGrocery, .checkGrocery, .removeGrocery, .writeExperience: true
         case .saveRecipe, .removeSavedRecipe, .useOwnedIngredient, .adjustCart, .startCooking, .deleteUser, .revokeSession: false
         // Ids, and the SHA-256 of a random invite code: nothing a person wrote.
         case .createHousehold, .inviteToHousehold, .revokeHouseholdInvite, .joinHousehold, .leaveHousehold,
              .removeHouseholdMember, .handOverHousehold: false
+        // The keyed digest of a random token.
+        case .requestPasswordReset: false
         }
     }
 

@@ -37,7 +37,8 @@ struct CoreSnapshot {
     /// 6: the revoked sessions (token ids by their tokens' expiry hour), after the deleted users.
     /// 7: the households, after the recipes (ids, members, invites' code digests, the shared list
     /// as item ids, authors and keyed digests: no text anyone wrote), all decoded at the start.
-    private static let formatVersion: UInt32 = 7
+    /// 8: the password reset links (user, the token's keyed digest, expiry, used), after the households.
+    private static let formatVersion: UInt32 = 8
 
     /// The file: a header, the body, and a SHA-256 of both. A list whose user has no key any more
     /// (deleted meanwhile) is left out.
@@ -83,6 +84,10 @@ struct CoreSnapshot {
             w.sequence(facts.ingredients) { $0.string($1) }
         }
         w.households(holdings.households)
+        w.sequence(holdings.passwordResets.keys.sorted()) { w, userId in
+            let reset = holdings.passwordResets[userId]!
+            w.string(userId); w.string(reset.tokenDigest); w.int(reset.expiresAt); w.int(reset.used ? 1 : 0)
+        }
         w.bytes.append(contentsOf: SHA256.hash(data: w.bytes))
         return Data(w.bytes)
     }
@@ -141,12 +146,18 @@ struct CoreSnapshot {
             return (id, RecipeFacts(title: title, image: image, ingredients: try r.array { try $0.string() }))
         }
         let households = try r.households()
+        var passwordResets: [UserID: PendingPasswordReset] = [:]
+        for _ in 0..<(try r.count()) {
+            let userId = try r.string(), digest = try r.string(), expiresAt = try r.int(), used = try r.int()
+            passwordResets[userId] = PendingPasswordReset(tokenDigest: digest, expiresAt: expiresAt, used: used != 0)
+        }
         guard r.offset == body.count else { throw SnapshotFailure.notASnapshot }
         holdings = PantryState.Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: [:], unrecordedPoints: [:],
                                         savedRecipes: [:], groceries: [:], carts: [:], experiences: [:], cooking: [:],
                                         pointsDue: [:], tipsDue: [:], revokedTokens: revokedTokens, recipes: recipes,
                                         usernames: usernames, emails: emails)
         holdings.households = households
+        holdings.passwordResets = passwordResets
     }
 }
 

@@ -70,6 +70,10 @@ package enum CommandCoding {
             data.field("email", c.email); data.field("passwordHash", c.passwordHash)
         case .changePassword(let c):
             data.field("userId", c.userId); data.field("passwordHash", c.passwordHash)
+        case .requestPasswordReset(let c):
+            data.field("userId", c.userId); data.field("tokenDigest", c.tokenDigest)
+        case .resetPassword(let c):
+            data.field("userId", c.userId); data.field("tokenDigest", c.tokenDigest); data.field("passwordHash", c.passwordHash)
         case .deleteUser(let c):
             data.field("userId", c.userId)
         case .revokeSession(let c):
@@ -210,6 +214,15 @@ package enum CommandCoding {
         "ChangePassword": { json in
             try refuseUnknownFields(json, of: ChangePassword.self)
             return .changePassword(ChangePassword(userId: try json.string("userId"), passwordHash: try json.string("passwordHash")))
+        },
+        "RequestPasswordReset": { json in
+            try refuseUnknownFields(json, of: RequestPasswordReset.self)
+            return .requestPasswordReset(RequestPasswordReset(userId: try json.string("userId"), tokenDigest: try json.string("tokenDigest")))
+        },
+        "ResetPassword": { json in
+            try refuseUnknownFields(json, of: ResetPassword.self)
+            return .resetPassword(ResetPassword(userId: try json.string("userId"), tokenDigest: try json.string("tokenDigest"),
+                                                passwordHash: try json.string("passwordHash")))
         },
         "DeleteUser": { json in
             try refuseUnknownFields(json, of: DeleteUser.self)

@@ -20,6 +20,8 @@ package enum Command: Sendable, Equatable {
     case leaveHousehold(LeaveHousehold)
     case removeHouseholdMember(RemoveHouseholdMember)
     case handOverHousehold(HandOverHousehold)
+    case requestPasswordReset(RequestPasswordReset)
+    case resetPassword(ResetPassword)
 
     /// The wire name, also the name of the command's JSON Schema file.
     package var typeName: String {
@@ -44,6 +46,8 @@ package enum Command: Sendable, Equatable {
         case .leaveHousehold: "LeaveHousehold"
         case .removeHouseholdMember: "RemoveHouseholdMember"
         case .handOverHousehold: "HandOverHousehold"
+        case .requestPasswordReset: "RequestPasswordReset"
+        case .resetPassword: "ResetPassword"
         }
     }
 
@@ -70,6 +74,8 @@ package enum Command: Sendable, Equatable {
         case .leaveHousehold(let c): c.userId
         case .removeHouseholdMember(let c): c.userId
         case .handOverHousehold(let c): c.userId
+        case .requestPasswordReset(let c): c.userId
+        case .resetPassword(let c): c.userId
         }
     }
 }

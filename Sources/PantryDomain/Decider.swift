@@ -214,6 +214,9 @@ package enum Decider {
         case .createHousehold, .inviteToHousehold, .revokeHouseholdInvite, .joinHousehold, .leaveHousehold,
              .removeHouseholdMember, .handOverHousehold:
             return try householdEvents(for: envelope, state: state, at: at)
+
+        case .requestPasswordReset, .resetPassword:
+            return try passwordResetEvents(for: envelope.command, state: state, at: at)
         }
     }
 

@@ -105,6 +105,8 @@ package enum EventCoding {
             w.field("dissolved", e.dissolved)
         case .householdHandedOver(let e):
             w.field("householdId", e.householdId); w.field("userId", e.userId); w.field("newOwner", e.newOwner)
+        case .passwordResetRequested(let e):
+            w.field("userId", e.userId); w.field("tokenDigest", e.tokenDigest); w.field("expiresAt", e.expiresAt)
         }
     }
 
@@ -129,7 +131,7 @@ package enum EventCoding {
             personal.field("text", e.text)
         case .userDeleted, .sessionRevoked, .recipeRecorded, .recipeSaved, .savedRecipeRemoved, .pointEarned,
              .cartAdjusted, .cookingStarted, .householdCreated, .householdInviteCreated, .householdInviteRevoked,
-             .householdJoined, .householdLeft, .householdHandedOver:
+             .householdJoined, .householdLeft, .householdHandedOver, .passwordResetRequested:
             return nil
         }
         return personal.finish()
@@ -195,7 +197,7 @@ package enum EventCoding {
             opened = personalFields(of: event)
         case .userDeleted, .sessionRevoked, .recipeRecorded, .recipeSaved, .savedRecipeRemoved, .pointEarned,
              .cartAdjusted, .cookingStarted, .householdCreated, .householdInviteCreated, .householdInviteRevoked,
-             .householdJoined, .householdLeft, .householdHandedOver:
+             .householdJoined, .householdLeft, .householdHandedOver, .passwordResetRequested:
             preconditionFailure("\(known) is not sealed")
         }
         w.field("opened", json: opened ?? Array("null".utf8))
@@ -305,6 +307,9 @@ package enum EventCoding {
         case .householdHandedOver:
             return .householdHandedOver(HouseholdHandedOver(
                 householdId: try json.string("householdId"), userId: try json.string("userId"), newOwner: try json.string("newOwner")))
+        case .passwordResetRequested:
+            return .passwordResetRequested(PasswordResetRequested(
+                userId: try json.string("userId"), tokenDigest: try json.string("tokenDigest"), expiresAt: try json.int64("expiresAt")))
         case .experienceWritten:
             let userId = try json.string("userId")
             let text = try personal(json, type: type, schemaVersion: schemaVersion, userId: userId, vault: vault) { try $0.string("text") }

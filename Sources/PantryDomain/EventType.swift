@@ -22,6 +22,7 @@ package enum EventType: String, CaseIterable, Sendable {
     case householdJoined = "HouseholdJoined"
     case householdLeft = "HouseholdLeft"
     case householdHandedOver = "HouseholdHandedOver"
+    case passwordResetRequested = "PasswordResetRequested"
 
     /// The version written today: 2 for those whose personal fields moved under a seal
     /// (`UserRegistered`, the grocery events) or out of the event (`ExperienceWritten`), 3 for the
@@ -35,7 +36,7 @@ package enum EventType: String, CaseIterable, Sendable {
         case .userRegistered, .cartAdjusted, .cookingStarted: 2
         case .recipeSaved, .savedRecipeRemoved, .pointEarned, .recipeRecorded,
              .passwordChanged, .userDeleted, .sessionRevoked, .householdCreated, .householdInviteCreated,
-             .householdInviteRevoked, .householdJoined, .householdLeft, .householdHandedOver: 1
+             .householdInviteRevoked, .householdJoined, .householdLeft, .householdHandedOver, .passwordResetRequested: 1
         }
     }
 
@@ -47,7 +48,7 @@ package enum EventType: String, CaseIterable, Sendable {
         case .experienceWritten: 3
         case .recipeSaved, .savedRecipeRemoved, .pointEarned, .cartAdjusted, .cookingStarted, .recipeRecorded,
              .userDeleted, .sessionRevoked, .householdCreated, .householdInviteCreated, .householdInviteRevoked,
-             .householdJoined, .householdLeft, .householdHandedOver: nil
+             .householdJoined, .householdLeft, .householdHandedOver, .passwordResetRequested: nil
         }
     }
 
@@ -79,6 +80,7 @@ extension Event {
         case .householdJoined: .householdJoined
         case .householdLeft: .householdLeft
         case .householdHandedOver: .householdHandedOver
+        case .passwordResetRequested: .passwordResetRequested
         }
     }
 }

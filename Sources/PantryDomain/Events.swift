@@ -21,6 +21,7 @@ package enum Event: Sendable, Equatable {
     case householdJoined(HouseholdJoined)
     case householdLeft(HouseholdLeft)
     case householdHandedOver(HouseholdHandedOver)
+    case passwordResetRequested(PasswordResetRequested)
 
     package var userId: UserID {
         switch self {
@@ -44,6 +45,7 @@ package enum Event: Sendable, Equatable {
         case .householdJoined(let e): e.userId
         case .householdLeft(let e): e.userId
         case .householdHandedOver(let e): e.userId
+        case .passwordResetRequested(let e): e.userId
         }
     }
 
@@ -63,7 +65,7 @@ package enum Event: Sendable, Equatable {
         case .householdLeft(let e): e.householdId
         case .householdHandedOver(let e): e.householdId
         case .userRegistered, .recipeSaved, .savedRecipeRemoved, .pointEarned, .experienceWritten, .recipeRecorded,
-             .passwordChanged, .userDeleted, .sessionRevoked: nil
+             .passwordChanged, .userDeleted, .sessionRevoked, .passwordResetRequested: nil
         }
     }
 }

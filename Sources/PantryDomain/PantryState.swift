@@ -70,6 +70,8 @@ package struct PantryState: Sendable, Equatable {
     /// Per person, how many items they added are on each household's list: where their deletion
     /// erases them, without a pass over every household.
     package internal(set) var authoredIn: [UserID: [HouseholdID: Int]] = [:]
+    /// Per person, their latest password reset link (its token's digest), for a day after it expires.
+    package internal(set) var passwordResets: [UserID: PendingPasswordReset] = [:]
     /// The paces `decide` enforces and `evolve` keeps `pointsDue` and `tipsDue` by.
     package let paces: Paces
     /// What `usernames` and `emails` are keyed with.
@@ -177,6 +179,7 @@ package struct PantryState: Sendable, Equatable {
         package var tipsDue: [UserID: Int64]
         package var revokedTokens: [Int64: Set<String>]
         package var households: [HouseholdID: Household] = [:]
+        package var passwordResets: [UserID: PendingPasswordReset] = [:]
         /// In the order they were recorded (their numbers).
         package var recipes: [(id: RecipeID, facts: RecipeFacts)]
         /// The digests of `users`' names, as the state indexes them.
@@ -204,7 +207,7 @@ package struct PantryState: Sendable, Equatable {
                 && a.unrecordedPoints == b.unrecordedPoints && a.savedRecipes == b.savedRecipes
                 && a.groceries == b.groceries && a.carts == b.carts && a.experiences == b.experiences
                 && a.cooking == b.cooking && a.pointsDue == b.pointsDue && a.tipsDue == b.tipsDue && a.revokedTokens == b.revokedTokens
-                && a.households == b.households
+                && a.households == b.households && a.passwordResets == b.passwordResets
                 && a.recipes.map(\.id) == b.recipes.map(\.id) && a.recipes.map(\.facts) == b.recipes.map(\.facts)
         }
     }
@@ -212,8 +215,8 @@ package struct PantryState: Sendable, Equatable {
     /// Raised whenever `evolve` would build a different state from the same events: a snapshot
     /// of another version is not trusted, and the state is folded from the log instead.
     /// 5: the users and their names' digests. 6: the revoked sessions, until their tokens expire.
-    /// 7: the households.
-    package static let holdingsVersion = 7
+    /// 7: the households. 8: the password reset links.
+    package static let holdingsVersion = 8
 
     package var holdings: Holdings {
         var holdings = Holdings(users: users, deletedUsers: deletedUsers, earnedPoints: earnedPoints, unrecordedPoints: unrecordedPoints,
@@ -221,6 +224,7 @@ package struct PantryState: Sendable, Equatable {
                                 cooking: cooking, pointsDue: pointsDue, tipsDue: tipsDue, revokedTokens: revokedTokens,
                                 recipes: recipeOrder.map { ($0, recipes[$0]!.facts) }, usernames: usernames, emails: emails)
         holdings.households = households
+        holdings.passwordResets = passwordResets
         return holdings
     }
 
@@ -243,6 +247,7 @@ package struct PantryState: Sendable, Equatable {
         tipsDue = holdings.tipsDue
         revokedTokens = holdings.revokedTokens
         restoreHouseholds(holdings.households)
+        passwordResets = holdings.passwordResets
         recipeOrder = holdings.recipes.map(\.id)
         for (number, recipe) in holdings.recipes.enumerated() { recipes[recipe.id] = KnownRecipe(recipe.facts, number: number) }
     }
@@ -257,8 +262,11 @@ package struct PantryState: Sendable, Equatable {
                 usernames.insert(names.username)
                 emails.insert(names.email)
             }
-        case .passwordChanged:
-            break // no rule reads the password hash
+        case .passwordChanged(let e):
+            // No rule reads the password hash; a new password uses up the reset link.
+            passwordResets[e.userId]?.used = true
+        case .passwordResetRequested(let e):
+            applyPasswordReset(e, at: at)
         case .userDeleted(let e):
             if let names = users.removeValue(forKey: e.userId)?.names {
                 usernames.remove(names.username)
@@ -274,6 +282,7 @@ package struct PantryState: Sendable, Equatable {
             cooking[e.userId] = nil
             pointsDue[e.userId] = nil
             tipsDue[e.userId] = nil
+            passwordResets[e.userId] = nil
             eraseAuthorship(of: e.userId)
         case .recipeRecorded(let e):
             if let known = recipes[e.recipeId] {

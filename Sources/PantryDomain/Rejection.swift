@@ -67,5 +67,11 @@ package struct Rejection: Error, Sendable, Equatable {
         case inviteUsed = "invite_used"
         case inviteExpired = "invite_expired"
         case inviteRevoked = "invite_revoked"
+        // Password resets.
+        /// Not the latest link made for the account, or not a link at all.
+        case resetTokenInvalid = "reset_token_invalid"
+        /// Used already, or the password changed since it was made.
+        case resetTokenUsed = "reset_token_used"
+        case resetTokenExpired = "reset_token_expired"
     }
 }

@@ -11,6 +11,7 @@ import PantryBounded
 import PantryLog
 import PantryKeys
 import PantryEventStore
+import PantryMail
 import Prometheus
 
 struct API: AsyncParsableCommand {
@@ -52,7 +53,15 @@ struct API: AsyncParsableCommand {
         let (endpoints, remote) = try config.endpoints(directory.url)
         var configuration = APIServer.Configuration(dataDirectory: directory.url, endpoints: endpoints, log: .service)
         try config.api(&configuration)
+        let mail = try config.mail(host: configuration.host, port: configuration.port)
         bootstrapLogging(options.logLevel)
+        if let mail {
+            // The outbox beside the API's other files: what is queued survives a restart.
+            let outbox = try MailOutbox(path: directory.url.appendingPathComponent("mail-outbox.sqlite").path)
+            let sender = MailSender(outbox: outbox, settings: MailSender.Settings(smtpURL: mail.smtpURL, from: mail.from),
+                                    logger: Logger(label: "pantry.mail"))
+            configuration.passwordResetMail = PasswordResetMail(post: sender, publicURL: mail.publicURL, services: [sender])
+        }
         // On the core's host the log is read directly (once the core has made it), so gaps are
         // repaired even while the core restarts; elsewhere the core's log service answers, with
         // sealed fields opened, and no key file is needed.

@@ -16,6 +16,7 @@ CURLcode pantry_curl_setopt_pointer(CURL *handle, CURLoption option, void *value
 CURLcode pantry_curl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
 CURLcode pantry_curl_setopt_write_function(CURL *handle, pantry_curl_data_callback callback);
 CURLcode pantry_curl_setopt_header_function(CURL *handle, pantry_curl_data_callback callback);
+CURLcode pantry_curl_setopt_read_function(CURL *handle, pantry_curl_data_callback callback);
 
 CURLcode pantry_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode pantry_curl_getinfo_double(CURL *handle, CURLINFO info, double *value);

@@ -31,6 +31,9 @@ struct AccountRoutes {
     /// long as a wrong password and timing does not reveal which accounts exist.
     let decoyHash: String
     let leaderboard: LeaderboardReadModel
+    /// Where reset links are sent; nil when no SMTP server is configured.
+    let resetMail: PasswordResetMail?
+    let resetTokens: PasswordResetTokens
     /// Clients with a password check waiting or running (`admitted`).
     let checking = ClientsChecking()
 
@@ -71,6 +74,7 @@ struct AccountRoutes {
         authenticated.get("v1/me") { request, context in
             try await me(request, session: try context.requireSession())
         }
+        registerPasswordResets(on: routes)
     }
 
     /// A logout is a command: its `SessionRevoked` reaches every API process through the feed.
@@ -125,7 +129,7 @@ struct AccountRoutes {
     /// running. One at a time per address (by default) is what keeps the hashing queue fair: 50
     /// addresses flooding log-ins kept it full and 0 of 9 honest log-ins got in. The operator's
     /// tool (`isOperator`) passes and is told so.
-    private func admitted(_ request: Request, _ client: String, _ work: (_ byOperator: Bool) async throws -> Response)
+    func admitted(_ request: Request, _ client: String, _ work: (_ byOperator: Bool) async throws -> Response)
         async throws -> Response {
         if try isOperator(request, client) { return try await work(true) }
         try await admit(client)
@@ -146,7 +150,7 @@ struct AccountRoutes {
     /// (`ops/bench-abuse`). Held, a client gets at most one refusal per connection per second, and
     /// the connection cap bounds the connections. The wait is a task's sleep, no thread is held; a
     /// full hashing queue (503 busy) is still answered at once.
-    private func admit(_ client: String) async throws {
+    func admit(_ client: String) async throws {
         for (limiter, key, who) in [(perClient, client, "this client"), (overall, "*", "everyone")] {
             if let wait = limiter.retryAfter(key) {
                 let seconds = await Self.holdRefusal(retryAfter: wait)
@@ -299,11 +303,11 @@ struct AccountRoutes {
     }
 
     /// The account, read back from the log if it is not open yet: 503 when the log does not answer.
-    private func account(named login: String) async throws -> AccountDirectory.Account? {
+    func account(named login: String) async throws -> AccountDirectory.Account? {
         do { return try await accounts.account(named: login) } catch { throw Self.accountsUnavailable }
     }
 
-    private func account(id userId: UserID) async throws -> AccountDirectory.Account? {
+    func account(id userId: UserID) async throws -> AccountDirectory.Account? {
         do { return try await accounts.account(id: userId) } catch { throw Self.accountsUnavailable }
     }
 
@@ -312,14 +316,14 @@ struct AccountRoutes {
 
     /// 429 `too_many_attempts`, held like every refusal, while `key` has failed too often; otherwise
     /// the attempt counts as failed until `recordSuccess`.
-    private func refuseWhileThrottled(_ key: String, what: String) async throws {
+    func refuseWhileThrottled(_ key: String, what: String) async throws {
         guard let wait = throttle.admit(key) else { return }
         let seconds = await Self.holdRefusal(retryAfter: wait)
         throw Problem(.tooManyAttempts, detail: "too many \(what); try again in \(seconds) s",
                       headers: [.retryAfter: String(seconds)])
     }
 
-    private func newSession(for account: AccountDirectory.Account, status: HTTPResponse.Status) -> Response {
+    func newSession(for account: AccountDirectory.Account, status: HTTPResponse.Status) -> Response {
         let (token, claims) = signer.issue(userId: account.userId, username: account.username,
                                            credentialsGeneration: account.credentialsGeneration)
         return JSONResponse.make(Session(token: token, expiresAt: claims.expiresAt, userId: account.userId,

@@ -91,12 +91,14 @@ extension Problem {
         // The API builds every command itself, so the core not knowing one is a bug here.
         case .unknownCommand:
             .internalServerError
-        case .unknownUser, .noSuchItem, .notSaved, .unknownRecipe, .notInCart, .notInHousehold, .notHouseholdMember, .noSuchInvite:
+        case .unknownUser, .noSuchItem, .notSaved, .unknownRecipe, .notInCart, .notInHousehold, .notHouseholdMember, .noSuchInvite,
+             .resetTokenInvalid:
             .notFound
         case .userExists, .usernameTaken, .emailTaken, .alreadySaved, .unchanged, .alreadyUsed, .cartOutOfRange, .limitReached,
-             .notCooking, .alreadyRevoked, .alreadyInHousehold, .ownerMustHandOver, .householdFull, .inviteUsed, .inviteRevoked:
+             .notCooking, .alreadyRevoked, .alreadyInHousehold, .ownerMustHandOver, .householdFull, .inviteUsed, .inviteRevoked,
+             .resetTokenUsed:
             .conflict
-        case .inviteExpired:
+        case .inviteExpired, .resetTokenExpired:
             .gone
         case .notHouseholdOwner:
             .forbidden

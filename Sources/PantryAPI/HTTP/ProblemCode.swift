@@ -27,6 +27,8 @@ package enum ProblemCode: String, CaseIterable, Sendable {
     case busy = "busy"
     case starting = "starting"
     case notYetVisible = "not_yet_visible"
+    /// No SMTP server is configured, or a message could not be queued: no reset link can be sent.
+    case mailUnavailable = "mail_unavailable"
     // Commands.
     case invalidIdempotencyKey = "invalid_idempotency_key"
     case idempotencyKeyReused = "idempotency_key_reused"
@@ -73,7 +75,7 @@ package enum ProblemCode: String, CaseIterable, Sendable {
             .requestHeaderFieldsTooLarge
         case .internalError:
             .internalServerError
-        case .busy, .starting, .notYetVisible, .coreUnavailable, .storageError, .storageUnavailable, .notReady, .notCaughtUp,
+        case .busy, .starting, .notYetVisible, .mailUnavailable, .coreUnavailable, .storageError, .storageUnavailable, .notReady, .notCaughtUp,
              .workerUnavailable, .tooManyStreams, .fetchUnavailable, .quotaExhausted, .upstreamRateLimited, .upstreamUnavailable:
             .serviceUnavailable
         }

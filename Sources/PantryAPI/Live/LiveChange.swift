@@ -58,7 +58,7 @@ struct LiveChange: Sendable {
         case .pointEarned(let e):
             w.field("recipeId", e.recipeId); w.field("ingredient", e.ingredient)
             if let points { w.field("points", points) }
-        case .userRegistered, .experienceWritten, .recipeRecorded, .passwordChanged, .userDeleted, .sessionRevoked:
+        case .userRegistered, .experienceWritten, .recipeRecorded, .passwordChanged, .userDeleted, .sessionRevoked, .passwordResetRequested:
             return nil
         }
         self.position = position

@@ -5,6 +5,7 @@ import PantryBounded
 import PantryBus
 import PantryDomain
 import PantryFetch
+import PantryMail
 import PantryPostgresLog
 import PantryWire
 import ZeroMQ
@@ -24,7 +25,7 @@ extension ConfigurationSources {
         let api = ["host", "port", "core-timeout", "token-lifetime", "token-key", "password-cost",
                    "login-rate-per-client", "login-rate-overall", "trusted-proxies", "header-timeout", "body-timeout",
                    "idle-timeout", "max-connections", "max-connections-per-address", "recipe-reuse", "cors-origins",
-                   "access-log", "docs-assets", "live-heartbeat"]
+                   "access-log", "docs-assets", "live-heartbeat", "smtp-url", "mail-from", "public-url"]
         let fetch = ["provider", "spoonacular-key", "spoonacular-url", "mealdb-url", "spoonacular-daily-quota",
                      "spoonacular-rate", "spoonacular-burst", "spoonacular-concurrency", "fetch-client-burst",
                      "fetch-client-per-hour", "fetch-overall-per-hour", "fetch-timeout", "fetch-stale-after", "fetch-fallback-after", "catalog",
@@ -212,6 +213,24 @@ extension ConfigurationSources {
         configuration.docsAssets = try text("docs-assets", shown: docs) ?? docs
     }
 
+    /// `smtp-url`, `mail-from`, `public-url`: where the API sends password reset links, from whom,
+    /// and the web app's address the links start with; nil without `smtp-url` (no mail is sent).
+    func mail(host: String, port: Int) throws -> MailSettings? {
+        let smtp: String? = try parsed("smtp-url", shown: "none (no mail: password resets answer 503)",
+                              expected: "smtp://HOST:PORT or smtps://HOST:PORT, with USER:PASSWORD@ if the server wants them",
+                              mask: Self.withoutPassword) { (text: String) -> String? in
+            guard let components = URLComponents(string: text), ["smtp", "smtps"].contains(components.scheme ?? ""),
+                  components.host?.isEmpty == false else { return nil }
+            return text
+        }
+        let from = try parsed("mail-from", shown: "pantry@localhost", expected: "an email address, name@example.org") { (text: String) -> String? in
+            MailMessage.isPlainAddress(text) ? text : nil
+        } ?? "pantry@localhost"
+        let shownHost = host == "0.0.0.0" ? "127.0.0.1" : host
+        let publicURL = try url("public-url", default: "http://\(shownHost):\(port)")
+        return smtp.map { MailSettings(smtpURL: $0, from: from, publicURL: publicURL) }
+    }
+
     /// `token-key`: the API's, and the load test's to register its users as the operator.
     func tokenKey(_ dataDirectory: URL) throws -> String? {
         let file = dataDirectory.standardizedFileURL.appendingPathComponent("api-token.key").path
@@ -270,6 +289,13 @@ extension ConfigurationSources {
             return text
         } ?? defaultValue
     }
+}
+
+/// The API's mail, as configured.
+struct MailSettings {
+    var smtpURL: String
+    var from: String
+    var publicURL: String
 }
 
 /// What every command that touches a deployment reads first.

@@ -1,0 +1,6 @@
+import PantryAPI
+import PantryMail
+
+/// The API posts its messages to the sender, which queues them in its outbox: the API links
+/// neither GRDB nor libcurl.
+extension MailSender: MailPost {}
