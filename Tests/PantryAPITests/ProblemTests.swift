@@ -17,6 +17,7 @@ import Testing
         .notCooking: 409, .paceExceeded: 429, .alreadyRevoked: 409,
         .alreadyInHousehold: 409, .notInHousehold: 404, .notHouseholdOwner: 403, .ownerMustHandOver: 409, .notHouseholdMember: 404,
         .householdFull: 409, .noSuchInvite: 404, .inviteUsed: 409, .inviteExpired: 410, .inviteRevoked: 409,
+        .resetTokenInvalid: 404, .resetTokenUsed: 409, .resetTokenExpired: 410,
     ]
 
     @Test(arguments: Rejection.Code.allCases)

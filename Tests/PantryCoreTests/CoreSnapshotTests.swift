@@ -12,7 +12,7 @@ import Testing
     }
 
     /// Every kind of state: accounts (one with a changed password, one deleted), points, favourites,
-    /// groceries checked and not, cart lines.
+    /// groceries checked and not, cart lines, password reset links (one used up by the change).
     private func history(_ processor: CommandProcessor, from n: Int) {
         var commands: [CommandEnvelope] = []
         for u in n..<(n + 4) {
@@ -26,6 +26,7 @@ import Testing
                 envelope("cart-\(u)", cart("u\(u)", "r1", 2)),
                 envelope("grocery-\(u)", addGrocery("u\(u)", "Eggs")),
                 envelope("revoke-\(u)", .revokeSession(RevokeSession(userId: "u\(u)", tokenId: "t\(u)", expiresAt: 4_102_444_800))),
+                envelope("reset-\(u)", .requestPasswordReset(RequestPasswordReset(userId: "u\(u)", tokenDigest: Self.resetDigest))),
             ]
             if u % 2 == 0 { commands.append(envelope("check-\(u)", .checkGrocery(CheckGrocery(userId: "u\(u)", ingredient: "eggs", checked: true)))) }
         }
@@ -36,6 +37,8 @@ import Testing
         let refused = processor.process(commands).filter { $0.status != .accepted }
         #expect(refused.isEmpty, "\(refused)")
     }
+
+    static let resetDigest = String(repeating: "5e", count: 32)
 
     private func snapshotPosition(_ dir: URL) throws -> Int64 {
         let data = try Data(contentsOf: dir.appendingPathComponent("core.snapshot"))
@@ -72,6 +75,12 @@ import Testing
             // The revoked sessions carried over: a second refresh of a token revoked before the snapshot is refused.
             let again = envelope("revoke-again-0", .revokeSession(RevokeSession(userId: "u0", tokenId: "t0", expiresAt: 4_102_444_800)))
             #expect(reopened.process([again]).first?.code == .rejection(.alreadyRevoked))
+            // The reset links carried over: u0's was used up by its change of password, u2's still works once.
+            let reset = { (user: String, id: String) in
+                envelope(id, .resetPassword(ResetPassword(userId: user, tokenDigest: Self.resetDigest, passwordHash: phcHash)))
+            }
+            #expect(reopened.process([reset("u0", "reset-again-0")]).first?.code == .rejection(.resetTokenUsed))
+            #expect(reopened.process([reset("u2", "reset-again-2")]).first?.status == .accepted)
         }
     }
 

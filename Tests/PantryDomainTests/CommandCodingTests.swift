@@ -26,6 +26,9 @@ import Testing
         CommandEnvelope(commandId: "c20", command: .leaveHousehold(LeaveHousehold(userId: "u2"))),
         CommandEnvelope(commandId: "c21", command: .removeHouseholdMember(RemoveHouseholdMember(userId: "u1", memberId: "u2"))),
         CommandEnvelope(commandId: "c22", command: .handOverHousehold(HandOverHousehold(userId: "u1", memberId: "u2"))),
+        CommandEnvelope(commandId: "c23", command: .requestPasswordReset(RequestPasswordReset(userId: "u1", tokenDigest: String(repeating: "d", count: 64)))),
+        CommandEnvelope(commandId: "c24", command: .resetPassword(ResetPassword(userId: "u1", tokenDigest: String(repeating: "d", count: 64),
+                                                                               passwordHash: phcHash))),
     ]
 
     @Test func samplesCoverEveryCommandType() {
@@ -33,7 +36,8 @@ import Testing
                                                                "CheckGrocery", "RemoveGrocery", "UseOwnedIngredient", "AdjustCart", "WriteExperience",
                                                                "StartCooking", "RevokeSession", "CreateHousehold", "InviteToHousehold",
                                                                "RevokeHouseholdInvite", "JoinHousehold", "LeaveHousehold",
-                                                               "RemoveHouseholdMember", "HandOverHousehold"])
+                                                               "RemoveHouseholdMember", "HandOverHousehold", "RequestPasswordReset",
+                                                               "ResetPassword"])
     }
 
     @Test(arguments: samples)

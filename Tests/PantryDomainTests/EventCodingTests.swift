@@ -48,11 +48,12 @@ import PantryTestSupport
         .householdLeft(HouseholdLeft(householdId: "h-1", userId: "u2", removedBy: "u1", dissolved: false)),
         .householdLeft(HouseholdLeft(householdId: "h-1", userId: "u1", removedBy: nil, dissolved: true)),
         .householdHandedOver(HouseholdHandedOver(householdId: "h-1", userId: "u1", newOwner: "u2")),
+        .passwordResetRequested(PasswordResetRequested(userId: "u1", tokenDigest: String(repeating: "c", count: 64), expiresAt: 1_800_001_800_000)),
     ]
 
     @Test func samplesCoverEveryEventType() {
         #expect(Set(Self.samples.map(\.type)) == Set(EventType.allCases))
-        #expect(EventType.allCases.count == 20)
+        #expect(EventType.allCases.count == 21)
     }
 
     /// The names are in every log ever written: each type is the one its schema file names.

@@ -3,6 +3,9 @@ import PantryDomain
 import Testing
 
 /// One row per way a command can be refused: the commands that set the scene, then the one refused.
+func resetRequest(_ digest: String) -> Command { .requestPasswordReset(RequestPasswordReset(userId: "u1", tokenDigest: digest)) }
+func resetWith(_ digest: String) -> Command { .resetPassword(ResetPassword(userId: "u1", tokenDigest: digest, passwordHash: phcHash)) }
+
 struct RuleCase: Sendable, CustomTestStringConvertible {
     var name: String
     var setup: [Command]
@@ -147,6 +150,11 @@ let ruleCases: [RuleCase] = [
     RuleCase(.householdFull, "a twenty-first member",
              setup: household + (3...20).flatMap { [register("u\($0)"), invite(code($0)), join("u\($0)", code($0))] }
                  + [register("u21"), invite(code(21))], join("u21", code(21))),
+    RuleCase(.resetTokenInvalid, "a reset link never made", setup: [register("u1", "alice"), resetRequest(codeA)], resetWith(codeB)),
+    RuleCase(.resetTokenUsed, "a reset link used already", setup: [register("u1", "alice"), resetRequest(codeA), resetWith(codeA)],
+             resetWith(codeA)),
+    RuleCase(.resetTokenExpired, "a reset link half an hour old", setup: [register("u1", "alice"), resetRequest(codeA)], resetWith(codeA),
+             later: Decider.passwordResetLifetime),
     RuleCase(.invalidText, "blank experience", experience("u1", "r1", " \t\n ")),
     RuleCase(.invalidText, "experience of 2001 characters", experience("u1", "r1", longText)),
     RuleCase(.invalidText, "experience with a control character", experience("u1", "r1", "nice\u{07}")),
@@ -175,7 +183,7 @@ let adapterOnlyCodes: Set<Rejection.Code> = [.malformedJSON, .invalidUTF8, .tooL
     }
 
     @Test func codesAreStableStrings() {
-        #expect(Rejection.Code.allCases.count == 47)
+        #expect(Rejection.Code.allCases.count == 50)
         #expect(Set(Rejection.Code.allCases.map(\.rawValue)).count == Rejection.Code.allCases.count)
         for code in Rejection.Code.allCases {
             #expect(code.rawValue.allSatisfy { $0.isLowercase || $0 == "_" || $0 == "8" }, "\(code.rawValue)")
