@@ -25,8 +25,10 @@ package final class MailOutbox: Sendable {
     package init(path: String) throws {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
-            // The row is on disk before the request that queued it is answered.
+            // The row is on disk before the request that queued it is answered; a sent one is
+            // overwritten with zeros, not left in a free page (the address and the link go with it).
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         let existed = FileManager.default.fileExists(atPath: path)
         database = try DatabaseQueue(path: path, configuration: configuration)

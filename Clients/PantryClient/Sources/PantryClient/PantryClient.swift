@@ -111,6 +111,25 @@ public final class PantryClient: Sendable {
         try await keep(nil)
     }
 
+    /// A forgotten password: asks for a link that sets a new one, mailed to `email` if an account
+    /// has it. The answer is the same either way (it tells nobody which addresses are registered);
+    /// the link works once, for 30 minutes.
+    public func requestPasswordReset(email: String) async throws(PantryError) {
+        _ = try await call { try await api.requestPasswordReset(body: .json(.init(email: email))).accepted }
+    }
+
+    /// Sets a new password with the `token` of a reset link (`.../#/reset?token=...`): every
+    /// session of the account ends, and this client is signed in with a new one. A link used
+    /// already is `reset_token_used`, an old one `reset_token_expired`.
+    @discardableResult
+    public func resetPassword(token: String, newPassword: String) async throws(PantryError) -> PantrySession {
+        let session = try await call {
+            PantrySession(try await api.resetPassword(body: .json(.init(token: token, newPassword: newPassword))).ok.body.json)
+        }
+        try await keep(session)
+        return session
+    }
+
     private func keep(_ session: PantrySession?) async throws(PantryError) {
         do { try await keeper.replace(with: session) } catch { throw .unreachable("the session could not be stored: \(error)") }
     }

@@ -60,6 +60,11 @@ public struct ProblemCode: RawRepresentable, Hashable, Sendable, Decodable, Expr
     public static let emailTaken: ProblemCode = "email_taken"
     public static let invalidUsername: ProblemCode = "invalid_username"
     public static let invalidEmail: ProblemCode = "invalid_email"
+    // A forgotten password.
+    public static let resetTokenInvalid: ProblemCode = "reset_token_invalid"
+    public static let resetTokenUsed: ProblemCode = "reset_token_used"
+    public static let resetTokenExpired: ProblemCode = "reset_token_expired"
+    public static let mailUnavailable: ProblemCode = "mail_unavailable"
     // The rules of the commands.
     public static let alreadySaved: ProblemCode = "already_saved"
     public static let notSaved: ProblemCode = "not_saved"

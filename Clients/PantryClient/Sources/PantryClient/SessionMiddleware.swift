@@ -11,8 +11,8 @@ struct SessionMiddleware: ClientMiddleware {
     /// Operations the contract marks public (`security: []`): no token, even when signed in, so
     /// that an ended token never fails a page anyone may read. `featuredRecipe` takes one if any.
     static let publicOperations: Set<String> = [
-        "health", "ready", "metrics", "register", "logIn", "listExperiences", "leaderboardTop",
-        "leaderboardAroundUser", "recipesByIngredients", "searchRecipes", "recipeFeed", "randomRecipes",
+        "health", "ready", "metrics", "register", "logIn", "requestPasswordReset", "resetPassword", "listExperiences",
+        "leaderboardTop", "leaderboardAroundUser", "recipesByIngredients", "searchRecipes", "recipeFeed", "randomRecipes",
         "recipeDetail", "recipePicture", "autocompleteIngredients", "image",
     ]
     static let optionalOperations: Set<String> = ["featuredRecipe"]

@@ -150,6 +150,35 @@ struct PantryClientTests {
         #expect(try await patient.signIn(username: username, password: password).username == username)
     }
 
+    @Test func aForgottenPasswordIsSetAgainWithTheMailedLink() async throws {
+        // A real SMTP server on loopback: aiosmtpd's debugging handler prints every message it takes.
+        let smtpPort = try Deployment.freePort()
+        let smtp = try Helper(Helper.python, ["-u", "-m", "aiosmtpd", "-n", "-c", "aiosmtpd.handlers.Debugging",
+                                              "-l", "127.0.0.1:\(smtpPort)"])
+        defer { smtp.stop() }
+        try await deployment.startAPI(named: "mail", environment: ["PANTRY_SMTP_URL": "smtp://127.0.0.1:\(smtpPort)",
+                                                                   "PANTRY_PUBLIC_URL": "http://cook.example"])
+        defer { deployment.stop("mail") }
+        let client = newClient("mail")
+        let username = Self.name("forgot")
+        try await client.register(username: username, email: "\(username)@example.org", password: "correct horse battery")
+        try await client.requestPasswordReset(email: "\(username)@example.org")
+        var token: String?
+        while token == nil, let line = smtp.readLine() {
+            if let link = line.range(of: "http://cook.example/#/reset?token=") { token = String(line[link.upperBound...]) }
+        }
+        let link = try #require(token)
+        let other = newClient("mail")
+        #expect(try await other.resetPassword(token: link, newPassword: "a brand new horse").username == username)
+        #expect(try await other.me().username == username)
+        do {
+            try await newClient("mail").resetPassword(token: link, newPassword: "yet another horse")
+            Issue.record("a reset link worked twice")
+        } catch {
+            #expect(error.code == .resetTokenUsed)
+        }
+    }
+
     @Test func aCommandRetriedAfterADroppedConnectionIsAppliedOnce() async throws {
         let port = deployment.url().port!
         let proxy = try Helper(Helper.python, [Deployment.repositoryRoot.appendingPathComponent("Tests/Fixtures/dropping_proxy.py").path,

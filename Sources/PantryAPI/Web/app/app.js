@@ -4,7 +4,7 @@ import { ownPositions, refreshSessionIfDue, session } from "./api.js";
 import { queuedChanges, sendQueuedChanges } from "./offline.js";
 import { announce, h, problem } from "./dom.js";
 import { describe, followLive, screensShowing } from "./live.js";
-import { accountScreen } from "./screens/account.js";
+import { accountScreen, resetScreen } from "./screens/account.js";
 import { browseScreen } from "./screens/browse.js";
 import { cartScreen } from "./screens/cart.js";
 import { favouritesScreen } from "./screens/favourites.js";
@@ -22,6 +22,7 @@ const routes = [
   [/^\/cart$/, () => cartScreen(), "Cart"],
   [/^\/leaderboard$/, () => leaderboardScreen(), "Leaderboard"],
   [/^\/account$/, () => accountScreen(render), "Account"],
+  [/^\/reset$/, (query) => resetScreen(render, query), "New password"],
 ];
 
 const view = document.getElementById("view");

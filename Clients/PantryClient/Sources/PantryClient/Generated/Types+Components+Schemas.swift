@@ -1687,6 +1687,46 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/PasswordResetAccepted`.
+        public struct PasswordResetAccepted: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PasswordResetAccepted/detail`.
+            public var detail: Swift.String
+            /// How long a link works after it is made (1800).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PasswordResetAccepted/expiresInSeconds`.
+            public var expiresInSeconds: Swift.Int
+            /// Creates a new `PasswordResetAccepted`.
+            ///
+            /// - Parameters:
+            ///   - detail:
+            ///   - expiresInSeconds: How long a link works after it is made (1800).
+            public init(
+                detail: Swift.String,
+                expiresInSeconds: Swift.Int
+            ) {
+                self.detail = detail
+                self.expiresInSeconds = expiresInSeconds
+            }
+            public enum CodingKeys: String, CodingKey {
+                case detail
+                case expiresInSeconds
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.detail = try container.decode(
+                    Swift.String.self,
+                    forKey: .detail
+                )
+                self.expiresInSeconds = try container.decode(
+                    Swift.Int.self,
+                    forKey: .expiresInSeconds
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "detail",
+                    "expiresInSeconds"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Problem`.
         public struct Problem: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Problem/type`.

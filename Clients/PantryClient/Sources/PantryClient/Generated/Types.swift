@@ -67,6 +67,35 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/sessions/current/refresh`.
     /// - Remark: Generated from `#/paths//v1/sessions/current/refresh/post(refreshSession)`.
     func refreshSession(_ input: Operations.RefreshSession.Input) async throws -> Operations.RefreshSession.Output
+    /// Send a link that sets a new password to the account with this email.
+    ///
+    /// For a forgotten password. If an account has this address, a message with a link
+    /// (`PUBLIC_URL/#/reset?token=...`) is queued for it before the answer, and sent by the API's
+    /// SMTP server; the link works once, for 30 minutes, and a new request replaces the earlier
+    /// link. The answer is the same 202, with the same body and after about the same time (at
+    /// least 300 ms), whether or not the address has an account: it tells nobody which addresses
+    /// are registered. Limited like log-in: per client and overall (429 `rate_limited`), and per
+    /// address whoever asks (5 in 15 minutes, then 1, 2, 4, ... seconds, at most 5 minutes: 429
+    /// `too_many_attempts`), so that nobody can fill a mailbox with links. 503 `mail_unavailable`
+    /// when the deployment has no SMTP server configured (or the message cannot be queued).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/password-resets`.
+    /// - Remark: Generated from `#/paths//v1/password-resets/post(requestPasswordReset)`.
+    func requestPasswordReset(_ input: Operations.RequestPasswordReset.Input) async throws -> Operations.RequestPasswordReset.Output
+    /// Set a new password with a reset link's token; every session of the account ends.
+    ///
+    /// `token` is the link's `token` parameter. The link must be the latest one made for the
+    /// account (404 `reset_token_invalid` otherwise, or for a token that is not one), not used
+    /// yet and with no change of password since (409 `reset_token_used`), within 30 minutes of
+    /// being made (410 `reset_token_expired`). The new password ends every session of the account
+    /// (their tokens answer 401 `invalid_token`); the answer is a new session. Hashes the
+    /// password: limited like log-in (429 `rate_limited`, `too_many_attempts`).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/password-resets/confirm`.
+    /// - Remark: Generated from `#/paths//v1/password-resets/confirm/post(resetPassword)`.
+    func resetPassword(_ input: Operations.ResetPassword.Input) async throws -> Operations.ResetPassword.Output
     /// Change the password; every other session of the account ends.
     ///
     /// - Remark: HTTP `PUT /v1/me/password`.
@@ -402,6 +431,51 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/sessions/current/refresh/post(refreshSession)`.
     public func refreshSession(headers: Operations.RefreshSession.Input.Headers = .init()) async throws -> Operations.RefreshSession.Output {
         try await refreshSession(Operations.RefreshSession.Input(headers: headers))
+    }
+    /// Send a link that sets a new password to the account with this email.
+    ///
+    /// For a forgotten password. If an account has this address, a message with a link
+    /// (`PUBLIC_URL/#/reset?token=...`) is queued for it before the answer, and sent by the API's
+    /// SMTP server; the link works once, for 30 minutes, and a new request replaces the earlier
+    /// link. The answer is the same 202, with the same body and after about the same time (at
+    /// least 300 ms), whether or not the address has an account: it tells nobody which addresses
+    /// are registered. Limited like log-in: per client and overall (429 `rate_limited`), and per
+    /// address whoever asks (5 in 15 minutes, then 1, 2, 4, ... seconds, at most 5 minutes: 429
+    /// `too_many_attempts`), so that nobody can fill a mailbox with links. 503 `mail_unavailable`
+    /// when the deployment has no SMTP server configured (or the message cannot be queued).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/password-resets`.
+    /// - Remark: Generated from `#/paths//v1/password-resets/post(requestPasswordReset)`.
+    public func requestPasswordReset(
+        headers: Operations.RequestPasswordReset.Input.Headers = .init(),
+        body: Operations.RequestPasswordReset.Input.Body
+    ) async throws -> Operations.RequestPasswordReset.Output {
+        try await requestPasswordReset(Operations.RequestPasswordReset.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Set a new password with a reset link's token; every session of the account ends.
+    ///
+    /// `token` is the link's `token` parameter. The link must be the latest one made for the
+    /// account (404 `reset_token_invalid` otherwise, or for a token that is not one), not used
+    /// yet and with no change of password since (409 `reset_token_used`), within 30 minutes of
+    /// being made (410 `reset_token_expired`). The new password ends every session of the account
+    /// (their tokens answer 401 `invalid_token`); the answer is a new session. Hashes the
+    /// password: limited like log-in (429 `rate_limited`, `too_many_attempts`).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/password-resets/confirm`.
+    /// - Remark: Generated from `#/paths//v1/password-resets/confirm/post(resetPassword)`.
+    public func resetPassword(
+        headers: Operations.ResetPassword.Input.Headers = .init(),
+        body: Operations.ResetPassword.Input.Body
+    ) async throws -> Operations.ResetPassword.Output {
+        try await resetPassword(Operations.ResetPassword.Input(
+            headers: headers,
+            body: body
+        ))
     }
     /// Change the password; every other session of the account ends.
     ///

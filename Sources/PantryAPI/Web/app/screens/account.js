@@ -1,4 +1,5 @@
-// Register, log in, change the password, log out, and close the account for good.
+// Register, log in, a forgotten password by email, change the password, log out, and close the
+// account for good.
 import { del, get, post, put, session } from "../api.js";
 import { announce, count, h, problem } from "../dom.js";
 
@@ -37,7 +38,7 @@ export async function accountScreen(render, ended = false) {
     } }, h("h2", { id: "login-title" }, "Log in"),
     field("Username or email", { name: "name", autocomplete: "username" }),
     field("Password", { name: "password", type: "password", autocomplete: "current-password" }),
-    h("p", {}, h("button", { type: "submit" }, "Log in")), logInError);
+    h("p", {}, h("button", { type: "submit" }, "Log in")), logInError, forgotPassword());
     return [h("h1", {}, "Your account"),
       ended ? h("p", { class: "error", role: "alert", id: "session-ended" }, "Your session has ended: log in again.") : null,
       h("div", { class: "row" }, logIn, register)];
@@ -87,4 +88,43 @@ export async function accountScreen(render, ended = false) {
   field("New password (at least 8 characters)", { name: "newPassword", type: "password", minlength: 8, autocomplete: "new-password" }),
   h("p", {}, h("button", { type: "submit" }, "Change the password")), passwordMessage);
   return [h("h1", {}, "Your account"), h("p", {}, `Logged in as ${current.username}.`), standing, h("p", {}, logOut), change, remove];
+}
+
+// "Forgot password?": a link by email. The answer is the same whether or not the address has an
+// account, so the screen says what the API says and nothing more.
+function forgotPassword() {
+  const message = h("div", { "aria-live": "polite" });
+  const form = h("form", { "aria-label": "Send a link to set a new password", onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      const answer = await post("/v1/password-resets", { email: new FormData(form).get("email") });
+      form.reset();
+      message.replaceChildren(h("p", { id: "reset-sent" }, answer.detail));
+    } catch (error) { message.replaceChildren(problem(error)); }
+  } },
+  field("Your account's email", { name: "email", type: "email", autocomplete: "email" }),
+  h("p", {}, h("button", { type: "submit" }, "Send me a link")), message);
+  return h("details", { id: "forgot-password" }, h("summary", {}, "Forgot password?"), form);
+}
+
+// The page a reset link opens (#/reset?token=...): a new password, which ends every session of
+// the account and logs this one in.
+export function resetScreen(render, query) {
+  const token = query.get("token") ?? "";
+  const message = h("div", { "aria-live": "polite" });
+  const form = h("form", { "aria-labelledby": "reset-title", onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      session.save(await post("/v1/password-resets/confirm", { token, newPassword: new FormData(form).get("newPassword") }));
+      announce("Your new password is set");
+      // Off the link's page: the token is used up, and should not stay in the address bar.
+      location.replace("#/account");
+    } catch (error) { message.replaceChildren(problem(error)); }
+  } }, h("h2", { id: "reset-title" }, "Choose a new password"),
+  h("p", {}, "Every session of the account ends, on every device; this one stays logged in."),
+  field("New password (at least 8 characters)", { name: "newPassword", type: "password", minlength: 8, autocomplete: "new-password" }),
+  h("p", {}, h("button", { type: "submit" }, "Set the new password")), message);
+  return token ? [h("h1", {}, "New password"), form]
+    : [h("h1", {}, "New password"), h("p", { class: "error" }, "This link has no token: ask for a new one from the log-in screen."),
+      h("p", {}, h("a", { href: "#/account" }, "Log in"))];
 }
