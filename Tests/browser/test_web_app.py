@@ -734,3 +734,44 @@ def test_two_members_of_a_household_see_each_others_changes_within_a_second_and_
     shared = [e["type"] for e in events if e["data"].get("household") == household]
     # Milk, saffron and basil added once each; the laptop's tick and the phone's untick; the removal.
     assert sorted(shared) == sorted(["GroceryAdded"] * 3 + ["GroceryChecked"] * 2 + ["GroceryRemoved"]), shared
+
+
+def test_a_forgotten_password_is_set_again_from_the_mailed_link(processes, browser):
+    from test_password_reset import Inbox, smtp_server, token_in
+    from pantry_processes import free_port
+
+    inbox = Inbox()
+    smtp_port = free_port()
+    server = smtp_server(inbox, smtp_port)
+    try:
+        api = start_core_and_api(processes, env={"PANTRY_SMTP_URL": f"smtp://127.0.0.1:{smtp_port}",
+                                                 "PANTRY_PUBLIC_URL": "http://pantry.example"})
+        _, old_token = api.register_and_log_in("lost-cook")
+        app = App(browser, api.port)
+        app.open("/account")
+        app.find("#forgot-password summary").click()
+        ask = app.find("form[aria-label='Send a link to set a new password']")
+        app.fill("Email of the account", "lost-cook@example.org", ask)
+        app.button("Send me a link", ask).click()
+        app.text_appears("#reset-sent", "If an account has this address")
+        app.check_screen("account-forgot-password")
+
+        wait_for(lambda: inbox.to("lost-cook@example.org"), what="the reset mail")
+        token = token_in(inbox.to("lost-cook@example.org")[0])
+        app.open(f"/reset?token={token}")
+        app.heading_is("New password")
+        app.check_screen("reset-password")
+        app.fill("New password", "a brand new horse")
+        app.button("Set the new password").click()
+        app.heading_is("Your account")
+        app.text_appears("#view", "Logged in as lost-cook")
+        assert "token=" not in browser.current_url, "the used link leaves the address bar"
+        assert api.get("/v1/me", token=old_token).status == 401, "every earlier session ended"
+        assert api.post("/v1/sessions", {"username": "lost-cook", "password": "correct horse battery"}).status == 401
+        # The link again: refused, and the page says why.
+        app.open(f"/reset?token={token}")
+        app.fill("New password", "yet another horse")
+        app.button("Set the new password").click()
+        app.text_appears("#view", "used already")
+    finally:
+        server.stop()

@@ -102,7 +102,7 @@ function forgotPassword() {
       message.replaceChildren(h("p", { id: "reset-sent" }, answer.detail));
     } catch (error) { message.replaceChildren(problem(error)); }
   } },
-  field("Your account's email", { name: "email", type: "email", autocomplete: "email" }),
+  field("Email of the account", { name: "email", type: "email", autocomplete: "email" }),
   h("p", {}, h("button", { type: "submit" }, "Send me a link")), message);
   return h("details", { id: "forgot-password" }, h("summary", {}, "Forgot password?"), form);
 }
