@@ -89,6 +89,12 @@ func randomHistory(seed: UInt64, commands: Int) throws -> History {
     h.run(.createHousehold(CreateHousehold(userId: "hh-owner")))
     h.run(.inviteToHousehold(InviteToHousehold(userId: "hh-owner", codeDigest: String(repeating: "f", count: 64))))
     h.run(.revokeHouseholdInvite(RevokeHouseholdInvite(userId: "hh-owner", inviteId: Decider.inviteId(h.lastCommandId))))
+    // A forgotten password: no projection reads the link, and the reset is a PasswordChanged.
+    h.register("reset-user", "resetuser")
+    let digest = String(repeating: "e", count: 64)
+    h.run(.requestPasswordReset(RequestPasswordReset(userId: "reset-user", tokenDigest: digest)))
+    h.run(.resetPassword(ResetPassword(userId: "reset-user", tokenDigest: digest,
+                                       passwordHash: "$scrypt$ln=15,r=8,p=1$bmV3c2FsdA$bmV3aGFzaGhhc2g")))
     return h
 }
 
