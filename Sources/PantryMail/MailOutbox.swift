@@ -62,10 +62,16 @@ package final class MailOutbox: Sendable {
         try database.read { db in try Self.rows(db, "SELECT * FROM outbox ORDER BY id") }
     }
 
-    /// The messages due at `now`, oldest first.
-    package func due(at now: Int64, limit: Int = 100) throws -> [Queued] {
-        try database.read { db in
-            try Self.rows(db, "SELECT * FROM outbox WHERE nextAttemptAt <= ? ORDER BY id LIMIT ?", [now, limit])
+    /// Takes the messages due at `now`, oldest first, for `lease` ms: until then no other sender
+    /// (another API process on this data directory) takes them, and a sender that dies with them
+    /// leaves them to be taken again once the lease is over.
+    package func claimDue(at now: Int64, lease: Int64, limit: Int) throws -> [Queued] {
+        try database.write { db in
+            let due = try Self.rows(db, "SELECT * FROM outbox WHERE nextAttemptAt <= ? ORDER BY id LIMIT ?", [now, limit])
+            for queued in due {
+                try db.execute(sql: "UPDATE outbox SET nextAttemptAt = ? WHERE id = ?", arguments: [now + lease, queued.id])
+            }
+            return due
         }
     }
 

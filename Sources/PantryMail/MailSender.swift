@@ -38,36 +38,45 @@ package final class MailSender: Service, Sendable {
         self.logger = logger
     }
 
-    /// Queues a message to `recipient`, durably, and wakes the loop. Throws when the address
-    /// cannot be a header's or when the outbox cannot be written: nothing is then queued.
-    package func post(to recipient: String, subject: String, text: String) throws {
+    /// Queues a message to `recipient`, durably (on NIO's pool for blocking work: the write waits
+    /// for the disk, never on a thread that serves requests), and wakes the loop. Throws when the address cannot be a header's or the outbox cannot
+    /// be written: nothing is then queued.
+    package func post(to recipient: String, subject: String, text: String) async throws {
         guard MailMessage.isPlainAddress(recipient) else { throw MailMessage.Refused("the recipient is not a plain address") }
         let now = Self.now()
         let message = MailMessage.compose(from: settings.from, fromName: settings.fromName, to: recipient, subject: subject,
                                           text: text, at: Date(timeIntervalSince1970: Double(now) / 1000))
-        let id = try outbox.add(recipient: recipient, message: message, now: now)
+        let outbox = self.outbox
+        let id = try await NIOThreadPool.singleton.runIfActive { try outbox.add(recipient: recipient, message: message, now: now) }
         logger.info("mail queued", metadata: ["mail": "\(id)"])
         wake.signal()
     }
 
+    /// Sends on a thread of its own: a transfer blocks for up to its timeout (30 s), which NIO's
+    /// shared pool should not be held for.
     package func run() async throws {
         let pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
         defer { pool.shutdownGracefully { _ in } }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                let wait = await self.sendDue(pool: pool)
+                let wait = (try? await pool.runIfActive { self.sendDue() }) ?? self.settings.maxRetry
                 await self.wake.wait(upTo: wait)
             }
         }
     }
 
-    /// Sends every message due; returns how long until the next one is due.
-    private func sendDue(pool: NIOThreadPool) async -> Duration {
+    /// How many messages one round sends at most: a shutdown waits for the round it meets.
+    private static let perRound = 10
+    /// How long a message taken for sending is left to this sender (ms): longer than a transfer's timeout.
+    private static let lease: Int64 = 120_000
+
+    /// Sends the messages due, on the sender's thread (libcurl and SQLite block); returns how long
+    /// until the next one is due.
+    private func sendDue() -> Duration {
         do {
-            for queued in try outbox.due(at: Self.now()) {
-                if Task.isCancelled { break }
-                await attempt(queued, pool: pool)
+            for queued in try outbox.claimDue(at: Self.now(), lease: Self.lease, limit: Self.perRound) {
+                attempt(queued)
             }
             guard let next = try outbox.nextDue() else { return .seconds(3600) }
             return .milliseconds(max(0, next - Self.now()))
@@ -77,28 +86,26 @@ package final class MailSender: Service, Sendable {
         }
     }
 
-    private func attempt(_ queued: MailOutbox.Queued, pool: NIOThreadPool) async {
-        let now = Self.now()
+    private func attempt(_ queued: MailOutbox.Queued) {
         do {
-            if now - queued.queuedAt > settings.giveUpAfter {
+            if Self.now() - queued.queuedAt > settings.giveUpAfter {
                 try outbox.remove(queued.id)
                 logger.warning("mail dropped: not sent in time", metadata: ["mail": "\(queued.id)", "attempts": "\(queued.attempts)"])
                 return
             }
-            var message = SMTPMessage(url: settings.smtpURL, from: settings.from, recipients: [queued.recipient], message: queued.message)
-            message.trustedCertificates = settings.trustedCertificates
-            let mail = message
+            var mail = SMTPMessage(url: settings.smtpURL, from: settings.from, recipients: [queued.recipient], message: queued.message)
+            mail.trustedCertificates = settings.trustedCertificates
             do {
-                try await pool.runIfActive { try CurlEasy().send(mail) }
+                try CurlEasy().send(mail)
             } catch {
                 let attempts = queued.attempts + 1
                 let wait = min(settings.firstRetry * (1 << min(attempts - 1, 30)), settings.maxRetry)
                 let waitMilliseconds = Int64(wait / .milliseconds(1))
                 try outbox.postpone(queued.id, attempts: attempts, until: Self.now() + waitMilliseconds)
                 // libcurl's reason without the server's words, which may quote the address.
-                let reason = (error as? CurlError).map { "\($0.message.prefix { $0 != ":" }) (curl \($0.code))" } ?? "\(error)"
                 logger.warning("mail not sent; retrying", metadata: [
-                    "mail": "\(queued.id)", "attempts": "\(attempts)", "retryInSeconds": "\(waitMilliseconds / 1000)", "reason": "\(reason)",
+                    "mail": "\(queued.id)", "attempts": "\(attempts)", "retryInSeconds": "\(waitMilliseconds / 1000)",
+                    "reason": "\(error.message.prefix { $0 != ":" }) (curl \(error.code))",
                 ])
                 return
             }

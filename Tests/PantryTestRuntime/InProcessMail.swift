@@ -24,5 +24,7 @@ extension InProcessDeployment {
 /// The executable's adapter (`extension MailSender: MailPost`), which tests do not link.
 private struct QueuedPost: MailPost {
     let sender: MailSender
-    func post(to recipient: String, subject: String, text: String) throws { try sender.post(to: recipient, subject: subject, text: text) }
+    func post(to recipient: String, subject: String, text: String) async throws {
+        try await sender.post(to: recipient, subject: subject, text: text)
+    }
 }

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// and sent by a loop of its own (the executable's `MailSender`, over libcurl, which the API does
 /// not link).
 package protocol MailPost: Sendable {
-    func post(to recipient: String, subject: String, text: String) throws
+    func post(to recipient: String, subject: String, text: String) async throws
 }
 
 /// How reset links reach people: nil in the configuration when no SMTP server is given, and a
@@ -120,7 +120,7 @@ extension AccountRoutes {
                 commandId: "reset-\(RandomIdentifier.make())",
                 command: .requestPasswordReset(RequestPasswordReset(userId: account.userId, tokenDigest: digest))))
             do {
-                try mail.post.post(to: account.email, subject: "Set a new Pantry password", text: """
+                try await mail.post.post(to: account.email, subject: "Set a new Pantry password", text: """
                     Hello \(account.username),
 
                     Someone (we hope you) asked to set a new password for your Pantry account.
