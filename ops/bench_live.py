@@ -203,6 +203,7 @@ def main():
     parser.add_argument("--rate", type=int, default=1000)
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--wrk-seconds", type=int, default=10)
+    parser.add_argument("--wrk-users", type=int, default=200, help="users whose points wrk's increments earn")
     parser.add_argument("--json")
     args = parser.parse_args()
     counts = [int(c) for c in args.streams.split(",")]
@@ -214,7 +215,7 @@ def main():
     work = tempfile.mkdtemp(prefix="pantry-bench-live-")
     results = []
     try:
-        increments = Increments(work, prepare(deployment, 200))
+        increments = Increments(work, prepare(deployment, args.wrk_users))
         for count in counts:
             try:
                 results.append(measure(deployment, count, args.rate, args.seconds, increments, args.wrk_seconds, work))
