@@ -275,6 +275,7 @@ let package = Package(
                 "PantryCore",
                 "PantryBus",
                 "PantryProjections",
+                "PantryLoad",
                 "ZeroMQ",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
