@@ -12,6 +12,8 @@ let package = Package(
     dependencies: [.package(path: "../../Clients/PantryClient")],
     targets: [
         .executableTarget(name: "cook", dependencies: [.product(name: "PantryClient", package: "PantryClient")]),
+        // What the client costs an app against the load test's libcurl client (ops/bench-client).
+        .executableTarget(name: "cook-bench", dependencies: [.product(name: "PantryClient", package: "PantryClient")]),
         .testTarget(name: "PantryClientTests", dependencies: [.product(name: "PantryClient", package: "PantryClient")]),
     ]
 )

@@ -72,7 +72,7 @@ struct CatalogSearch: Sendable {
     }
 
     private struct CookingHit {
-        var position: Int, used: Int, missed: Int, rank: Int
+        var position: Int, used: Int, usedWeight: Int, missed: Int, rank: Int
     }
 
     private struct SearchHit {
@@ -92,16 +92,18 @@ struct CatalogSearch: Sendable {
     }
 
     /// Recipes using any of the queried foods (`FoodMatch`: chicken broth is not chicken): those
-    /// using the most first, then those missing the fewest others, those named after what was
-    /// typed before others, as someone cooking with what they have means it. Staples (salt, water, oil,
-    /// black pepper) are neither used nor missing, typed or in a recipe. It used to need every
-    /// ingredient, so five found nothing.
+    /// using the most first; among them those whose use weighs most (`FoodVocabulary.weight`: a
+    /// protein outweighs a vegetable, which outweighs a seasoning); then by the missing count,
+    /// less twice the weight of the typed foods the title names; then, as the tie-break, fewest
+    /// missing (Spoonacular's `ranking=2`). Staples (salt, water, oil, black pepper) are neither
+    /// used nor missing, typed or in a recipe.
     func byIngredients(_ ingredients: [String], number: Int) -> [RecipeSummary] {
         let typed = ingredients.filter { !FoodMatch.isStaple(typed: $0) }
         let foods = (typed.isEmpty ? ingredients : typed).map(FoodVocabulary.words).filter { !$0.isEmpty }.map(FoodMatch.init)
+        let weights = foods.map { FoodVocabulary.weight(of: $0.food) }
         let candidates = Set(foods.flatMap { Self.having($0.food, in: withIngredientWord, sets: { indexed[$0].ingredientWords }) })
-        // Used: how many of the user's foods the recipe takes (each once, however many of its
-        // lines name it); missing: its other lines; named: typed foods in its title.
+        // Used: which of the user's foods the recipe takes (each once, however many of its lines
+        // name it); missing: its other lines; named: typed foods in its title.
         // Loops, not filters: this runs for every line of hundreds of recipes per answer.
         var hits: [CookingHit] = []
         for position in candidates {
@@ -117,21 +119,26 @@ struct CatalogSearch: Sendable {
                 if !found { missed += 1 }
             }
             guard !usedFoods.isEmpty else { continue }
-            var named = 0
-            for food in foods where food.food.count == 1 ? index.titleWords.contains(food.food[0]) : IngredientName.contains(index.title, food.food) {
-                named += 1
+            var namedWeight = 0
+            for (number, food) in foods.enumerated()
+            where food.food.count == 1 ? index.titleWords.contains(food.food[0]) : IngredientName.contains(index.title, food.food) {
+                namedWeight += weights[number]
             }
-            // A recipe named after a typed food counts as three fewer missing: over the
-            // search-quality set (Tests/Fixtures/search-quality.json) precision at 5 went from
-            // 0.84 (the name only breaking ties) to 0.92; ranking by the name before the missing
-            // (0.93) put Hot Milk Cake first for milk, flour and eggs.
-            hits.append(CookingHit(position: position, used: usedFoods.count, missed: missed, rank: missed - 3 * named))
+            // The name weighs against the missing lines rather than before or after them. Fewest
+            // missing alone put Gin Fried Rice (5 missing) before Chicken Fried Rice (6) for
+            // chicken, rice and garlic; the name before the missing count put a fish stew "with
+            // egg and potato" (8) before crêpes (1) for milk, flour and eggs. Precision at 5 over
+            // the search-quality set (Tests/Fixtures/search-quality.json): docs/benchmarks/fetch.md.
+            hits.append(CookingHit(position: position, used: usedFoods.count, usedWeight: usedFoods.reduce(0) { $0 + weights[$1] },
+                                   missed: missed, rank: missed - 2 * namedWeight))
         }
         hits.sort { a, b in
             // Written out: tuples compared in a debug build looked up their metadata each time,
             // a third of a by-ingredients answer.
             if a.used != b.used { return a.used > b.used }
+            if a.usedWeight != b.usedWeight { return a.usedWeight > b.usedWeight }
             if a.rank != b.rank { return a.rank < b.rank }
+            if a.missed != b.missed { return a.missed < b.missed }
             return before(a.position, b.position)
         }
         return hits.prefix(number).map { hit in

@@ -89,6 +89,29 @@ enum FoodVocabulary {
         "rice": ["puffed"],
     ]
 
+    /// How much a typed food says about the dish it is in: the protein is what a dish is
+    /// usually named and planned after (chicken fried rice, with rice and garlic), a seasoning
+    /// (garlic, herbs, spices, citrus) flavours many dishes. By the name's last word: ground
+    /// cumin is cumin, chicken thigh is not chicken (it is a cut, and weighs as a food).
+    static func weight(of food: [String]) -> Int {
+        guard let head = food.last else { return 0 }
+        return proteins.contains(head) ? 3 : seasonings.contains(head) ? 1 : 2
+    }
+
+    /// Folded, singular (prawn is shrimp).
+    private static let proteins: Set<String> = [
+        "chicken", "beef", "pork", "lamb", "mutton", "goat", "veal", "turkey", "duck", "venison", "rabbit", "fish",
+        "salmon", "tuna", "cod", "haddock", "trout", "sardine", "mackerel", "anchovy", "shrimp", "crab", "lobster",
+        "mussel", "clam", "oyster", "scallop", "squid", "octopus", "egg", "tofu", "tempeh", "sausage", "bacon", "ham",
+    ]
+
+    private static let seasonings: Set<String> = [
+        "garlic", "ginger", "basil", "parsley", "cilantro", "dill", "thyme", "rosemary", "oregano", "mint", "sage",
+        "bay", "tarragon", "chive", "marjoram", "cumin", "paprika", "cinnamon", "nutmeg", "turmeric", "cardamom",
+        "clove", "saffron", "vanilla", "allspice", "spice", "herb", "seasoning", "powder", "flake", "lemon", "lime",
+        "zest", "vinegar", "mustard",
+    ]
+
     /// Words that describe a recipe rather than name what is in it: "quick breakfast" found
     /// nothing when every word had to be in a title or an ingredient.
     static let quickWords: Set<String> = ["quick", "easy", "fast", "simple", "speedy"]

@@ -17,7 +17,7 @@ import PantryWire
         return try FetchService(configuration: config)
     }
 
-    @Test func ranksByMostUsedThenFewestMissingAndStaplesAreNeverMissing() async throws {
+    @Test func ranksByMostUsedThenWeightThenFewestMissingAndStaplesAreNeverMissing() async throws {
         let result = try await service().handle(.byIngredients(ingredients: ["Egg"], number: 10))
         guard case .summaries(let hits)? = result.response?.payload else { Issue.record("\(result)"); return }
         #expect(hits.map(\.id) == ["catalog:pancakes", "catalog:shakshuka"])
@@ -26,11 +26,12 @@ import PantryWire
         #expect(result.response?.origin == .catalog && result.response?.provider == "catalog", "the catalog says it answered, not an upstream")
         #expect(hits.allSatisfy { $0.servings != nil && $0.readyInMinutes != nil }, "what a result card shows")
 
-        // Not every ingredient is needed: the recipe using both comes first, then those using one.
+        // Not every ingredient is needed: the recipe using both comes first, then those using one,
+        // the one using the egg (a protein) before the one using the tomato, though it misses more.
         let both = try await service().handle(.byIngredients(ingredients: ["eggs", "tomatoes"], number: 10))
         guard case .summaries(let ranked)? = both.response?.payload else { Issue.record("\(both)"); return }
-        #expect(ranked.map(\.id) == ["catalog:shakshuka", "catalog:guacamole", "catalog:pancakes"])
-        #expect(ranked.map(\.usedIngredientCount) == [2, 1, 1] && ranked.map(\.missedIngredientCount) == [6, 4, 5])
+        #expect(ranked.map(\.id) == ["catalog:shakshuka", "catalog:pancakes", "catalog:guacamole"])
+        #expect(ranked.map(\.usedIngredientCount) == [2, 1, 1] && ranked.map(\.missedIngredientCount) == [6, 5, 4])
         let none = try await service().handle(.byIngredients(ingredients: ["unobtainium"], number: 10))
         #expect(none.response?.payload == .summaries([]))
     }

@@ -47,6 +47,33 @@ import PantryWire
         #expect(FoodMatch.isStaple(typed: "salt") && !FoodMatch.isStaple(typed: "pepper"), "pepper typed alone is the vegetable")
     }
 
+    @Test("Among recipes alike in what they use and are named after, fewest missing comes first")
+    func fewestMissingBreaksTies() {
+        let recipes = [
+            recipe("a", "Supper", ["beans", "carrot", "leek", "celery", "kale"]),
+            recipe("b", "Dinner", ["beans", "carrot"]),
+            recipe("c", "Lunch", ["beans", "carrot", "leek"]),
+        ]
+        let found = CatalogSearch(recipes: recipes).byIngredients(["beans"], number: 5)
+        #expect(found.map(\.missedIngredientCount) == [1, 2, 4])
+    }
+
+    @Test("The main food outweighs a seasoning: chicken, rice and garlic finds chicken dishes first")
+    func mainFoodOutweighsSeasoning() {
+        let recipes = [
+            // Uses all three with fewer other lines, but is named after the rice only.
+            recipe("gin", "Gin Fried Rice", ["rice", "eggs", "soy sauce", "gin", "chicken", "butter", "garlic", "pepper flakes"]),
+            recipe("cfr", "Chicken Fried Rice", ["rice", "eggs", "soy sauce", "chicken", "peas", "carrot", "onion", "garlic", "scallion"]),
+            // Chicken and garlic outweigh rice and garlic, whatever else is missing.
+            recipe("roast", "Roast Dinner", ["chicken", "garlic", "potatoes", "carrots", "thyme", "lemon", "butter"]),
+            recipe("pilaf", "Garlic Pilaf", ["rice", "garlic", "butter"]),
+        ]
+        let found = CatalogSearch(recipes: recipes).byIngredients(["chicken", "rice", "garlic"], number: 5)
+        #expect(found.map(\.id) == ["catalog:cfr", "catalog:gin", "catalog:roast", "catalog:pilaf"])
+        #expect(FoodVocabulary.weight(of: ["chicken"]) > FoodVocabulary.weight(of: ["rice"]))
+        #expect(FoodVocabulary.weight(of: ["rice"]) > FoodVocabulary.weight(of: FoodVocabulary.words("ground cumin")))
+    }
+
     @Test("Autocomplete offers one food once, whatever its number or accents")
     func autocompleteHasNoDuplicates() {
         let names = ["eggs", "egg", "egg yolk", "eggplant", "jalapeño", "jalapeno", "jalapeños"]

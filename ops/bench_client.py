@@ -1,0 +1,76 @@
+"""ops/bench-client: what PantryClient (the apps' Swift client, through URLSession) costs against the
+load test's libcurl client, in one run on one deployment: requests/s and p50/p99 of the top 10 and
+of a durable increment ("I have this", a new point each), one task or thread per user. The two
+clients take turns, in alternating order each round, so that a noisy machine weighs on both.
+Run through ops/bench-client."""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_http import RECIPES, Deployment, prepare  # noqa: E402
+
+
+def run(command):
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--bin", required=True, help="where pantry and pantry-bench are")
+    parser.add_argument("--cook-bench", required=True, help="the cook-bench executable (Examples/cook)")
+    parser.add_argument("--users", type=int, default=16, help="users, each one task (PantryClient) or thread (libcurl)")
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    deployment = Deployment(args.bin, False, None)
+    work = tempfile.mkdtemp(prefix="pantry-bench-client-")
+    results = []
+    try:
+        tokens = prepare(deployment, args.users)
+        tokens_file = os.path.join(work, "tokens")
+        with open(tokens_file, "w") as f:
+            f.write("\n".join(tokens) + "\n")
+        url = f"http://127.0.0.1:{deployment.port}"
+        for round_ in range(args.rounds):
+            for mode in ("top", "increments"):
+                swift = [args.cook_bench, url, str(args.users), str(args.seconds), mode, str(2 * round_), str(RECIPES)]
+                curl = [os.path.join(args.bin, "pantry-bench"), "client-baseline", "--url", url, "--tokens", tokens_file,
+                        "--seconds", str(args.seconds), "--mode", mode, "--round", str(2 * round_ + 1), "--recipes", str(RECIPES)]
+                for command in ((swift, curl) if round_ % 2 == 0 else (curl, swift)):
+                    result = {**run(command), "round": round_}
+                    print(f"round {round_} {mode:<10} {result['client']:<12} {result['perSecond']:8.0f}/s  "
+                          f"p50 {result['p50']:6.2f} ms  p99 {result['p99']:6.2f} ms  errors {result['errors']}", flush=True)
+                    results.append(result)
+                    time.sleep(1)
+        summary = {}
+        for mode in ("top", "increments"):
+            of = {client: [r for r in results if r["mode"] == mode and r["client"] == client] for client in ("PantryClient", "libcurl")}
+            rate = {c: statistics.median(r["perSecond"] for r in rs) for c, rs in of.items()}
+            p99 = {c: statistics.median(r["p99"] for r in rs) for c, rs in of.items()}
+            summary[mode] = {"perSecond": rate, "p99": p99, "rateRatio": rate["PantryClient"] / rate["libcurl"],
+                             "p99Ratio": p99["PantryClient"] / p99["libcurl"]}
+            print(f"{mode}: PantryClient {rate['PantryClient']:.0f}/s, p99 {p99['PantryClient']:.2f} ms; libcurl "
+                  f"{rate['libcurl']:.0f}/s, p99 {p99['libcurl']:.2f} ms (medians of {args.rounds}): requests/s "
+                  f"{summary[mode]['rateRatio']:.2f}x, p99 {summary[mode]['p99Ratio']:.2f}x", flush=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "users": args.users,
+                           "seconds": args.seconds, "runs": results, "summary": summary}, f, indent=2)
+    finally:
+        deployment.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
