@@ -30,9 +30,11 @@ package final class MailOutbox: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
-        let existed = FileManager.default.fileExists(atPath: path)
+        // Made owner-only before SQLite opens it (its journals take the file's mode), whatever the umask.
+        if !FileManager.default.fileExists(atPath: path) {
+            FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
         database = try DatabaseQueue(path: path, configuration: configuration)
-        if !existed { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
         try database.write { db in
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS outbox (

@@ -226,7 +226,8 @@ def test_a_log_in_flood_from_many_addresses_leaves_honest_log_ins_a_place(proces
 def test_the_data_directory_and_its_files_are_owner_only_whatever_the_umask(pantry_bin, tmp_path):
     data = tmp_path / "data"
     port = free_port()
-    env = {**os.environ, "PANTRY_LOG_LEVEL": "warning"}
+    # With mail: the outbox (mail-outbox.sqlite) and a message waiting in it are owner-only too.
+    env = {**os.environ, "PANTRY_LOG_LEVEL": "warning", "PANTRY_SMTP_URL": "smtp://127.0.0.1:9"}
     started = [subprocess.Popen([pantry_bin, *args, "--data", str(data)], env=env, preexec_fn=lambda: os.umask(0o022),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                for args in [["core"], ["worker", "leaderboard"], ["fetch"], ["api", "--port", str(port)]]]
@@ -234,6 +235,8 @@ def test_the_data_directory_and_its_files_are_owner_only_whatever_the_umask(pant
         api = APIClient(port)
         wait_for(lambda: api.get("/health").status == 200 if _up(port) else False, what="the API")
         assert api.post("/v1/accounts", {"username": "perm", "email": "perm@example.org", "password": PASSWORD}).status == 201
+        assert api.post("/v1/password-resets", {"email": "perm@example.org"}).status == 202
+        assert (data / "mail-outbox.sqlite").exists()
         assert stat.S_IMODE(os.stat(data).st_mode) == 0o700
         for path in data.rglob("*"):
             mode = stat.S_IMODE(os.lstat(path).st_mode)
