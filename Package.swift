@@ -207,6 +207,7 @@ let package = Package(
             dependencies: ["PantryFetch", "PantryWire", "PantryThreads", "ZeroMQ", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "PantryTestSupport"]),
+        .testTarget(name: "PantryMailTests", dependencies: ["PantryMail", "Curl", "PantryTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PantryFetchTests", dependencies: ["PantryFetch", "PantryWire", "PantryBounded", "PantryDomain", "Curl", "PantryTestSupport"]),
         // Bearer tokens and the operator's proof, signed with the API's token key.
         .target(name: "PantryTokens", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
