@@ -35,6 +35,7 @@ struct ShowConfiguration: ParsableCommand {
         _ = try config.workerSnapshotInterval()
         var api = APIServer.Configuration(dataDirectory: data, endpoints: endpoints, log: .service)
         try config.api(&api)
+        _ = try config.mail(host: api.host, port: api.port)
         var fetch = FetchConfiguration(databasePath: data.appendingPathComponent("fetch.sqlite").path)
         try config.fetch(&fetch)
 
