@@ -6,6 +6,7 @@ Run through ops/bench-client."""
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -18,10 +19,16 @@ from bench_http import RECIPES, Deployment, prepare  # noqa: E402
 
 
 def run(command):
+    """The client's figures, and the CPU it spent per answered request (user and system): on a
+    machine the client shares with the server, a client's CPU is taken from the server."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"{command[0]} failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {**result, "clientCpuUsPerRequest": cpu * 1e6 / max(result["requests"], 1)}
 
 
 def main():
@@ -50,7 +57,8 @@ def main():
                 for command in ((swift, curl) if round_ % 2 == 0 else (curl, swift)):
                     result = {**run(command), "round": round_}
                     print(f"round {round_} {mode:<10} {result['client']:<12} {result['perSecond']:8.0f}/s  "
-                          f"p50 {result['p50']:6.2f} ms  p99 {result['p99']:6.2f} ms  errors {result['errors']}", flush=True)
+                          f"p50 {result['p50']:6.2f} ms  p99 {result['p99']:6.2f} ms  client CPU {result['clientCpuUsPerRequest']:5.0f} µs/request  "
+                          f"errors {result['errors']}", flush=True)
                     results.append(result)
                     time.sleep(1)
         summary = {}
@@ -58,11 +66,13 @@ def main():
             of = {client: [r for r in results if r["mode"] == mode and r["client"] == client] for client in ("PantryClient", "libcurl")}
             rate = {c: statistics.median(r["perSecond"] for r in rs) for c, rs in of.items()}
             p99 = {c: statistics.median(r["p99"] for r in rs) for c, rs in of.items()}
-            summary[mode] = {"perSecond": rate, "p99": p99, "rateRatio": rate["PantryClient"] / rate["libcurl"],
-                             "p99Ratio": p99["PantryClient"] / p99["libcurl"]}
+            cpu = {c: statistics.median(r["clientCpuUsPerRequest"] for r in rs) for c, rs in of.items()}
+            summary[mode] = {"perSecond": rate, "p99": p99, "clientCpuUsPerRequest": cpu,
+                             "rateRatio": rate["PantryClient"] / rate["libcurl"], "p99Ratio": p99["PantryClient"] / p99["libcurl"]}
             print(f"{mode}: PantryClient {rate['PantryClient']:.0f}/s, p99 {p99['PantryClient']:.2f} ms; libcurl "
                   f"{rate['libcurl']:.0f}/s, p99 {p99['libcurl']:.2f} ms (medians of {args.rounds}): requests/s "
-                  f"{summary[mode]['rateRatio']:.2f}x, p99 {summary[mode]['p99Ratio']:.2f}x", flush=True)
+                  f"{summary[mode]['rateRatio']:.2f}x, p99 {summary[mode]['p99Ratio']:.2f}x; client CPU per request "
+                  f"{cpu['PantryClient']:.0f} against {cpu['libcurl']:.0f} µs", flush=True)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "users": args.users,
