@@ -6,6 +6,7 @@ Run through ops/bench-client."""
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -18,16 +19,23 @@ from bench_http import RECIPES, Deployment, prepare  # noqa: E402
 
 
 def run(command):
+    """The client's figures, and the CPU it spent per answered request (user and system): on a
+    machine the client shares with the server, a client's CPU is taken from the server."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"{command[0]} failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {**result, "clientCpuUsPerRequest": cpu * 1e6 / max(result["requests"], 1)}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--bin", required=True, help="where pantry and pantry-bench are")
     parser.add_argument("--cook-bench", required=True, help="the cook-bench executable (Examples/cook)")
+    parser.add_argument("--cook-bench-ahc", help="cook-bench built with AsyncHTTPClient's transport (Examples/cook-bench-ahc)")
     parser.add_argument("--users", type=int, default=16, help="users, each one task (PantryClient) or thread (libcurl)")
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--rounds", type=int, default=3)
@@ -44,25 +52,34 @@ def main():
         url = f"http://127.0.0.1:{deployment.port}"
         for round_ in range(args.rounds):
             for mode in ("top", "increments"):
-                swift = [args.cook_bench, url, str(args.users), str(args.seconds), mode, str(2 * round_), str(RECIPES)]
+                # Each run earns points of its own: block B is each user's slots B × 2,000 on, of the
+                # 100 × 199 points a user can earn (3 clients × 3 rounds fit).
+                swift = [[bench, url, str(args.users), str(args.seconds), mode, str(3 * round_ + n), str(RECIPES)]
+                         for n, bench in enumerate(b for b in (args.cook_bench, args.cook_bench_ahc) if b)]
                 curl = [os.path.join(args.bin, "pantry-bench"), "client-baseline", "--url", url, "--tokens", tokens_file,
-                        "--seconds", str(args.seconds), "--mode", mode, "--round", str(2 * round_ + 1), "--recipes", str(RECIPES)]
-                for command in ((swift, curl) if round_ % 2 == 0 else (curl, swift)):
+                        "--seconds", str(args.seconds), "--mode", mode, "--round", str(3 * round_ + 2), "--recipes", str(RECIPES)]
+                for command in (swift + [curl] if round_ % 2 == 0 else [curl] + swift[::-1]):
                     result = {**run(command), "round": round_}
-                    print(f"round {round_} {mode:<10} {result['client']:<12} {result['perSecond']:8.0f}/s  "
-                          f"p50 {result['p50']:6.2f} ms  p99 {result['p99']:6.2f} ms  errors {result['errors']}", flush=True)
+                    print(f"round {round_} {mode:<10} {result['client']:<16} {result['perSecond']:8.0f}/s  "
+                          f"p50 {result['p50']:6.2f} ms  p99 {result['p99']:6.2f} ms  client CPU {result['clientCpuUsPerRequest']:5.0f} µs/request  "
+                          f"errors {result['errors']}", flush=True)
                     results.append(result)
                     time.sleep(1)
         summary = {}
+        clients = sorted({r["client"] for r in results})
         for mode in ("top", "increments"):
-            of = {client: [r for r in results if r["mode"] == mode and r["client"] == client] for client in ("PantryClient", "libcurl")}
+            of = {client: [r for r in results if r["mode"] == mode and r["client"] == client] for client in clients}
             rate = {c: statistics.median(r["perSecond"] for r in rs) for c, rs in of.items()}
             p99 = {c: statistics.median(r["p99"] for r in rs) for c, rs in of.items()}
-            summary[mode] = {"perSecond": rate, "p99": p99, "rateRatio": rate["PantryClient"] / rate["libcurl"],
-                             "p99Ratio": p99["PantryClient"] / p99["libcurl"]}
-            print(f"{mode}: PantryClient {rate['PantryClient']:.0f}/s, p99 {p99['PantryClient']:.2f} ms; libcurl "
-                  f"{rate['libcurl']:.0f}/s, p99 {p99['libcurl']:.2f} ms (medians of {args.rounds}): requests/s "
-                  f"{summary[mode]['rateRatio']:.2f}x, p99 {summary[mode]['p99Ratio']:.2f}x", flush=True)
+            cpu = {c: statistics.median(r["clientCpuUsPerRequest"] for r in rs) for c, rs in of.items()}
+            summary[mode] = {"perSecond": rate, "p99": p99, "clientCpuUsPerRequest": cpu,
+                             "rateRatio": {c: rate[c] / rate["libcurl"] for c in clients if c != "libcurl"},
+                             "p99Ratio": {c: p99[c] / p99["libcurl"] for c in clients if c != "libcurl"}}
+            for c in clients:
+                ratios = "" if c == "libcurl" else (f"; against libcurl: requests/s {summary[mode]['rateRatio'][c]:.2f}x, "
+                                                    f"p99 {summary[mode]['p99Ratio'][c]:.2f}x")
+                print(f"{mode}: {c} {rate[c]:.0f}/s, p99 {p99[c]:.2f} ms, client CPU {cpu[c]:.0f} µs per request "
+                      f"(medians of {args.rounds}){ratios}", flush=True)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "users": args.users,

@@ -22,15 +22,22 @@ public final class PantryClient: Sendable {
         /// so a screen never misses what its user just did.
         public var readYourWrites: Bool
         public var urlSession: URLSession
+        /// What carries the requests; nil: `URLSession` (`urlSession`). On Linux, swift-corelibs'
+        /// URLSession costs about 0.9 ms of CPU a request in thread hops (docs/benchmarks/client.md),
+        /// so a Linux program that reads a lot passes another, such as swift-openapi-async-http-client's
+        /// `AsyncHTTPClientTransport`. The live stream always goes through `urlSession`.
+        public var transport: (any ClientTransport)?
 
         public init(baseURL: URL, sessionStore: any SessionStore = MemorySessionStore(), retryPolicy: RetryPolicy = .init(),
-                    refreshBefore: Duration = .seconds(600), readYourWrites: Bool = true, urlSession: URLSession = .shared) {
+                    refreshBefore: Duration = .seconds(600), readYourWrites: Bool = true, urlSession: URLSession = .shared,
+                    transport: (any ClientTransport)? = nil) {
             self.baseURL = baseURL
             self.sessionStore = sessionStore
             self.retryPolicy = retryPolicy
             self.refreshBefore = refreshBefore
             self.readYourWrites = readYourWrites
             self.urlSession = urlSession
+            self.transport = transport
         }
     }
 
@@ -43,7 +50,7 @@ public final class PantryClient: Sendable {
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
-        let transport = URLSessionTransport(configuration: .init(session: configuration.urlSession))
+        let transport = configuration.transport ?? URLSessionTransport(configuration: .init(session: configuration.urlSession))
         let baseURL = configuration.baseURL
         // A refresh is sent once, never retried: the server ends the token it is asked with, so a
         // second try after a lost answer could only fail.

@@ -1,10 +1,24 @@
-// cook-bench: what PantryClient costs an app, for ops/bench-client. The users bench0... (password
+// cook-bench: what PantryClient costs an app, for ops/bench-client (also built as
+// Examples/cook-bench-ahc, with AsyncHTTPClient's transport). The users bench0... (password
 // "bench password", each with the bench's recipes in the cart and cooking, as ops/bench_http.py
 // prepares them) sign in; then for SECONDS, one task per user sends MODE (`top`: the top 10;
 // `increments`: "I have this" for a point not yet earned, from slot ROUND × 2,000 on). Prints one
 // JSON line: requests/s, p50 and p99 in ms, errors.
 import Foundation
 import PantryClient
+#if canImport(OpenAPIAsyncHTTPClient)
+// Built as Examples/cook-bench-ahc: the requests go through AsyncHTTPClient, not URLSession.
+import AsyncHTTPClient
+import OpenAPIAsyncHTTPClient
+
+let clientName = "PantryClient+AHC"
+func configuration(_ url: URL) -> PantryClient.Configuration {
+    .init(baseURL: url, readYourWrites: false, transport: AsyncHTTPClientTransport(configuration: .init(client: .shared)))
+}
+#else
+let clientName = "PantryClient"
+func configuration(_ url: URL) -> PantryClient.Configuration { .init(baseURL: url, readYourWrites: false) }
+#endif
 
 let arguments = CommandLine.arguments
 guard arguments.count == 7, let url = URL(string: arguments[1]), let users = Int(arguments[2]), let seconds = Double(arguments[3]),
@@ -18,7 +32,7 @@ let ingredients = 200  // per bench recipe, as ops/bench_http.py records them
 var clients: [PantryClient] = []
 for n in 0..<users {
     // The reads wait for nothing: each measures the route, not the wait for a client's own write.
-    let client = PantryClient(.init(baseURL: url, readYourWrites: false))
+    let client = PantryClient(configuration(url))
     do {
         try await client.signIn(username: "bench\(n)", password: "bench password")
     } catch {
@@ -61,5 +75,5 @@ let perTask = await withTaskGroup(of: (latencies: [Double], errors: Int).self) {
 }
 let latencies = perTask.flatMap(\.latencies).sorted()
 func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(p / 100 * Double(latencies.count)))] }
-let line = #"{"client":"PantryClient","mode":"\#(mode)","requests":\#(latencies.count),"perSecond":\#(Double(latencies.count) / seconds),"p50":\#(percentile(50)),"p99":\#(percentile(99)),"errors":\#(perTask.reduce(0) { $0 + $1.errors })}"#
+let line = #"{"client":"\#(clientName)","mode":"\#(mode)","requests":\#(latencies.count),"perSecond":\#(Double(latencies.count) / seconds),"p50":\#(percentile(50)),"p99":\#(percentile(99)),"errors":\#(perTask.reduce(0) { $0 + $1.errors })}"#
 print(line)

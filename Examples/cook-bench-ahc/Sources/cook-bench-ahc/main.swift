@@ -1,0 +1,1 @@
+../../../cook/Sources/cook-bench/main.swift
