@@ -27,6 +27,8 @@ def run(command):
     if done.returncode != 0:
         raise RuntimeError(f"{command[0]} failed: {done.stderr[-2000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
+    if result["errors"]:
+        print(f"{result['client']}: {result['errors']} errors; the first: {done.stderr.strip()[:600]}", flush=True)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {**result, "clientCpuUsPerRequest": cpu * 1e6 / max(result["requests"], 1)}
 
@@ -45,20 +47,32 @@ def main():
     work = tempfile.mkdtemp(prefix="pantry-bench-client-")
     results = []
     try:
-        tokens = prepare(deployment, args.users)
-        tokens_file = os.path.join(work, "tokens")
-        with open(tokens_file, "w") as f:
-            f.write("\n".join(tokens) + "\n")
+        clients = 2 + bool(args.cook_bench_ahc)
+        # Every run has users of its own, so that each increment is a point not earned yet.
+        tokens = prepare(deployment, args.users * clients * args.rounds)
+        runs = 0
+
+        def users_of_next_run():
+            nonlocal runs
+            first = runs * args.users
+            runs += 1
+            return first
         url = f"http://127.0.0.1:{deployment.port}"
         for round_ in range(args.rounds):
             for mode in ("top", "increments"):
-                # Each run earns points of its own: block B is each user's slots B × 2,000 on, of the
-                # 100 × 199 points a user can earn (3 clients × 3 rounds fit).
-                swift = [[bench, url, str(args.users), str(args.seconds), mode, str(3 * round_ + n), str(RECIPES)]
-                         for n, bench in enumerate(b for b in (args.cook_bench, args.cook_bench_ahc) if b)]
-                curl = [os.path.join(args.bin, "pantry-bench"), "client-baseline", "--url", url, "--tokens", tokens_file,
-                        "--seconds", str(args.seconds), "--mode", mode, "--round", str(3 * round_ + 2), "--recipes", str(RECIPES)]
+                swift = [[bench, url, str(args.users), str(args.seconds), mode, "FIRST", str(RECIPES)]
+                         for bench in (args.cook_bench, args.cook_bench_ahc) if bench]
+                curl = [os.path.join(args.bin, "pantry-bench"), "client-baseline", "--url", url, "--tokens", "FILE",
+                        "--seconds", str(args.seconds), "--mode", mode, "--recipes", str(RECIPES)]
                 for command in (swift + [curl] if round_ % 2 == 0 else [curl] + swift[::-1]):
+                    first = users_of_next_run() if mode == "increments" else 0
+                    if "FIRST" in command:
+                        command = [str(first) if part == "FIRST" else part for part in command]
+                    else:
+                        tokens_file = os.path.join(work, f"tokens-{first}")
+                        with open(tokens_file, "w") as f:
+                            f.write("\n".join(tokens[first:first + args.users]) + "\n")
+                        command = [tokens_file if part == "FILE" else part for part in command]
                     result = {**run(command), "round": round_}
                     print(f"round {round_} {mode:<10} {result['client']:<16} {result['perSecond']:8.0f}/s  "
                           f"p50 {result['p50']:6.2f} ms  p99 {result['p99']:6.2f} ms  client CPU {result['clientCpuUsPerRequest']:5.0f} µs/request  "

@@ -4,7 +4,8 @@ import PantryLoad
 
 /// `pantry-bench client-baseline`: the load test's libcurl client (`PantryLoad.PantryClient`, one
 /// kept-alive handle per thread) doing what `cook-bench` does through PantryClient, for
-/// ops/bench-client: one thread per token, the top 10 or "I have this" for points not yet earned.
+/// ops/bench-client: one thread per token, the top 10 or "I have this", each a point the user has
+/// not earned yet.
 /// Prints one JSON line: requests/s, p50 and p99 in ms, errors.
 struct ClientBaseline: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,23 +13,22 @@ struct ClientBaseline: ParsableCommand {
         abstract: "The load test's libcurl client against a deployment ops/bench_http.py prepared, for ops/bench-client.")
 
     @Option(help: "The API's base URL.") var url: String
-    @Option(help: "A file of the bench users' tokens, one a line (bench0 first).") var tokens: String
+    @Option(help: "A file of bench users' tokens, one a line, none of whose points earned yet.") var tokens: String
     @Option var seconds: Double = 10
     @Option(help: "top or increments.") var mode: String
-    @Option(help: "Increments start at slot ROUND × 2,000 of each user's points.") var round: Int
     @Option(help: "The bench recipes each user is cooking.") var recipes: Int
 
     func run() throws {
         guard ["top", "increments"].contains(mode) else { throw ValidationError("--mode is top or increments") }
         let tokens = try String(contentsOfFile: self.tokens, encoding: .utf8).split(separator: "\n").map(String.init)
-        let (url, mode, round, recipes, seconds) = (url, mode, round, recipes, seconds)
+        let (url, mode, recipes, seconds) = (url, mode, recipes, seconds)
         let results = Results()
         let end = Date().addingTimeInterval(seconds)
         let threads = tokens.map { token in
             Thread {
                 let client = PantryClient(baseURL: url, timeout: 30)
                 var latencies: [Double] = [], errors = 0
-                var slot = round * 2_000
+                var slot = 0
                 while Date() < end {
                     let started = DispatchTime.now().uptimeNanoseconds
                     let status: Int

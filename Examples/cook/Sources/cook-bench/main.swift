@@ -1,9 +1,9 @@
 // cook-bench: what PantryClient costs an app, for ops/bench-client (also built as
-// Examples/cook-bench-ahc, with AsyncHTTPClient's transport). The users bench0... (password
-// "bench password", each with the bench's recipes in the cart and cooking, as ops/bench_http.py
-// prepares them) sign in; then for SECONDS, one task per user sends MODE (`top`: the top 10;
-// `increments`: "I have this" for a point not yet earned, from slot ROUND × 2,000 on). Prints one
-// JSON line: requests/s, p50 and p99 in ms, errors.
+// Examples/cook-bench-ahc, with AsyncHTTPClient's transport). USERS users from benchFIRST on
+// (password "bench password", each with the bench's recipes cooking, as ops/bench_http.py prepares
+// them) sign in; then for SECONDS, one task per user sends MODE (`top`: the top 10; `increments`:
+// "I have this", each a point the user has not earned yet). Prints one JSON line: requests/s, p50
+// and p99 in ms, errors.
 import Foundation
 import PantryClient
 #if canImport(OpenAPIAsyncHTTPClient)
@@ -22,15 +22,15 @@ func configuration(_ url: URL) -> PantryClient.Configuration { .init(baseURL: ur
 
 let arguments = CommandLine.arguments
 guard arguments.count == 7, let url = URL(string: arguments[1]), let users = Int(arguments[2]), let seconds = Double(arguments[3]),
-      ["top", "increments"].contains(arguments[4]), let round = Int(arguments[5]), let recipes = Int(arguments[6]) else {
-    FileHandle.standardError.write(Data("usage: cook-bench URL USERS SECONDS top|increments ROUND RECIPES\n".utf8))
+      ["top", "increments"].contains(arguments[4]), let first = Int(arguments[5]), let recipes = Int(arguments[6]) else {
+    FileHandle.standardError.write(Data("usage: cook-bench URL USERS SECONDS top|increments FIRST RECIPES\n".utf8))
     exit(2)
 }
 let mode = arguments[4]
 let ingredients = 200  // per bench recipe, as ops/bench_http.py records them
 
 var clients: [PantryClient] = []
-for n in 0..<users {
+for n in first..<(first + users) {
     // The reads wait for nothing: each measures the route, not the wait for a client's own write.
     let client = PantryClient(configuration(url))
     do {
@@ -48,7 +48,7 @@ let perTask = await withTaskGroup(of: (latencies: [Double], errors: Int).self) {
     for (n, client) in clients.enumerated() {
         group.addTask {
             var latencies: [Double] = [], errors = 0
-            var slot = round * 2_000
+            var slot = 0
             while clock.now < end {
                 let started = clock.now
                 do {
