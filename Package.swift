@@ -323,7 +323,8 @@ let package = Package(
         .target(name: "PantryTestPostgres", dependencies: ["PantryPostgresLog"], path: "Tests/PantryTestPostgres"),
         .testTarget(
             name: "PantryEventStoreTests",
-            dependencies: ["PantryDomain", "PantryEventStore", "PantryLog", "PantryPostgresLog", "PantryTestPostgres", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["PantryDomain", "PantryEventStore", "PantryLog", "PantryPostgresLog", "PantryTestPostgres", "PantryTestSupport",
+                           .product(name: "Logging", package: "swift-log"),
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
@@ -339,7 +340,7 @@ let package = Package(
         ),
         // Drives the built `pantry` binary as a child process.
         .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryLog", "PantryEventStore", "PantryKeys",
-                                                   "PantryPostgresLog", "PantryTestPostgres"]),
+                                                   "PantryPostgresLog", "PantryTestPostgres", "PantryTestSupport"]),
         // libzmq, wrapped once: nothing else touches its C API.
         .systemLibrary(
             name: "CZeroMQ",
