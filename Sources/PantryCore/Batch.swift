@@ -107,10 +107,13 @@ package struct Batch: Sendable, Equatable {
     /// The ids to ask the idempotency record for: a keyed id in both forms, since a log written
     /// before ids were keyed holds it as sent.
     package var idsToLookUp: [String] {
-        slots.flatMap { slot -> [String] in
-            guard case .pending(let envelope, let keyedId) = slot else { return [] }
-            return keyedId.map { [$0, envelope.commandId] } ?? [envelope.commandId]
+        var ids: [String] = []
+        ids.reserveCapacity(slots.count)
+        for case .pending(let envelope, let keyedId) in slots {
+            if let keyedId { ids.append(keyedId) }
+            ids.append(envelope.commandId)
         }
+        return ids
     }
 
     /// The pending commands whose id the record holds (`found`, by stored id, the keyed form
@@ -189,14 +192,15 @@ package struct Batch: Sendable, Equatable {
 
     /// The events written, in log order (they go to the feed without being read back).
     package var appended: [RecordedEvent] {
-        slots.flatMap { slot -> [RecordedEvent] in
-            guard case .committed(_, let append, let range) = slot else { return [] }
-            return append.events.enumerated().map { offset, event in
-                RecordedEvent(position: range.lowerBound + Int64(offset), streamId: append.streamId,
-                              streamVersion: append.expectedVersion + Int64(offset) + 1, type: event.type,
-                              schemaVersion: event.schemaVersion, data: event.data, metadata: event.metadata)
+        var events: [RecordedEvent] = []
+        for case .committed(_, let append, let range) in slots {
+            for (offset, event) in append.events.enumerated() {
+                events.append(RecordedEvent(position: range.lowerBound + Int64(offset), streamId: append.streamId,
+                                            streamVersion: append.expectedVersion + Int64(offset) + 1, type: event.type,
+                                            schemaVersion: event.schemaVersion, data: event.data, metadata: event.metadata))
             }
         }
+        return events
     }
 
     // MARK: Outcomes
@@ -229,7 +233,7 @@ package struct Batch: Sendable, Equatable {
         }
     }
 
-    static func reused(_ commandId: CommandID) -> Rejection {
+    private static func reused(_ commandId: CommandID) -> Rejection {
         Rejection(.commandIdReused, "command id \(commandId) was already used for another command")
     }
 }

@@ -265,8 +265,9 @@ package final class CommandProcessor {
             noteWriteFailure(error)
             return batch.fail("the log cannot be read: \(error)", code: Self.code(of: error))
         }
+        let pending = batch.pending
         do {
-            try Self.openHoldings(of: batch.pending.map(\.command.userId), from: &unopened, into: &state, vault: keys)
+            try Self.openHoldings(of: pending.map(\.command.userId), from: &unopened, into: &state, vault: keys)
         } catch {
             logger.error("could not decode a user's holdings of the snapshot", metadata: ["error": "\(error)"])
             return batch.fail("the core's state cannot be read: \(error)")
@@ -275,7 +276,7 @@ package final class CommandProcessor {
         // and forgotten after the batch: memory stays flat however many points were ever earned.
         defer { state.forgetEarnedPoints() }
         do {
-            try recallPoints(askedBy: batch.pending)
+            try recallPoints(askedBy: pending)
         } catch {
             logger.log(level: Self.level(of: error), "could not read the earned points", metadata: ["error": "\(error)"])
             noteWriteFailure(error)
