@@ -315,7 +315,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PantryRouteTests",
-            dependencies: ["PantryTestRuntime", "PantryLog", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            dependencies: ["PantryTestRuntime", "PantryLog", "PantryBus", "PantryWire", "ZeroMQ", .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
