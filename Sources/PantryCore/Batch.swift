@@ -51,7 +51,6 @@ package struct Batch: Sendable, Equatable {
         slots = envelopes.map { .pending($0) }
     }
 
-    package var isEmpty: Bool { slots.isEmpty }
     package var count: Int { slots.count }
 
     // MARK: Reading
