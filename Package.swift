@@ -333,7 +333,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PantryRouteTests",
-            dependencies: ["PantryTestRuntime", "PantryLog", "PantryMail", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            dependencies: ["PantryTestRuntime", "PantryLog", "PantryMail", "PantryBus", "PantryWire", "ZeroMQ",
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
@@ -341,7 +342,8 @@ let package = Package(
         .target(name: "PantryTestPostgres", dependencies: ["PantryPostgresLog"], path: "Tests/PantryTestPostgres"),
         .testTarget(
             name: "PantryEventStoreTests",
-            dependencies: ["PantryDomain", "PantryEventStore", "PantryLog", "PantryPostgresLog", "PantryTestPostgres", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["PantryDomain", "PantryEventStore", "PantryLog", "PantryPostgresLog", "PantryTestPostgres", "PantryTestSupport",
+                           .product(name: "Logging", package: "swift-log"),
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
@@ -357,7 +359,7 @@ let package = Package(
         ),
         // Drives the built `pantry` binary as a child process.
         .testTarget(name: "PantryCLITests", dependencies: ["pantry", "PantryDomain", "PantryLog", "PantryEventStore", "PantryKeys",
-                                                   "PantryPostgresLog", "PantryTestPostgres"]),
+                                                   "PantryPostgresLog", "PantryTestPostgres", "PantryTestSupport"]),
         // libzmq, wrapped once: nothing else touches its C API.
         .systemLibrary(
             name: "CZeroMQ",

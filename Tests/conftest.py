@@ -1,7 +1,9 @@
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
 
 import pytest
@@ -10,6 +12,20 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # The system and security suites share the helpers that start real processes.
 sys.path.insert(0, str(ROOT / "Tests" / "system"))
 from pantry_processes import Processes, start_core_and_api  # noqa: E402
+
+
+def pytest_configure(config):
+    """Every test's `tmp_path` in one directory of this run, removed when the run ends: pytest's
+    own keeps the last three runs' data directories (logs, keys, snapshots) in the system's
+    temporary directory. A `--basetemp` given on the command line is left to whoever gave it."""
+    if config.option.basetemp is None:
+        config.option.basetemp = tempfile.mkdtemp(prefix="pantry-pytest-")
+        config.pantry_basetemp = config.option.basetemp
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "pantry_basetemp", None):
+        shutil.rmtree(config.pantry_basetemp, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,8 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
     private let files: FileMiddleware<Context, LocalFileSystem>
     private let root: String
     private let docsAssets: String
+    /// `sw.js` with its file list and cache name filled in (`ServiceWorker`), made once.
+    private let serviceWorker: Result<Data, any Error>
 
     static var root: String? { Bundle.module.resourceURL?.appendingPathComponent("Web").path }
 
@@ -22,6 +24,11 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
                                searchForIndexHtml: true, logger: logger)
         self.root = root
         self.docsAssets = docsAssets
+        serviceWorker = Result { try ServiceWorker.script(root: URL(fileURLWithPath: root)) }
+        if case .failure(let error) = serviceWorker {
+            logger.error("the web app's service worker cannot be made; /sw.js answers 404 and the app works online only",
+                         metadata: ["error": "\(error)"])
+        }
     }
 
 
@@ -30,6 +37,12 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
         switch path {
         case "/docs":
             return try docs()
+        case "/sw.js":
+            guard case .success(let script) = serviceWorker else {
+                throw Problem(.notFound, detail: "the service worker is missing from the build")
+            }
+            return Response(status: .ok, headers: [.contentType: "text/javascript", .cacheControl: "no-cache"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: script)))
         case "/docs/redoc.standalone.js":
             let script = URL(fileURLWithPath: docsAssets).appendingPathComponent("redoc.standalone.js")
             guard let data = FileManager.default.contents(atPath: script.path) else {

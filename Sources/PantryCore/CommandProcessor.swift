@@ -240,189 +240,147 @@ package final class CommandProcessor {
     /// snapshot being written. Nil without a snapshot path.
     package var snapshotWriter: (any Service)? { snapshots }
 
-    /// What one batch came to: an outcome per command, and the events it appended, in log order.
-    package struct BatchResult: Sendable {
-        package var outcomes: [CommandOutcome]
-        package var appended: [RecordedEvent]
-    }
-
     /// Decides `batch` in order and commits all accepted events in one transaction. A rejected
     /// command does not affect the others; a failed commit fails every command that would have written.
-    package func process(_ batch: [CommandEnvelope], now: Date = Date()) -> [CommandOutcome] {
-        processRecording(batch, now: now).outcomes
+    package func process(_ envelopes: [CommandEnvelope], now: Date = Date()) -> [CommandOutcome] {
+        var batch = Batch(envelopes)
+        process(&batch, now: now)
+        return batch.outcomes
     }
 
-    /// `process`, also handing back the appended events so they can be published without
-    /// reading them back from the log.
-    package func processRecording(_ batch: [CommandEnvelope], now: Date = Date()) -> BatchResult {
+    /// Decides the pending commands of `batch` and commits them: the idempotency lookup, the
+    /// holdings and points the decisions read, the decisions with their seals, and one append.
+    /// A stage that cannot read the log fails every pending command and the batch ends there.
+    package func process(_ batch: inout Batch, now: Date = Date()) {
         if needsReload {
             reloadAfterFailure()
             if needsReload {
-                let code = Self.code(of: reloadFailure)
-                return BatchResult(outcomes: batch.map {
-                    .failed($0.commandId, "the log cannot be read; the core is not accepting commands", code: code)
-                }, appended: [])
+                return batch.fail("the log cannot be read; the core is not accepting commands", code: Self.code(of: reloadFailure))
             }
         }
-        // An id that carries a client's Idempotency-Key is in the idempotency record keyed with its
-        // user's key (`storedId`); a log written before that holds it as sent, so both are asked for.
-        let known: [CommandID: AcceptedCommand]
-        // Each keyed id, kept for the append below: an HMAC and a key lookup per command, once.
-        var keyedIds = [String?](repeating: nil, count: batch.count)
         do {
-            var forms: [(commandId: CommandID, stored: String)] = []
-            for (index, envelope) in batch.enumerated() {
-                if Self.carriesClientKey(envelope.commandId, of: envelope.command.userId), let keyed = try keys.commandIdAsStored(envelope.commandId, for: envelope.command.userId) {
-                    forms.append((envelope.commandId, keyed))
-                    keyedIds[index] = keyed
-                }
-                forms.append((envelope.commandId, envelope.commandId))
-            }
-            let asked = acceptedIds.mayHaveAccepted(forms.map(\.stored))
-            let found = asked.isEmpty ? [:] : try store.acceptedCommands(asked)
-            var first: [CommandID: AcceptedCommand] = [:]
-            for form in forms where first[form.commandId] == nil {
-                if let accepted = found[form.stored] { first[form.commandId] = accepted }
-            }
-            known = first
+            try lookUpAcceptedIds(in: &batch)
         } catch {
             logger.log(level: Self.level(of: error), "could not read the idempotency record", metadata: ["error": "\(error)"])
             noteWriteFailure(error)
-            return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)", code: Self.code(of: error)) }, appended: [])
+            return batch.fail("the log cannot be read: \(error)", code: Self.code(of: error))
         }
+        let pending = batch.pending
         do {
-            try Self.openHoldings(of: batch.map(\.command.userId), from: &unopened, into: &state, vault: keys)
+            try Self.openHoldings(of: pending.map(\.command.userId), from: &unopened, into: &state, vault: keys)
         } catch {
             logger.error("could not decode a user's holdings of the snapshot", metadata: ["error": "\(error)"])
-            return BatchResult(outcomes: batch.map { .failed($0.commandId, "the core's state cannot be read: \(error)") }, appended: [])
+            return batch.fail("the core's state cannot be read: \(error)")
         }
         // The one-point rule decides from the points its commands ask for, read from the log now
         // and forgotten after the batch: memory stays flat however many points were ever earned.
         defer { state.forgetEarnedPoints() }
         do {
-            let asked = batch.compactMap { envelope -> PointKey? in
-                guard known[envelope.commandId] == nil, case .useOwnedIngredient(let command) = envelope.command,
-                      let point = state.pointAsked(by: command) else { return nil }
-                return PointKey(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient)
-            }
-            for point in try store.earnedPoints(asked) {
-                state.recall(PointEarned(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient))
-            }
+            try recallPoints(askedBy: pending)
         } catch {
             logger.log(level: Self.level(of: error), "could not read the earned points", metadata: ["error": "\(error)"])
             noteWriteFailure(error)
-            return BatchResult(outcomes: batch.map { .failed($0.commandId, "the log cannot be read: \(error)", code: Self.code(of: error)) }, appended: [])
+            return batch.fail("the log cannot be read: \(error)", code: Self.code(of: error))
         }
-        var appended: [RecordedEvent] = []
-        var outcomes = [CommandOutcome?](repeating: nil, count: batch.count)
-        var appends: [StreamAppend] = []
-        var appendOwners: [Int] = []
-        var appendIds: [String] = []
-        /// A command id seen earlier in this batch and accepted there: answered like a retry.
-        var acceptedInBatch: [CommandID: Int] = [:]
-        var repeats: [(index: Int, of: Int)] = []
-        var acceptedRanges: [Int: ClosedRange<Int64>] = [:]
         let recordedAt = Int64(now.timeIntervalSince1970 * 1000)
+        batch.decide { envelope, keyedId in decide(envelope, keyedId: keyedId, at: recordedAt) }
+        commit(&batch)
+    }
 
-        var deletedUsers: [UserID] = []
-        for (index, envelope) in batch.enumerated() {
+    /// Answers the commands the idempotency record holds from it. An id that carries a client's
+    /// Idempotency-Key is in the record keyed with its user's key (`storedId`); a log written
+    /// before that holds it as sent, so both are asked for.
+    private func lookUpAcceptedIds(in batch: inout Batch) throws {
+        try batch.keyIds { envelope in
+            Self.carriesClientKey(envelope.commandId, of: envelope.command.userId)
+                ? try keys.commandIdAsStored(envelope.commandId, for: envelope.command.userId) : nil
+        }
+        let asked = acceptedIds.mayHaveAccepted(batch.idsToLookUp)
+        guard !asked.isEmpty else { return }
+        batch.recognise(try store.acceptedCommands(asked)) { envelope, accepted in
+            // The same command: its fingerprint as stored (keyed), or as stored unkeyed (other
+            // commands, and logs written before).
             let fingerprint = CommandCoding.fingerprint(envelope.command)
-            if let accepted = known[envelope.commandId] {
-                // The same command: its fingerprint as stored (keyed), or as stored unkeyed (other
-                // commands, and logs written before).
-                let keyed = Self.fingerprintHoldsText(envelope.command)
-                    ? try? keys.fingerprintAsStored(fingerprint, for: envelope.command.userId) : nil
-                outcomes[index] = accepted.fingerprint.map { $0 == keyed || $0 == fingerprint } == false
-                    ? .rejected(envelope.commandId, Self.reused(envelope.commandId))
-                    : .accepted(envelope.commandId, accepted.positions, duplicate: true)
-                continue
-            }
-            if let first = acceptedInBatch[envelope.commandId] {
-                repeats.append((index, first))
-                continue
-            }
-            switch Decider.decide(envelope, state: state, at: recordedAt) {
-            case .failure(let rejection):
-                outcomes[index] = .rejected(envelope.commandId, rejection)
-            case .success(let events):
-                let userId = envelope.command.userId
-                let stream = userStream(userId)
-                let newEvents: [NewEvent]
-                do {
-                    // Sealed before the id is keyed: a registration's seal makes the user's key.
-                    let payloads = try events.map { ($0.type, try EventCoding.encode($0, vault: keys)) }
-                    // A user without a key when the batch began (a registration) gets one now.
-                    let storedId = Self.carriesClientKey(envelope.commandId, of: userId)
-                        ? try keyedIds[index] ?? keys.commandIdAsStored(envelope.commandId, for: userId, making: true) ?? envelope.commandId
-                        : envelope.commandId
-                    let metadata = EventMetadata(
-                        commandId: storedId, correlationId: envelope.correlationId,
-                        causationId: envelope.causationId, userId: userId, recordedAt: recordedAt,
-                        commandFingerprint: Self.fingerprintHoldsText(envelope.command)
-                            ? try keys.fingerprintAsStored(fingerprint, for: userId, making: true) ?? fingerprint : fingerprint)
-                    newEvents = payloads.map { NewEvent(type: $0.rawValue, schemaVersion: $0.schemaVersion, data: $1, metadata: metadata) }
-                    appendIds.append(storedId)
-                } catch {
-                    outcomes[index] = .failed(envelope.commandId, "the personal fields could not be sealed: \(error)")
-                    continue
-                }
-                if case .deleteUser(let c) = envelope.command { deletedUsers.append(c.userId) }
-                let expected = streamVersions.version(of: stream) ?? 0
-                appends.append(StreamAppend(streamId: stream, expectedVersion: expected, events: newEvents))
-                appendOwners.append(index)
-                streamVersions.record(expected + Int64(events.count), of: stream)
-                for event in events { Decider.evolve(&state, event, at: recordedAt) }
-                acceptedInBatch[envelope.commandId] = index
-            }
+            let keyed = Self.fingerprintHoldsText(envelope.command)
+                ? try? keys.fingerprintAsStored(fingerprint, for: envelope.command.userId) : nil
+            return accepted.fingerprint.map { $0 == keyed || $0 == fingerprint } != false
         }
+    }
 
-        if !appends.isEmpty {
-            // Before the append: a commit that reports a failure may still reach the disk (a failed
-            // fsync), and an id wrongly taken for a logged one costs only a lookup.
-            acceptedIds.insert(appendIds)
-            do {
-                // The keys that seal this batch's registrations are on disk before the events are.
-                try keys.persistPending()
-                let ranges = try store.append(appends)
-                for ((owner, append), range) in zip(zip(appendOwners, appends), ranges) {
-                    outcomes[owner] = .accepted(batch[owner].commandId, range)
-                    acceptedRanges[owner] = range
-                    for (offset, event) in append.events.enumerated() {
-                        appended.append(RecordedEvent(
-                            position: range.lowerBound + Int64(offset), streamId: append.streamId,
-                            streamVersion: append.expectedVersion + Int64(offset) + 1, type: event.type,
-                            schemaVersion: event.schemaVersion, data: event.data, metadata: event.metadata))
-                    }
-                }
-                head = ranges.last?.upperBound ?? head
-                writeFailure = nil
-                destroyKeys(of: deletedUsers)
-                // Within `deletionSnapshotInterval` of a deletion, so that the user's name digests leave the file.
-                if !deletedUsers.isEmpty { deletionSinceSnapshot = true }
-                if deletionSnapshotDue || head - lastSnapshot >= snapshotEvery { takeSnapshot() }
-            } catch {
-                keys.discardPending()
-                // Unless the session died between COMMIT and its answer: then the batch may be in
-                // the log, and the reload (now, or before the next batch) folds it if it is, so
-                // a retry with the same id is answered from the idempotency record.
-                logger.log(level: Self.level(of: error), "append failed; nothing of this batch was written", metadata: ["error": "\(error)"])
-                let code = Self.code(of: error)
-                for owner in appendOwners { outcomes[owner] = .failed(batch[owner].commandId, "the log could not be written: \(error)", code: code) }
-                noteWriteFailure(error)
-                reloadAfterFailure()
-            }
+    /// Reads from the log the points `envelopes` ask for, into the state for this batch.
+    private func recallPoints(askedBy envelopes: [CommandEnvelope]) throws {
+        let asked = envelopes.compactMap { envelope -> PointKey? in
+            guard case .useOwnedIngredient(let command) = envelope.command, let point = state.pointAsked(by: command) else { return nil }
+            return PointKey(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient)
         }
-        for (index, first) in repeats {
-            if let positions = acceptedRanges[first] {
-                outcomes[index] = CommandCoding.fingerprint(batch[first].command) == CommandCoding.fingerprint(batch[index].command)
-                    ? .accepted(batch[index].commandId, positions, duplicate: true)
-                    : .rejected(batch[index].commandId, Self.reused(batch[index].commandId))
-            } else {
-                outcomes[index] = outcomes[first]
-            }
+        for point in try store.earnedPoints(asked) {
+            state.recall(PointEarned(userId: point.userId, recipeId: point.recipeId, ingredient: point.ingredient))
         }
-        // Every index was answered above: by the idempotency record, a rejection, the append or a repeat.
-        return BatchResult(outcomes: outcomes.map { $0! }, appended: appended)
+    }
+
+    /// One command decided against the state, its events sealed into its append and evolved
+    /// into the state, so the next command of the batch is decided after it.
+    private func decide(_ envelope: CommandEnvelope, keyedId: String?, at recordedAt: Int64) -> BatchSlot.Decision {
+        let events: [Event]
+        switch Decider.decide(envelope, state: state, at: recordedAt) {
+        case .failure(let rejection): return .rejected(rejection)
+        case .success(let decided): events = decided
+        }
+        let userId = envelope.command.userId
+        let newEvents: [NewEvent]
+        do {
+            // Sealed before the id is keyed: a registration's seal makes the user's key.
+            let payloads = try events.map { ($0.type, try EventCoding.encode($0, vault: keys)) }
+            // A user without a key when the batch began (a registration) gets one now.
+            let storedId = Self.carriesClientKey(envelope.commandId, of: userId)
+                ? try keyedId ?? keys.commandIdAsStored(envelope.commandId, for: userId, making: true) ?? envelope.commandId
+                : envelope.commandId
+            let fingerprint = CommandCoding.fingerprint(envelope.command)
+            let metadata = EventMetadata(
+                commandId: storedId, correlationId: envelope.correlationId,
+                causationId: envelope.causationId, userId: userId, recordedAt: recordedAt,
+                commandFingerprint: Self.fingerprintHoldsText(envelope.command)
+                    ? try keys.fingerprintAsStored(fingerprint, for: userId, making: true) ?? fingerprint : fingerprint)
+            newEvents = payloads.map { NewEvent(type: $0.rawValue, schemaVersion: $0.schemaVersion, data: $1, metadata: metadata) }
+        } catch {
+            return .failed("the personal fields could not be sealed: \(error)")
+        }
+        let stream = userStream(userId)
+        let expected = streamVersions.version(of: stream) ?? 0
+        streamVersions.record(expected + Int64(events.count), of: stream)
+        for event in events { Decider.evolve(&state, event, at: recordedAt) }
+        return .decided(StreamAppend(streamId: stream, expectedVersion: expected, events: newEvents))
+    }
+
+    /// Writes the batch's appends in one transaction.
+    private func commit(_ batch: inout Batch) {
+        let appends = batch.appends
+        guard !appends.isEmpty else { return }
+        // Before the append: a commit that reports a failure may still reach the disk (a failed
+        // fsync), and an id wrongly taken for a logged one costs only a lookup.
+        acceptedIds.insert(batch.idsToCommit)
+        do {
+            // The keys that seal this batch's registrations are on disk before the events are.
+            try keys.persistPending()
+            let ranges = try store.append(appends)
+            batch.committed(ranges)
+            head = ranges.last?.upperBound ?? head
+            writeFailure = nil
+            let deletedUsers = batch.deletedUsers
+            destroyKeys(of: deletedUsers)
+            // Within `deletionSnapshotInterval` of a deletion, so that the user's name digests leave the file.
+            if !deletedUsers.isEmpty { deletionSinceSnapshot = true }
+            if deletionSnapshotDue || head - lastSnapshot >= snapshotEvery { takeSnapshot() }
+        } catch {
+            keys.discardPending()
+            // Unless the session died between COMMIT and its answer: then the batch may be in
+            // the log, and the reload (now, or before the next batch) folds it if it is, so
+            // a retry with the same id is answered from the idempotency record.
+            logger.log(level: Self.level(of: error), "append failed; nothing of this batch was written", metadata: ["error": "\(error)"])
+            batch.commitFailed("the log could not be written: \(error)", code: Self.code(of: error))
+            noteWriteFailure(error)
+            reloadAfterFailure()
+        }
     }
 
     /// Over HTTP a command id is `<userId>:<Idempotency-Key>`: text the client chose, which the log
@@ -449,10 +407,6 @@ package final class CommandProcessor {
         // The keyed digest of a random token.
         case .requestPasswordReset: false
         }
-    }
-
-    private static func reused(_ commandId: CommandID) -> Rejection {
-        Rejection(.commandIdReused, "command id \(commandId) was already used for another command")
     }
 
     /// The deletions are in the log; a key that cannot be destroyed now (or a ledger that cannot be

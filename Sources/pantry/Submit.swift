@@ -50,7 +50,7 @@ struct Submit: ParsableCommand {
                                              keys: UserKeyStore(path: directory.userKeys, readOnly: false),
                                              erasures: ErasureLedger(path: directory.erasures),
                                              snapshotPath: directory.coreSnapshot, paces: try config.core().paces)
-        let allAccepted = try forEachBatch { envelopes in processor.process(envelopes) }
+        let allAccepted = try forEachBatch { batch in processor.process(&batch) }
         processor.waitForSnapshot()
         if !allAccepted { throw ExitCode(1) }
     }
@@ -58,38 +58,30 @@ struct Submit: ParsableCommand {
     private func submitToCore(_ endpoints: BusEndpoints) throws -> Bool {
         let context = try endpoints.makeContext(logger: Logger(label: "pantry.submit"))
         let client = try CommandClient(context: context, endpoint: endpoints.commands, timeout: .seconds(timeout))
-        return try forEachBatch { envelopes in try client.submitInBatches(envelopes) }
+        return try forEachBatch { batch in batch.answer(try client.submitInBatches(batch.pending)) }
     }
 
-    /// Reads stdin a batch at a time, answers lines that cannot be decoded itself and hands the
-    /// rest to `decide`, printing every outcome in input order; true when every one was accepted.
-    private func forEachBatch(_ decide: ([CommandEnvelope]) throws -> [CommandOutcome]) throws -> Bool {
+    /// Reads stdin a batch at a time, answers lines that cannot be read as commands itself and hands
+    /// the rest to `decide`, printing every outcome in input order; true when every one was accepted.
+    private func forEachBatch(_ decide: (inout Batch) throws -> Void) throws -> Bool {
         var allAccepted = true
         var reader = LineReader(descriptor: STDIN_FILENO, maxLineBytes: CommandCoding.maxDocumentBytes)
 
         while let lines = reader.nextLines() {
-            var outcomes = [CommandOutcome?](repeating: nil, count: lines.count)
-            var envelopes: [CommandEnvelope] = []
-            var owners: [Int] = []
-            for (index, line) in lines.enumerated() {
+            var batch = Batch()
+            for line in lines {
                 switch line {
                 case .oversized:
-                    outcomes[index] = .rejected(nil, Rejection(.tooLarge, "a command must be at most \(CommandCoding.maxDocumentBytes) bytes"))
+                    batch.refuse(Rejection(.tooLarge, "a command must be at most \(CommandCoding.maxDocumentBytes) bytes"))
                 case .bytes(let bytes) where bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }):
                     continue // blank lines are skipped, not answered
                 case .bytes(let bytes):
-                    switch CommandCoding.decode(bytes) {
-                    case .success(let envelope):
-                        envelopes.append(envelope)
-                        owners.append(index)
-                    case .failure(let failure):
-                        outcomes[index] = .rejected(failure.commandId, failure.rejection)
-                    }
+                    batch.read(bytes)
                 }
             }
-            for (owner, outcome) in zip(owners, try decide(envelopes)) { outcomes[owner] = outcome }
+            try decide(&batch)
             var output = Data()
-            for outcome in outcomes.compactMap({ $0 }) {
+            for outcome in batch.outcomes {
                 if outcome.status != .accepted { allAccepted = false }
                 output.append(outcome.jsonDocument)
                 output.append(UInt8(ascii: "\n"))

@@ -1,4 +1,5 @@
 import Foundation
+import PantryTestSupport
 import Testing
 
 /// The command line as the README documents it (issue 33).
@@ -43,7 +44,7 @@ import Testing
     }
 
     /// Issue 45: `pantry status` said the API was down when it listened on another port than 8080.
-    @Test func statusFindsTheAPIAtItsConfiguredPort() throws {
+    @Test func statusFindsTheAPIAtItsConfiguredPort() async throws {
         let data = try PantryBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
         let submitted = try PantryBinary.run(["submit", "--data", data.path], environment: [:], input: Data((Self.register + "\n").utf8))
@@ -62,9 +63,8 @@ import Testing
             let processes = status.stdout.jsonObject?["processes"] as? [[String: Any]] ?? []
             return processes.first { $0["name"] as? String == "api" }?["running"] as? Bool
         }
-        let deadline = Date().addingTimeInterval(30)
-        while try apiRunning(["--port", String(port)]) != true, Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
-        #expect(try apiRunning(["--port", String(port)]) == true, "--port")
+        #expect(try await waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) { try apiRunning(["--port", String(port)]) == true },
+                "--port")
         #expect(try apiRunning([], ["PANTRY_PORT": String(port)]) == true, "PANTRY_PORT")
         let file = data.appendingPathComponent("pantry.json")
         try Data(#"{"port": \#(port), "host": "127.0.0.1"}"#.utf8).write(to: file)

@@ -1,3 +1,4 @@
+import Foundation
 import PantryDomain
 import PantryRandom
 import Testing
@@ -23,5 +24,31 @@ import Testing
     @Test("Text beyond ASCII keeps the Unicode rule", arguments: ["CRÈME fraîche", "Jalapeños", "葱 and 🍅 Tomatoes", "olive\u{A0}OIL"])
     func textBeyondASCIIKeepsTheUnicodeRule(_ text: String) {
         #expect(IngredientName.words(text) == Self.unicodeWords(text))
+    }
+}
+
+/// The point key of an ingredient, checked against the case file the web app's `pointKey` is
+/// tested with too (`node --test Tests/web`): one rule, written twice, held to the same cases.
+@Suite struct PointKeyCaseFileTests {
+    private struct CaseFile: Decodable {
+        struct Case: Decodable { var name: String; var key: String }
+        var cases: [Case]
+    }
+
+    static let cases: [(name: String, key: String)] = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/ingredient-keys.json")
+        guard let data = try? Data(contentsOf: url), let file = try? JSONDecoder().decode(CaseFile.self, from: data) else { return [] }
+        return file.cases.map { ($0.name, $0.key) }
+    }()
+
+    @Test func theCaseFileIsRead() {
+        #expect(Self.cases.count >= 10)
+    }
+
+    @Test("The point key of each name in Tests/Fixtures/ingredient-keys.json", arguments: cases.map(\.name))
+    func pointKeyMatchesTheCaseFile(_ name: String) throws {
+        let key = try #require(Self.cases.first { $0.name == name }?.key)
+        #expect(IngredientName.words(name).joined(separator: " ") == key)
     }
 }

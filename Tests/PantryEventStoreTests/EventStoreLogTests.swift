@@ -3,6 +3,7 @@ import PantryDomain
 import PantryEventStore
 import PantryPostgresLog
 import PantryTestPostgres
+import PantryTestSupport
 import Testing
 import PantryLog
 
@@ -195,7 +196,7 @@ import PantryLog
     /// noticed, the next call fails at once as unavailable while the server refuses a new one
     /// (the database closed to connections here), and a later call opens it again (the writer's
     /// lock included) and goes on where the log is.
-    @Test func aTerminatedSessionFailsFastAndIsOpenedAgain() throws {
+    @Test func aTerminatedSessionFailsFastAndIsOpenedAgain() async throws {
         let address = try TestPostgres.freshDatabase()
         let store = try PostgresEventStore(address: address, timeout: .seconds(2))
         #expect(try store.append([append("s1", expecting: 0, event("A"))]) == [1...1])
@@ -215,11 +216,10 @@ import PantryLog
         #expect(ContinuousClock.now - started < .seconds(1), "failed at once, not after a deadline")
         try TestPostgres.psql("ALTER DATABASE \(address.database) ALLOW_CONNECTIONS true")
         // Within the longest backoff (1 s) a call opens the sessions again.
-        let reopened = ContinuousClock.now + .seconds(5)
         var appended: [ClosedRange<Int64>]?
-        while appended == nil, ContinuousClock.now < reopened {
+        _ = try await waitUntil(timeout: .seconds(5), interval: .milliseconds(50)) {
             appended = try? store.append([append("s1", expecting: 1, event("B"))])
-            if appended == nil { Thread.sleep(forTimeInterval: 0.05) }
+            return appended != nil
         }
         #expect(appended == [2...2])
         #expect(try store.read(after: 0, limit: 10).map(\.type) == ["A", "B"])
@@ -230,7 +230,7 @@ import PantryLog
     /// `interrupt` ends a call that waits on the server (here for a lock another session holds:
     /// the server answers nothing meanwhile), and fails every later one at once: what lets a core
     /// whose server is gone stop within its 2 s.
-    @Test func interruptEndsACallThatWaitsOnTheServer() throws {
+    @Test func interruptEndsACallThatWaitsOnTheServer() async throws {
         let address = try TestPostgres.freshDatabase()
         let store = try PostgresEventStore(address: address, timeout: .seconds(30))
         let holder = Process()
@@ -239,12 +239,10 @@ import PantryLog
         holder.standardOutput = FileHandle.nullDevice
         try holder.run()
         defer { if holder.isRunning { holder.terminate() }; holder.waitUntilExit() }
-        let locked = ContinuousClock.now + .seconds(10)
-        while try TestPostgres.psql("SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted AND relation = 'events'::regclass",
-                                    database: address.database) != "1" {
-            try #require(ContinuousClock.now < locked, "the other session took the lock")
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        try #require(try await waitUntil(interval: .milliseconds(50)) {
+            try TestPostgres.psql("SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted AND relation = 'events'::regclass",
+                                  database: address.database) == "1"
+        }, "the other session took the lock")
         let started = ContinuousClock.now
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { store.interrupt() }
         #expect { try store.headPosition() } throws: { error in

@@ -49,6 +49,12 @@ extension APIRouteTests {
             for (body, status, code) in cases {
                 expectProblem(try await api.post("/v1/accounts", body), status, code)
             }
+            // Names that look like bert: taken, or not a username at all.
+            for lookalike in ["Ｂｅｒｔ", "b\u{435}rt", "be\u{200B}rt", "bert\u{202E}"] {
+                let answer = try await api.post("/v1/accounts", ["username": lookalike, "email": "b2@example.org", "password": password])
+                let code = expectProblem(answer, answer.status)["code"] as? String
+                #expect([409, 422].contains(answer.status) && ["username_taken", "invalid_username"].contains(code), "\(lookalike): \(answer)")
+            }
         }
     }
 

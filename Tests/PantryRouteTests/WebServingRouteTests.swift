@@ -48,6 +48,28 @@ extension APIRouteTests {
         }
     }
 
+    /// The service worker as served lists every file of the app (each served), under a cache
+    /// name made from them (`ServiceWorker`).
+    @Test func theServiceWorkerKeepsEveryFileOfTheAppAndOnlyThose() async throws {
+        try await InProcessDeployment.run { api, _ in
+            let worker = try await api.get("/sw.js")
+            #expect(worker.status == 200 && worker.header("Content-Type")?.contains("javascript") == true)
+            let script = String(decoding: worker.body, as: UTF8.self)
+            #expect(script.firstMatch(of: /const cacheName = "pantry-[0-9a-f]{16}";/) != nil)
+            let list = try #require(script.firstMatch(of: /const shell = \[([^\]]*)\];/)?.1)
+            let shell = list.split(separator: ", ").map { String($0.dropFirst().dropLast()) }
+            let app = Self.root.appendingPathComponent("Sources/PantryAPI/Web/app")
+            let files = try FileManager.default.subpathsOfDirectory(atPath: app.path).filter { path in
+                var isDirectory: ObjCBool = false
+                return FileManager.default.fileExists(atPath: app.appendingPathComponent(path).path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            }
+            #expect(Set(shell) == Set(["/"] + files.map { "/app/\($0)" }))
+            for path in shell {
+                #expect(try await api.get(path).status == 200, "\(path)")
+            }
+        }
+    }
+
     @Test func corsAnswersOnlyTheConfiguredOrigins() async throws {
         // As an operator writes them (`PANTRY_CORS_ORIGINS`).
         let origins = APIServer.Configuration.origins("https://app.example, http://localhost:3000")

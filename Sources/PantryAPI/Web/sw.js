@@ -1,15 +1,15 @@
 // Pantry offline: the app's own files and every recipe looked at (its details, picture and tips)
 // are kept, and served from here when the network cannot be reached. Personal data (/v1/me) is
 // never kept here (the app keeps the user's own lists in localStorage, cleared at log-out: offline.js). The network always comes first, so nothing shown online is stale.
-// v3: v2 may hold a signed-in cook's own featured recipe; activating v3 deletes it. v4: live.js.
-// v5: what a cook browsed (searches, recipes, pictures) is kept apart from the app's files, in
-// `browsingCache`, which the page deletes at log-out (api.js, `session.clear`): the searches of the
-// last cook stayed for whoever used the browser next (issue 45). Also in v5: the household screen.
-const cacheName = "pantry-v5";
+// The cache's name and the list of the app's files are filled in by the server (ServiceWorker.swift):
+// "pantry-" and a digest of the files, so any change to them is a new cache and activating it
+// deletes the old; and "/" with every file under /app/. What a cook browsed (searches, recipes,
+// pictures) is kept apart from the app's files, in `browsingCache`, which the page deletes at
+// log-out (api.js, `session.clear`): the searches of the last cook stayed for whoever used the
+// browser next (issue 45).
+const cacheName = "pantry-dev";
 const browsingCache = "pantry-browsing";
-const shell = ["/", "/app/app.js", "/app/api.js", "/app/dom.js", "/app/offline.js", "/app/live.js", "/app/app.css", "/app/manifest.webmanifest",
-  "/app/screens/account.js", "/app/screens/browse.js", "/app/screens/cart.js", "/app/screens/favourites.js",
-  "/app/screens/groceries.js", "/app/screens/household.js", "/app/screens/leaderboard.js", "/app/screens/recipe.js", "/app/screens/search.js"];
+const shell = ["/"];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(cacheName).then((cache) => cache.addAll(shell)).then(() => self.skipWaiting()));

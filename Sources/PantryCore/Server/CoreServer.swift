@@ -168,35 +168,21 @@ private final class Serving {
                     .malformedJSON, "a batch frame must be one JSON array of command documents: \(error)"))))
             }
         }
-        let bodies = requests.flatMap(\.bodies)
-        var outcomes = [CommandOutcome?](repeating: nil, count: bodies.count)
-        var envelopes: [CommandEnvelope] = []
-        var owners: [Int] = []
-        for (index, body) in bodies.enumerated() {
-            if body.isEmpty {
-                outcomes[index] = .rejected(nil, Rejection(.malformedJSON, "the command frame is empty"))
-                continue
-            }
-            switch CommandCoding.decode(body) {
-            case .success(let envelope):
-                envelopes.append(envelope)
-                owners.append(index)
-            case .failure(let failure):
-                outcomes[index] = .rejected(failure.commandId, failure.rejection)
-            }
+        var batch = Batch()
+        for body in requests.lazy.flatMap(\.bodies) {
+            if body.isEmpty { batch.refuse(Rejection(.malformedJSON, "the command frame is empty")) } else { batch.read(body) }
         }
-        let result = processor.processRecording(envelopes)
+        processor.process(&batch)
         batchCounts.batches.add(1, ordering: .relaxed)
-        batchCounts.commands.add(bodies.count, ordering: .relaxed)
-        for (owner, outcome) in zip(owners, result.outcomes) { outcomes[owner] = outcome }
+        batchCounts.commands.add(batch.count, ordering: .relaxed)
 
         var undelivered = 0
-        var next = 0
+        // One outcome per slot, in the order the requests' bodies were read.
+        var outcomes = batch.outcomes[...]
         for request in requests {
-            // Every command was answered above, by a rejection or by the processor.
-            let answered = outcomes[next..<(next + request.bodies.count)].map { $0!.jsonDocument }
-            next += request.bodies.count
-            let reply = request.refusal?.jsonDocument ?? (request.isBatch ? CommandBatch.join(answered) : answered[0])
+            let answered = outcomes.prefix(request.bodies.count).map(\.jsonDocument)
+            outcomes = outcomes.dropFirst(request.bodies.count)
+            let reply = request.refusal?.jsonDocument ?? (request.isBatch ? CommandBatch.join(answered) : answered.first ?? Data())
             do {
                 if try !commands.send(request.route + [reply], dontWait: true) { undelivered += request.bodies.count }
             } catch let error as ZMQError where !error.isTerminated {
@@ -207,11 +193,12 @@ private final class Serving {
             logger.warning("answers could not be delivered; those clients must retry with the same command ids",
                            metadata: ["count": "\(undelivered)"])
         }
-        for message in FeedMessage.messages(for: result.appended) {
+        let appended = batch.appended
+        for message in FeedMessage.messages(for: appended) {
             try feed.send(message, dontWait: true)
         }
-        if !result.appended.isEmpty {
-            logger.trace("batch committed", metadata: ["commands": "\(bodies.count)", "head": "\(processor.head)"])
+        if !appended.isEmpty {
+            logger.trace("batch committed", metadata: ["commands": "\(batch.count)", "head": "\(processor.head)"])
         }
     }
 }

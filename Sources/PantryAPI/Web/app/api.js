@@ -78,6 +78,7 @@ export async function call(method, path, body, givenKey) {
 }
 
 async function send(method, path, body, key) {
+  /** @type {Record<string, string>} */
   const headers = {};
   const current = session.current;
   if (current?.token) headers.Authorization = `Bearer ${current.token}`;

@@ -16,20 +16,27 @@ export async function cartScreen() {
   if (!session.current) return [h("h1", {}, "Cart"), needsLogin("your cart")];
   const body = h("div", { "aria-live": "polite" });
   const notice = h("p", { class: "offline", id: "offline-notice", role: "status" });
+  // The screen's state, the one place it is kept: the page is drawn from it, never read back.
+  // `keptAt`: when the cart shown was kept, while the API cannot be reached (nothing can be changed).
+  /** @type {{ cart: any, keptAt: number | null, error: Error | null }} */
+  let state = { cart: null, keptAt: null, error: null };
   // `focus`: the control acted on, found again in the redrawn list (a redraw dropped it to <body>).
   const show = async (after, focus) => {
-    let cart;
     try {
-      cart = (await get(`/v1/me/cart${after ? `?after=${after}` : ""}`)).result;
+      const cart = (await get(`/v1/me/cart${after ? `?after=${after}` : ""}`)).result;
       remember("cart", cart);
-      notice.textContent = "";
+      state = { cart, keptAt: null, error: null };
     } catch (error) {
       const kept = isOffline(error) ? recall("cart") : null;
-      if (!kept) { body.replaceChildren(problem(error)); return; }
-      cart = kept.value;
-      notice.textContent = offlineNotice(kept.at, "your cart");
+      state = kept ? { cart: kept.value, keptAt: kept.at, error: null } : { ...state, error };
     }
-    const offline = notice.textContent !== "";
+    render(focus);
+  };
+  const render = (focus) => {
+    const { cart, keptAt, error } = state;
+    notice.textContent = keptAt !== null ? offlineNotice(keptAt, "your cart") : "";
+    if (error) { body.replaceChildren(problem(error)); return; }
+    const offline = keptAt !== null;
     if (!cart.lines.length) { body.replaceChildren(h("p", {}, "The cart is empty: add recipes from their page.")); return; }
     const clocks = [];
     const change = (line, delta) => async () => {

@@ -2,6 +2,7 @@
 // remove items, add by hand. Offline, the list as last seen, and ticks, adds and removals queued until
 // Pantry is back.
 import { del, get, patch, post, session } from "../api.js";
+import { byAisle } from "../aisles.js";
 import { amount, announce, h, needsLogin, problem } from "../dom.js";
 import { isOffline, offlineNotice, queueChange, recall, remember, sendQueuedChanges, withQueuedChanges } from "../offline.js";
 import { currentHousehold, householdPanel, memberName } from "./household.js";
@@ -33,14 +34,7 @@ export async function groceriesScreen() {
     notice.textContent = keptAt ? `${offlineNotice(keptAt, "your list")} Changes are kept and sent when it is back.` : "";
     const offline = keptAt !== null;
     if (!items.length) { list.replaceChildren(h("p", {}, "The list is empty.")); return; }
-    const aisles = [];
-    for (const item of items) {
-      const group = item.checked ? "In the basket" : item.aisle;
-      let aisle = aisles.find((a) => a.name === group);
-      if (!aisle) aisles.push(aisle = { name: group, items: [] });
-      aisle.items.push(item);
-    }
-    list.replaceChildren(...aisles.map((aisle) => h("section", {}, h("h2", {}, aisle.name),
+    list.replaceChildren(...byAisle(items).map((aisle) => h("section", {}, h("h2", {}, aisle.name),
       h("ul", { class: "list", "aria-label": aisle.name }, aisle.items.map((item) => {
         const toBuy = item.amounts.map(amount).join(" + ");
         const bought = item.bought.length ? `bought ${item.bought.map(amount).join(" + ")}` : "";

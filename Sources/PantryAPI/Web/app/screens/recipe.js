@@ -3,6 +3,7 @@
 import { ApiError, del, get, post, put, recipePath, session } from "../api.js";
 import { announce, count as counted, h, imageSource, minutes, problem } from "../dom.js";
 import { isOffline, offlineNotice, recall, remember } from "../offline.js";
+import { pointKey } from "../ingredients.js";
 
 const webLink = (url) => typeof url === "string" && /^https?:\/\/[^/]/i.test(url);
 
@@ -12,20 +13,6 @@ function done(button, text) {
   button.setAttribute("aria-disabled", "true");
 }
 const isDone = (button) => button.getAttribute("aria-disabled") === "true";
-
-/** The name the points rule gives an ingredient (`IngredientName.words` in PantryDomain): lowercase
- *  words of letters and digits, a simple English plural removed, so "Cherry Tomatoes" is
- *  "cherry tomato". The API lists counted ingredients by this name. */
-function pointKey(name) {
-  const singular = (word) => {
-    if ([...word].length <= 3) return word;
-    if (word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-    if (["oes", "ches", "shes", "sses"].some((end) => word.endsWith(end))) return word.slice(0, -2);
-    if (word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us")) return word.slice(0, -1);
-    return word;
-  };
-  return name.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean).map(singular).join(" ");
-}
 
 export async function recipeScreen(id) {
   let recipe;
