@@ -235,10 +235,16 @@ import PantryLog
         let store = try PostgresEventStore(address: address, timeout: .seconds(30))
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["psql", "-qAt", address.url, "-c", "BEGIN; LOCK TABLE events; SELECT pg_sleep(5)"]
+        // Held far longer than the test: with every suite at once on 2 cores, this task once waited
+        // longer for a thread than a 5 s lock lasted, and never saw it.
+        holder.arguments = ["psql", "-qAt", address.url, "-c", "BEGIN; LOCK TABLE events; SELECT pg_sleep(120)"]
         holder.standardOutput = FileHandle.nullDevice
         try holder.run()
-        defer { if holder.isRunning { holder.terminate() }; holder.waitUntilExit() }
+        defer {
+            // Its server session ends it (psql waits out its statement whatever signal it gets).
+            _ = try? TestPostgres.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(address.database)' AND pid <> pg_backend_pid()")
+            holder.waitUntilExit()
+        }
         try #require(try await waitUntil(interval: .milliseconds(50)) {
             try TestPostgres.psql("SELECT count(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND granted AND relation = 'events'::regclass",
                                   database: address.database) == "1"
