@@ -60,8 +60,8 @@ import HTTPTypes
 ///
 /// One person's data is bounded: at most 1,000 grocery items, 1,000 favourites, 200 recipes in the
 /// cart and 5 experiences per recipe (a household's shared list and cart have the same bounds);
-/// a command past a bound is 409 `limit_reached` and changes nothing. Points and tips come at a person's pace: a point needs its recipe cooking (a cart
-/// timer started, until an hour after it ends; else 409 `not_cooking`), and by default one person
+/// a command past a bound is 409 `limit_reached` and changes nothing. Points and tips come at a person's pace: a point needs its recipe cooking ("Start
+/// cooking", `POST /v1/me/cooking/{recipeId}`, its own act apart from the cart, until an hour after its countdown ends; else 409 `not_cooking`), and by default one person
 /// earns at most 60 points at once then one every 6 minutes, and writes at most 10 tips at once
 /// then one every 6 minutes; faster is 429 `pace_exceeded`, which changes nothing.
 ///
@@ -2334,8 +2334,8 @@ public struct Client: APIProtocol {
     }
     /// The signed-in user's changes as they are written (Server-Sent Events).
     ///
-    /// One event per change to what the user's screens show: the grocery list, the cart and its
-    /// timers, favourites and points, and, in a household, every member's changes to the shared
+    /// One event per change to what the user's screens show: the grocery list, the cart, what
+    /// they cook, favourites and points, and, in a household, every member's changes to the shared
     /// list and cart and who joins or leaves (`LiveChange`, in `data`; its `userId` says who made it). Each event's `id` is the change's
     /// log position: a client that reconnects sends the last one it got as `Last-Event-ID` and
     /// receives exactly the changes after it, in log order, whichever API process answers (within
@@ -3310,7 +3310,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Say you already own one of a recipe's ingredients while cooking it; earns one point per (recipe, ingredient), ever (UseOwnedIngredient). 409 `not_cooking` unless the recipe's cart timer was started (POST /v1/me/cart/{recipeId}/timer) and ended less than an hour ago; 429 `pace_exceeded` faster than a person cooks.
+    /// Say you already own one of a recipe's ingredients while cooking it; earns one point per (recipe, ingredient), ever (UseOwnedIngredient). 409 `not_cooking` unless the user started cooking the recipe (POST /v1/me/cooking/{recipeId}; no cart line needed) and its countdown ended less than an hour ago; 429 `pace_exceeded` faster than a person cooks.
     ///
     /// - Remark: HTTP `POST /v1/me/owned-ingredients`.
     /// - Remark: Generated from `#/paths//v1/me/owned-ingredients/post(useOwnedIngredient)`.
@@ -4130,17 +4130,178 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Start (or restart) a cooking countdown on a cart line (StartCooking, seed 002's "start recipe"); the cart shows the time left.
+    /// What the signed-in user is cooking, newest first, with the time left; a recipe stays listed while its points count (an hour after its countdown ends).
     ///
-    /// - Remark: HTTP `POST /v1/me/cart/{recipeId}/timer`.
-    /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)`.
+    /// - Remark: HTTP `GET /v1/me/cooking`.
+    /// - Remark: Generated from `#/paths//v1/me/cooking/get(cooking)`.
+    public func cooking(_ input: Operations.Cooking.Input) async throws -> Operations.Cooking.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.Cooking.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/me/cooking",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "after",
+                    value: input.query.after
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.Cooking.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Operations.Cooking.Output.Ok.Body.JsonPayload.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Problem.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Problem.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Problem.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
+                case 503:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Problem.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Start (or restart) cooking a recipe, seed 002's "start recipe" (StartCooking); while its countdown runs, and an hour after, "I have this" earns points.
+    ///
+    /// Cooking is its own act: it needs no cart line and puts nothing in the cart (the cart holds
+    /// only what the cook put there). It is the cook's own, in a household too. A recipe the API
+    /// cannot find is 404 `unknown_recipe`; at most 200 recipes cooking at once (409
+    /// `limit_reached`). Points still come at a person's pace (429 `pace_exceeded`).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/me/cooking/{recipeId}`.
+    /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)`.
     public func startCooking(_ input: Operations.StartCooking.Input) async throws -> Operations.StartCooking.Output {
         try await client.send(
             input: input,
             forOperation: Operations.StartCooking.id,
             serializer: { input in
                 let path = try converter.renderedPath(
-                    template: "/v1/me/cart/{}/timer",
+                    template: "/v1/me/cooking/{}",
                     parameters: [
                         input.path.recipeId
                     ]
@@ -4268,6 +4429,28 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .notFound(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Problem.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
                 case 413:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Problem.Body
@@ -7046,8 +7229,8 @@ public struct Client: APIProtocol {
     }
     /// Start a household, with you as its owner and only member (CreateHousehold).
     ///
-    /// Members share one grocery list and one cart with its timers (a point still goes to the
-    /// member who says "I have this"); points, tips, favourites and the account stay personal.
+    /// Members share one grocery list and one cart (a point still goes to the member who says
+    /// "I have this"); points, cooking, tips, favourites and the account stay personal.
     /// One household per person at a time (409 `already_in_household`). While in one, your own
     /// list and cart wait; they are yours again when you leave.
     ///

@@ -757,49 +757,6 @@ extension Components {
                 public var image: Swift.String?
                 /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/count`.
                 public var count: Swift.Int
-                /// The cooking countdown started on this line, if any; times in milliseconds since 1970 (UTC).
-                ///
-                /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer`.
-                public struct TimerPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer/startedAt`.
-                    public var startedAt: Swift.Int
-                    /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer/minutes`.
-                    public var minutes: Swift.Int
-                    /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer/endsAt`.
-                    public var endsAt: Swift.Int
-                    /// Counted when the cart is read; 0 once the food is done.
-                    ///
-                    /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer/remainingSeconds`.
-                    public var remainingSeconds: Swift.Int
-                    /// Creates a new `TimerPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - startedAt:
-                    ///   - minutes:
-                    ///   - endsAt:
-                    ///   - remainingSeconds: Counted when the cart is read; 0 once the food is done.
-                    public init(
-                        startedAt: Swift.Int,
-                        minutes: Swift.Int,
-                        endsAt: Swift.Int,
-                        remainingSeconds: Swift.Int
-                    ) {
-                        self.startedAt = startedAt
-                        self.minutes = minutes
-                        self.endsAt = endsAt
-                        self.remainingSeconds = remainingSeconds
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case startedAt
-                        case minutes
-                        case endsAt
-                        case remainingSeconds
-                    }
-                }
-                /// The cooking countdown started on this line, if any; times in milliseconds since 1970 (UTC).
-                ///
-                /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer`.
-                public var timer: Components.Schemas.Cart.LinesPayloadPayload.TimerPayload?
                 /// Creates a new `LinesPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -807,26 +764,22 @@ extension Components {
                 ///   - title:
                 ///   - image:
                 ///   - count:
-                ///   - timer: The cooking countdown started on this line, if any; times in milliseconds since 1970 (UTC).
                 public init(
                     recipeId: Swift.String,
                     title: Swift.String,
                     image: Swift.String? = nil,
-                    count: Swift.Int,
-                    timer: Components.Schemas.Cart.LinesPayloadPayload.TimerPayload? = nil
+                    count: Swift.Int
                 ) {
                     self.recipeId = recipeId
                     self.title = title
                     self.image = image
                     self.count = count
-                    self.timer = timer
                 }
                 public enum CodingKeys: String, CodingKey {
                     case recipeId
                     case title
                     case image
                     case count
-                    case timer
                 }
             }
             /// - Remark: Generated from `#/components/schemas/Cart/lines`.
@@ -873,6 +826,71 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case lines
                 case totals
+            }
+        }
+        /// A recipe the user is cooking; times in milliseconds since 1970 (UTC).
+        ///
+        /// - Remark: Generated from `#/components/schemas/CookingTimer`.
+        public struct CookingTimer: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/recipeId`.
+            public var recipeId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/title`.
+            public var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/image`.
+            public var image: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/startedAt`.
+            public var startedAt: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/minutes`.
+            public var minutes: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/endsAt`.
+            public var endsAt: Swift.Int
+            /// When "I have this" stops earning for it: an hour after endsAt.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/pointsUntil`.
+            public var pointsUntil: Swift.Int
+            /// Counted when read; 0 once the food is done.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/remainingSeconds`.
+            public var remainingSeconds: Swift.Int
+            /// Creates a new `CookingTimer`.
+            ///
+            /// - Parameters:
+            ///   - recipeId:
+            ///   - title:
+            ///   - image:
+            ///   - startedAt:
+            ///   - minutes:
+            ///   - endsAt:
+            ///   - pointsUntil: When "I have this" stops earning for it: an hour after endsAt.
+            ///   - remainingSeconds: Counted when read; 0 once the food is done.
+            public init(
+                recipeId: Swift.String,
+                title: Swift.String,
+                image: Swift.String? = nil,
+                startedAt: Swift.Int,
+                minutes: Swift.Int,
+                endsAt: Swift.Int,
+                pointsUntil: Swift.Int,
+                remainingSeconds: Swift.Int
+            ) {
+                self.recipeId = recipeId
+                self.title = title
+                self.image = image
+                self.startedAt = startedAt
+                self.minutes = minutes
+                self.endsAt = endsAt
+                self.pointsUntil = pointsUntil
+                self.remainingSeconds = remainingSeconds
+            }
+            public enum CodingKeys: String, CodingKey {
+                case recipeId
+                case title
+                case image
+                case startedAt
+                case minutes
+                case endsAt
+                case pointsUntil
+                case remainingSeconds
             }
         }
         /// - Remark: Generated from `#/components/schemas/Experience`.
