@@ -24,7 +24,9 @@ package func buildRouter(_ parts: APIParts, registry: PrometheusCollectorRegistr
                   operatorProofs: OperatorProofs(signer: parts.signer, trustedProxies: configuration.trustedProxies, logger: parts.logger),
                   revocations: revocations,
                   throttle: SharedLoginThrottle(), perClient: RateLimiter(configuration.loginLimitPerClient),
-                  overall: RateLimiter(configuration.loginLimitOverall), decoyHash: parts.decoyHash, leaderboard: parts.leaderboard)
+                  overall: RateLimiter(configuration.loginLimitOverall),
+                  // The known devices' lane: a budget as large as everyone's, of its own.
+                  devices: KnownDevices(signer: parts.signer, limit: configuration.loginLimitOverall), decoyHash: parts.decoyHash, leaderboard: parts.leaderboard)
         .register(public: router, authenticated: authenticated)
     // The commands of a signed-in user.
     CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)
