@@ -313,14 +313,14 @@ struct AccountRoutes {
         // Counted failed until it succeeds, as the account's own throttle counts.
         if let device { try await refuseWhileThrottled(KnownDevices.key(device), in: devices.lockout, what: "failed logins from this device") }
         var account = try await self.account(named: login)
-        var valid = try await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash, for: client)
+        var valid = try await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash, for: client, first: device != nil)
         if account == nil || !valid {
             // Registered, or given a new password, through another API process a moment ago: this
             // one may not have read it yet. Every failure waits the same, so timing tells nothing.
             await feed.catchUpWithLog(timeout: .seconds(1))
             if let fresher = try await self.account(named: login), fresher.passwordHash != account?.passwordHash {
                 account = fresher
-                valid = try await hasher.verify(body.password, against: fresher.passwordHash, for: client)
+                valid = try await hasher.verify(body.password, against: fresher.passwordHash, for: client, first: device != nil)
             }
         }
         guard let account, valid else { throw Problem.invalidCredentials }
