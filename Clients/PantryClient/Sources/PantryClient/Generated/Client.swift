@@ -549,6 +549,17 @@ public struct Client: APIProtocol {
     /// 15 minutes, each further attempt must wait 1, 2, 4, ... seconds (at most 5 minutes) after
     /// the last failure; earlier attempts get 429 with `Retry-After`.
     ///
+    /// Known devices (OWASP's device cookies): a log-in answers a `deviceToken`, signed by the API,
+    /// naming the account and a device, and sets it as the cookie `pantry_device` (`Path=/v1/sessions;
+    /// Secure; HttpOnly; SameSite=Strict`, 180 days, renewed at each log-in). A browser sends the
+    /// cookie back by itself; an app keeps `deviceToken` and sends it in `X-Pantry-Device`. Presented
+    /// for its own account, it takes a lane of its own: its own per-device budget and one shared by
+    /// all known devices, so when a flood from many addresses has spent everyone's log-in budget
+    /// (429 `rate_limited`) a returning client still logs in, its password checked ahead of the
+    /// flood's. For another account, expired or altered, it changes nothing. After 5 wrong passwords
+    /// within 15 minutes a device is locked out for 15 minutes: 429 `too_many_attempts` while it is
+    /// presented, the right password too.
+    ///
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
     /// - Remark: Generated from `#/paths//v1/sessions/post(logIn)`.
@@ -566,6 +577,11 @@ public struct Client: APIProtocol {
                     method: .post
                 )
                 suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Pantry-Device",
+                    value: input.headers.xPantryDevice
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -584,6 +600,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 201:
+                    let headers: Operations.LogIn.Output.Created.Headers = .init(setCookie: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Set-Cookie",
+                        as: Swift.String.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.LogIn.Output.Created.Body
                     let chosenContentType = try converter.bestContentType(
@@ -604,7 +625,10 @@ public struct Client: APIProtocol {
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .created(.init(body: body))
+                    return .created(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 400:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Problem.Body

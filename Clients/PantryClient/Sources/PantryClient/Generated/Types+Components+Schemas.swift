@@ -245,6 +245,10 @@ extension Components {
             public var userId: Components.Schemas.UserId
             /// - Remark: Generated from `#/components/schemas/Session/username`.
             public var username: Swift.String
+            /// A log-in's only: this device's token, sent back in `X-Pantry-Device` at the next log-in (POST /v1/sessions).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Session/deviceToken`.
+            public var deviceToken: Swift.String?
             /// Creates a new `Session`.
             ///
             /// - Parameters:
@@ -253,18 +257,21 @@ extension Components {
             ///   - expiresAt: Unix time in seconds.
             ///   - userId:
             ///   - username:
+            ///   - deviceToken: A log-in's only: this device's token, sent back in `X-Pantry-Device` at the next log-in (POST /v1/sessions).
             public init(
                 token: Swift.String,
                 tokenType: Components.Schemas.Session.TokenTypePayload,
                 expiresAt: Swift.Int,
                 userId: Components.Schemas.UserId,
-                username: Swift.String
+                username: Swift.String,
+                deviceToken: Swift.String? = nil
             ) {
                 self.token = token
                 self.tokenType = tokenType
                 self.expiresAt = expiresAt
                 self.userId = userId
                 self.username = username
+                self.deviceToken = deviceToken
             }
             public enum CodingKeys: String, CodingKey {
                 case token
@@ -272,6 +279,7 @@ extension Components {
                 case expiresAt
                 case userId
                 case username
+                case deviceToken
             }
         }
         /// - Remark: Generated from `#/components/schemas/LeaderboardEntry`.

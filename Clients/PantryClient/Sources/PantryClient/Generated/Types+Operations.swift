@@ -1069,6 +1069,17 @@ public enum Operations {
     /// 15 minutes, each further attempt must wait 1, 2, 4, ... seconds (at most 5 minutes) after
     /// the last failure; earlier attempts get 429 with `Retry-After`.
     ///
+    /// Known devices (OWASP's device cookies): a log-in answers a `deviceToken`, signed by the API,
+    /// naming the account and a device, and sets it as the cookie `pantry_device` (`Path=/v1/sessions;
+    /// Secure; HttpOnly; SameSite=Strict`, 180 days, renewed at each log-in). A browser sends the
+    /// cookie back by itself; an app keeps `deviceToken` and sends it in `X-Pantry-Device`. Presented
+    /// for its own account, it takes a lane of its own: its own per-device budget and one shared by
+    /// all known devices, so when a flood from many addresses has spent everyone's log-in budget
+    /// (429 `rate_limited`) a returning client still logs in, its password checked ahead of the
+    /// flood's. For another account, expired or altered, it changes nothing. After 5 wrong passwords
+    /// within 15 minutes a device is locked out for 15 minutes: 429 `too_many_attempts` while it is
+    /// presented, the right password too.
+    ///
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
     /// - Remark: Generated from `#/paths//v1/sessions/post(logIn)`.
@@ -1077,12 +1088,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/POST/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `deviceToken` of an earlier log-in (an app's; a browser sends the `pantry_device` cookie instead).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/POST/header/X-Pantry-Device`.
+                public var xPantryDevice: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.LogIn.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPantryDevice: The `deviceToken` of an earlier log-in (an app's; a browser sends the `pantry_device` cookie instead).
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.LogIn.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    xPantryDevice: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.LogIn.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xPantryDevice = xPantryDevice
                     self.accept = accept
                 }
             }
@@ -1108,6 +1128,22 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// `pantry_device`, the device token for a browser.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/headers/Set-Cookie`.
+                    public var setCookie: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - setCookie: `pantry_device`, the device token for a browser.
+                    public init(setCookie: Swift.String? = nil) {
+                        self.setCookie = setCookie
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.LogIn.Output.Created.Headers
                 /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/content/application\/json`.
@@ -1130,8 +1166,13 @@ public enum Operations {
                 /// Creates a new `Created`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.LogIn.Output.Created.Body) {
+                public init(
+                    headers: Operations.LogIn.Output.Created.Headers = .init(),
+                    body: Operations.LogIn.Output.Created.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -1320,7 +1361,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Too many failed logins for this account.
+            /// Too many failed logins for this account or from this device (`too_many_attempts`), or too many log-ins from this client or everyone (`rate_limited`).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(logIn)/responses/429`.
             ///

@@ -46,6 +46,17 @@ public protocol APIProtocol: Sendable {
     /// 15 minutes, each further attempt must wait 1, 2, 4, ... seconds (at most 5 minutes) after
     /// the last failure; earlier attempts get 429 with `Retry-After`.
     ///
+    /// Known devices (OWASP's device cookies): a log-in answers a `deviceToken`, signed by the API,
+    /// naming the account and a device, and sets it as the cookie `pantry_device` (`Path=/v1/sessions;
+    /// Secure; HttpOnly; SameSite=Strict`, 180 days, renewed at each log-in). A browser sends the
+    /// cookie back by itself; an app keeps `deviceToken` and sends it in `X-Pantry-Device`. Presented
+    /// for its own account, it takes a lane of its own: its own per-device budget and one shared by
+    /// all known devices, so when a flood from many addresses has spent everyone's log-in budget
+    /// (429 `rate_limited`) a returning client still logs in, its password checked ahead of the
+    /// flood's. For another account, expired or altered, it changes nothing. After 5 wrong passwords
+    /// within 15 minutes a device is locked out for 15 minutes: 429 `too_many_attempts` while it is
+    /// presented, the right password too.
+    ///
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
     /// - Remark: Generated from `#/paths//v1/sessions/post(logIn)`.
@@ -380,6 +391,17 @@ extension APIProtocol {
     /// or `email`, not both. A wrong name, email or password gets one generic 401. After 5 failures for one account within
     /// 15 minutes, each further attempt must wait 1, 2, 4, ... seconds (at most 5 minutes) after
     /// the last failure; earlier attempts get 429 with `Retry-After`.
+    ///
+    /// Known devices (OWASP's device cookies): a log-in answers a `deviceToken`, signed by the API,
+    /// naming the account and a device, and sets it as the cookie `pantry_device` (`Path=/v1/sessions;
+    /// Secure; HttpOnly; SameSite=Strict`, 180 days, renewed at each log-in). A browser sends the
+    /// cookie back by itself; an app keeps `deviceToken` and sends it in `X-Pantry-Device`. Presented
+    /// for its own account, it takes a lane of its own: its own per-device budget and one shared by
+    /// all known devices, so when a flood from many addresses has spent everyone's log-in budget
+    /// (429 `rate_limited`) a returning client still logs in, its password checked ahead of the
+    /// flood's. For another account, expired or altered, it changes nothing. After 5 wrong passwords
+    /// within 15 minutes a device is locked out for 15 minutes: 429 `too_many_attempts` while it is
+    /// presented, the right password too.
     ///
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
