@@ -125,7 +125,8 @@ final class PasswordHashingPool: Sendable {
                     give()
                     return .queued
                 }
-                guard let index = queue.jobs.indices.max(by: { queue.places[queue.jobs[$0].client ?? "", default: 0]
+                // Never a known device's: only another guess gives its place up.
+                guard let index = queue.jobs.indices.filter({ !queue.jobs[$0].first }).max(by: { queue.places[queue.jobs[$0].client ?? "", default: 0]
                                                                 < queue.places[queue.jobs[$1].client ?? "", default: 0] }),
                       queue.places[queue.jobs[index].client ?? "", default: 0] > had else { return .busy }
                 let refused = queue.jobs.remove(at: index)
