@@ -72,7 +72,7 @@ def mixed_command(n, users):
     recipe = f"r{n % 17}"
     kind = n % 6
     if kind == 0:
-        # A point as a client earns it, in three of these slots: a cart line, its timer, the point.
+        # A point as a client earns it, in three of these slots: a cart line, cooking, the point.
         step = n // 6 % 3
         base = n - 6 * step
         user, recipe = f"u{base % users}", f"r{base % 17}"
