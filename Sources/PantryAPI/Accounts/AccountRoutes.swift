@@ -289,11 +289,18 @@ struct AccountRoutes {
     /// A device token of the account (`KnownDevices`) takes the known devices' lane; one of another
     /// account is no help, and one that failed too often is refused.
     private func logIn(_ request: Request, client: String) async throws -> Response {
+        // Without a device token signed here, the body is read only once admitted, as before: a
+        // flood of bad bodies is held by the tarpit, not answered at once.
+        guard let presented = devices.presented(in: request) else {
+            return try await admitted(request, client) { _ in
+                let body = try await JSONBody.decode(Credentials.self, from: request)
+                return try await logIn(body, login: try body.login(), client: client, device: nil, presented: nil)
+            }
+        }
         let body = try await JSONBody.decode(Credentials.self, from: request)
         let login = try body.login()
-        let presented = devices.presented(in: request)
         var known: DeviceClaims?
-        if let presented, let owner = try await self.account(named: login), owner.userId == presented.userId {
+        if let owner = try await self.account(named: login), owner.userId == presented.userId {
             if let wait = devices.lockout.retryAfter(KnownDevices.key(presented)) {
                 let seconds = await Self.holdRefusal(retryAfter: wait)
                 throw Problem(.tooManyAttempts, detail: "this device failed its password too often; try again in \(seconds) s",
