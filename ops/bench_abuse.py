@@ -1,6 +1,8 @@
 """ops/bench-abuse: an authenticated read (`GET /v1/leaderboard/me`) timed at rest and while the
 deployment is abused, each abuse in its own phase. The abusers run in other processes, each
 connection from its own loopback address (127.0.0.2 and up), as a distributed attack would come.
+With --known-devices 50,200,1000: instead, log-in floods from that many addresses, each met by 20
+returning cooks with a device token of an earlier log-in and 20 cooks without one (issue 45).
 Run through ops/bench-abuse."""
 import argparse
 import http.client
@@ -115,11 +117,87 @@ def quota_grief(port, seconds, counts):
         counts[response.status] = counts.get(response.status, 0) + 1
 
 
+def log_in_from(address, port, username, password, device=None):
+    """One log-in from `address`: its status and milliseconds."""
+    started = time.monotonic()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(address, 0))
+    headers = {"Content-Type": "application/json", **({"X-Pantry-Device": device} if device else {})}
+    try:
+        connection.request("POST", "/v1/sessions", body=json.dumps({"username": username, "password": password}), headers=headers)
+        response = connection.getresponse()
+        body = response.read()
+        return response.status, (time.monotonic() - started) * 1000, json.loads(body or b"{}") if body.startswith(b"{") else {}
+    except OSError:
+        return "error", (time.monotonic() - started) * 1000, {}
+    finally:
+        connection.close()
+
+
+def known_devices(port, sizes, seconds, json_path):
+    """Per flood size: how many of 20 returning cooks (device token) and 20 cooks without one log
+    in while that many addresses flood log-ins, and how long they took."""
+    import concurrent.futures
+    password = "a long enough password"
+    cooks = {}
+    for kind, third in (("known", 9), ("unknown", 10)):
+        for n in range(20):
+            name = f"{kind}{n}"
+            address = f"127.0.{third}.{n + 1}"
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(address, 0))
+            connection.request("POST", "/v1/accounts", body=json.dumps({"username": name, "email": f"{name}@example.org", "password": password}),
+                               headers={"Content-Type": "application/json"})
+            response = connection.getresponse()
+            assert response.status == 201, response.read()
+            connection.close()
+            cooks[name] = (address, None)
+    for n in range(20):
+        address = cooks[f"known{n}"][0]
+        status, _, body = log_in_from(address, port, f"known{n}", password)
+        assert status == 201 and body.get("deviceToken"), (status, body)
+        cooks[f"known{n}"] = (address, body["deviceToken"])
+    results = []
+    for size in sizes:
+        time.sleep(3)  # the last phase's refusals and buckets settle
+        queue = multiprocessing.Queue()
+        per_process = 50
+        flooders = [multiprocessing.Process(target=flood_process, args=(port, 20 + first, min(per_process, size - first), seconds, queue))
+                    for first in range(0, size, per_process)]
+        for process in flooders:
+            process.start()
+        time.sleep(min(3, seconds / 3))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=40) as pool:
+            answers = list(pool.map(lambda name: (name, log_in_from(cooks[name][0], port, name, password, cooks[name][1])), cooks))
+        for process in flooders:
+            process.join()
+        flood = {}
+        for _ in flooders:
+            for status, n in queue.get().items():
+                flood[str(status)] = flood.get(str(status), 0) + n
+        row = {"addresses": size, "floodSeconds": seconds, "flood": flood}
+        for kind in ("known", "unknown"):
+            # A refusal by its code too: 429 rate_limited, 503 busy, ...
+            mine = [(status if status == 201 else f"{status} {body.get('code', '')}".strip(), ms)
+                    for name, (status, ms, body) in answers if name.startswith(kind)]
+            ok = sorted(ms for status, ms in mine if status == 201)
+            row[kind] = {"loggedIn": len(ok), "of": len(mine),
+                         "statuses": {str(s): sum(1 for status, _ in mine if status == s) for s in {status for status, _ in mine}},
+                         "p50Ms": round(percentile(ok, 0.5), 1) if ok else None, "maxMs": round(ok[-1], 1) if ok else None}
+        results.append(row)
+        print(f"| {size:>5} addresses | known devices {row['known']['loggedIn']:>2} of 20 (p50 {row['known']['p50Ms']} ms, max {row['known']['maxMs']} ms) "
+              f"| without a device token {row['unknown']['loggedIn']:>2} of 20 ({row['unknown']['statuses']}) | flood: {flood} |", flush=True)
+    if json_path:
+        with open(json_path, "w") as out:
+            json.dump({"benchmark": "ops/bench-abuse --known-devices", "cpus": os.cpu_count(), "results": results}, out, indent=2)
+            out.write("\n")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--reads", type=int, default=300)
+    parser.add_argument("--known-devices", help="flood sizes, e.g. 50,200,1000: measure returning cooks' log-ins instead")
+    parser.add_argument("--json", help="where --known-devices writes its figures")
     options = parser.parse_args()
     data = tempfile.mkdtemp(prefix="pantry-bench-abuse-")
     port = free_port()
@@ -133,6 +211,9 @@ def main():
     rows = []
     try:
         wait_ready(port, "/ready")
+        if options.known_devices:
+            known_devices(port, [int(n) for n in options.known_devices.split(",")], options.seconds, options.json)
+            return
         for name in ("reader", "victim"):
             status, body = request(port, "POST", "/v1/accounts", {"username": name, "email": f"{name}@example.org",
                                                                   "password": "a long enough password"})

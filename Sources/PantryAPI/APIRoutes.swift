@@ -24,8 +24,10 @@ package func buildRouter(_ parts: APIParts, registry: PrometheusCollectorRegistr
                   operatorProofs: OperatorProofs(signer: parts.signer, trustedProxies: configuration.trustedProxies, logger: parts.logger),
                   revocations: revocations,
                   throttle: SharedLoginThrottle(), perClient: RateLimiter(configuration.loginLimitPerClient),
-                  overall: RateLimiter(configuration.loginLimitOverall), decoyHash: parts.decoyHash, leaderboard: parts.leaderboard,
-                  resetMail: configuration.passwordResetMail, resetTokens: parts.resetTokens)
+                  overall: RateLimiter(configuration.loginLimitOverall),
+                  // The known devices' lane: a budget as large as everyone's, of its own.
+                  devices: KnownDevices(signer: parts.signer, limit: configuration.loginLimitOverall), decoyHash: parts.decoyHash,
+                  leaderboard: parts.leaderboard, resetMail: configuration.passwordResetMail, resetTokens: parts.resetTokens)
         .register(public: router, authenticated: authenticated)
     // The commands of a signed-in user.
     CommandRoutes(submitter: submitter, lookup: RecipeFactsLookup(recipes: recipes)).register(on: authenticated)

@@ -37,7 +37,8 @@ struct CoreSnapshot {
     /// 6: the revoked sessions (token ids by their tokens' expiry hour), after the deleted users.
     /// 7: the households, after the recipes (ids, members, invites' code digests, the shared list
     /// as item ids, authors and keyed digests: no text anyone wrote), all decoded at the start.
-    /// 8: the password reset links (user, the token's keyed digest, expiry, used), after the households.
+    /// 8: the password reset links (user, the token's keyed digest, expiry, used), after the
+    /// households; a household has no timers (cooking is the cook's own, with their holdings).
     private static let formatVersion: UInt32 = 8
 
     /// The file: a header, the body, and a SHA-256 of both. A list whose user has no key any more
@@ -252,9 +253,6 @@ private extension SnapshotWriter {
             w.sequence(household.cart.keys.sorted { $0.rawValue < $1.rawValue }) { w, recipeId in
                 w.string(recipeId.rawValue); w.int(Int64(household.cart[recipeId]!))
             }
-            w.sequence(household.cooking.keys.sorted { $0.rawValue < $1.rawValue }) { w, recipeId in
-                w.string(recipeId.rawValue); w.int(household.cooking[recipeId]!)
-            }
         }
     }
 
@@ -291,7 +289,6 @@ private extension SnapshotReader {
                 if let digest { household.itemIds[digest] = itemId }
             }
             for _ in 0..<(try count()) { household.cart[RecipeID(try string())] = Int(try int()) }
-            for _ in 0..<(try count()) { household.cooking[RecipeID(try string())] = try int() }
             households[id] = household
         }
         return households

@@ -98,6 +98,7 @@ package enum CommandCoding {
             if withFacts { field("recipe", c.recipe, in: &data) }
         case .startCooking(let c):
             data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("minutes", c.minutes)
+            if withFacts { field("recipe", c.recipe, in: &data) }
         case .writeExperience(let c):
             data.field("userId", c.userId); data.field("recipeId", c.recipeId); data.field("text", c.text)
         case .createHousehold(let c):
@@ -209,7 +210,7 @@ package enum CommandCoding {
         "StartCooking": { json in
             try refuseUnknownFields(json, of: StartCooking.self)
             return .startCooking(StartCooking(userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")),
-                                              minutes: try json.int("minutes")))
+                                              minutes: try json.int("minutes"), recipe: try recipeFacts(json)))
         },
         "ChangePassword": { json in
             try refuseUnknownFields(json, of: ChangePassword.self)

@@ -173,16 +173,19 @@ package struct AdjustCart: Sendable, Equatable, CommandPayload {
     }
 }
 
-/// Seed 002's "start recipe": a countdown of `minutes` (1-1440) for a recipe in the cart, from the
-/// moment the event is recorded. Starting again restarts it. The adapter fills `minutes` from the
-/// recipe's ready time when the user gives none.
+/// Seed 002's "start recipe": the cook starts cooking a recipe, a countdown of `minutes` (1-1440)
+/// from the moment the event is recorded; starting again restarts it. It needs no cart line:
+/// cooking is its own act, and while it lasts (and an hour after) "I have this" earns points. The
+/// adapter fills `minutes` from the recipe's ready time when the user gives none, and `recipe`
+/// the first time the log meets the recipe (as for `AdjustCart`).
 package struct StartCooking: Sendable, Equatable, CommandPayload {
     package var userId: UserID
     package var recipeId: RecipeID
     package var minutes: Int
-    enum Fields: String, CaseIterable { case userId, recipeId, minutes }
-    package init(userId: UserID, recipeId: RecipeID, minutes: Int) {
-        self.userId = userId; self.recipeId = recipeId; self.minutes = minutes
+    package var recipe: RecipeFacts?
+    enum Fields: String, CaseIterable { case userId, recipeId, minutes, recipe }
+    package init(userId: UserID, recipeId: RecipeID, minutes: Int, recipe: RecipeFacts? = nil) {
+        self.userId = userId; self.recipeId = recipeId; self.minutes = minutes; self.recipe = recipe
     }
 }
 

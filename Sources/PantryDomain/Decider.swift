@@ -12,6 +12,9 @@ package enum Decider {
     /// A recipe's points count from `StartCooking` until an hour after its countdown ends (ms):
     /// "I have this" is pressed while cooking, or just after the timer rang.
     package static let cookingGrace: Int64 = 60 * 60_000
+    /// Recipes one person may have cooking at once (a timer not yet past its grace): the bound
+    /// the cart's lines gave the timers when a timer lived on a line.
+    package static let maxCooking = 200
 
     /// `at` is when the event was logged (its `recordedAt`, ms since 1970): the paces are kept by it.
     package static func evolve(_ state: inout PantryState, _ event: Event, at: Int64) {
@@ -153,9 +156,8 @@ package enum Decider {
             let asked = try Validate.ingredient(c.ingredient)
             // New commands only: points logged before this rule stay, and evolve never checks it.
             // First, so a point for a recipe nobody cooks never has the API look the recipe up.
-            let shared = state.household(of: userId)
-            guard let until = shared.map({ $0.household.cooking[recipeId] }) ?? state.cooking[userId]?[recipeId], at < until else {
-                throw Rejection(.notCooking, "recipe \(recipeId) is not cooking: start cooking it (its cart timer) first")
+            guard let until = state.cooking[userId]?[recipeId], at < until else {
+                throw Rejection(.notCooking, "recipe \(recipeId) is not cooking: start cooking it first")
             }
             let (recipe, recorded) = try knownRecipe(recipeId, facts: c.recipe, userId: userId, state)
             // One key per ingredient of the recipe, whatever the case or plural the user typed.
@@ -189,16 +191,20 @@ package enum Decider {
                                                           image: recipe.facts.image, delta: c.delta, count: count, household: shared?.id))]
 
         case .startCooking(let c):
+            // Cooking is the cook's own act: it needs no cart line (the cart holds only what the
+            // cook put there). The pace on points stays the wall against farming.
             let userId = try existingUser(c.userId, state)
             let recipeId = try Validate.recipeId(c.recipeId)
             guard (1...1440).contains(c.minutes) else {
                 throw Rejection(.invalidMinutes, "minutes must be 1 to 1440 (a day), got \(c.minutes)")
             }
-            let shared = state.household(of: userId)
-            guard ((shared?.household.cart ?? state.carts[userId])?[recipeId] ?? 0) > 0 else {
-                throw Rejection(.notInCart, "recipe \(recipeId) is not in the cart")
+            let timers = state.cooking[userId] ?? [:]
+            guard timers[recipeId] != nil || timers.values.count(where: { at < $0 }) < maxCooking else {
+                throw Rejection(.limitReached, "at most \(maxCooking) recipes cooking at once")
             }
-            return [.cookingStarted(CookingStarted(userId: userId, recipeId: recipeId, minutes: c.minutes, household: shared?.id))]
+            let (recipe, recorded) = try knownRecipe(recipeId, facts: c.recipe, userId: userId, state)
+            return recorded + [.cookingStarted(CookingStarted(userId: userId, recipeId: recipeId, minutes: c.minutes,
+                                                              title: recipe.facts.title, image: recipe.facts.image))]
 
         case .writeExperience(let c):
             let userId = try existingUser(c.userId, state)

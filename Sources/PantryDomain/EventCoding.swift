@@ -88,7 +88,7 @@ package enum EventCoding {
             w.field("delta", e.delta); w.field("count", e.count); w.field("household", e.household)
         case .cookingStarted(let e):
             w.field("userId", e.userId); w.field("recipeId", e.recipeId); w.field("minutes", e.minutes)
-            w.field("household", e.household)
+            w.field("title", e.title); w.field("image", e.image)
         case .experienceWritten(let e):
             w.field("experienceId", e.experienceId); w.field("userId", e.userId); w.field("recipeId", e.recipeId)
         case .householdCreated(let e):
@@ -285,9 +285,11 @@ package enum EventCoding {
                 image: try json.optionalString("image"), delta: try json.int("delta"), count: try json.int("count"),
                 household: try json.optionalString("household")))
         case .cookingStarted:
+            // Versions 1 and 2 have no title (their line's is the cart's) and may name a household's cart.
             return .cookingStarted(CookingStarted(
                 userId: try json.string("userId"), recipeId: RecipeID(try json.string("recipeId")), minutes: try json.int("minutes"),
-                household: try json.optionalString("household")))
+                title: schemaVersion >= 3 ? try json.string("title") : nil, image: try json.optionalString("image"),
+                cartHousehold: schemaVersion >= 3 ? nil : try json.optionalString("household")))
         case .householdCreated:
             return .householdCreated(HouseholdCreated(householdId: try json.string("householdId"), userId: try json.string("userId")))
         case .householdInviteCreated:

@@ -27,13 +27,14 @@ package enum EventType: String, CaseIterable, Sendable {
     /// The version written today: 2 for those whose personal fields moved under a seal
     /// (`UserRegistered`, the grocery events) or out of the event (`ExperienceWritten`), 3 for the
     /// tip whose text then moved under the seal too, and for the grocery events that can name a
-    /// household's list (`household`, `itemId`); 2 for the cart's events, which can too; 1 for the rest.
+    /// household's list (`household`, `itemId`), and for `CookingStarted`, the cook's own apart from
+    /// the cart; 2 for the cart's event, which can name a household's too; 1 for the rest.
     /// A reader built before households refuses those versions rather than put a household's item
     /// on a person's own list.
     package var schemaVersion: Int {
         switch self {
-        case .experienceWritten, .groceryAdded, .groceryChecked, .groceryRemoved: 3
-        case .userRegistered, .cartAdjusted, .cookingStarted: 2
+        case .experienceWritten, .groceryAdded, .groceryChecked, .groceryRemoved, .cookingStarted: 3
+        case .userRegistered, .cartAdjusted: 2
         case .recipeSaved, .savedRecipeRemoved, .pointEarned, .recipeRecorded,
              .passwordChanged, .userDeleted, .sessionRevoked, .householdCreated, .householdInviteCreated,
              .householdInviteRevoked, .householdJoined, .householdLeft, .householdHandedOver, .passwordResetRequested: 1

@@ -57,7 +57,7 @@ package enum Event: Sendable, Equatable {
         case .groceryChecked(let e): e.household
         case .groceryRemoved(let e): e.household
         case .cartAdjusted(let e): e.household
-        case .cookingStarted(let e): e.household
+        case .cookingStarted: nil
         case .householdCreated(let e): e.householdId
         case .householdInviteCreated(let e): e.householdId
         case .householdInviteRevoked(let e): e.householdId
@@ -215,14 +215,22 @@ package struct CartAdjusted: Sendable, Equatable {
     }
 }
 
-/// A countdown started on a cart line; it ends `minutes` after the event's `recordedAt`.
+/// The person started cooking a recipe: a countdown that ends `minutes` after the event's
+/// `recordedAt`. Version 3 carries the recipe's title and image (as a cart line does) and no
+/// household: cooking is the cook's own. Versions 1 and 2 were started on a cart line, whose cart
+/// `cartOwner` names (a household's, in version 2): a reader takes their title from that line.
 package struct CookingStarted: Sendable, Equatable {
     package var userId: UserID
     package var recipeId: RecipeID
     package var minutes: Int
-    package var household: HouseholdID?
-    package init(userId: UserID, recipeId: RecipeID, minutes: Int, household: HouseholdID? = nil) {
-        self.userId = userId; self.recipeId = recipeId; self.minutes = minutes; self.household = household
+    /// Nil in versions 1 and 2 only.
+    package var title: String?
+    package var image: String?
+    /// Versions 1 and 2 only: the household whose cart line the timer was started on.
+    package var cartHousehold: HouseholdID?
+    package init(userId: UserID, recipeId: RecipeID, minutes: Int, title: String?, image: String?, cartHousehold: HouseholdID? = nil) {
+        self.userId = userId; self.recipeId = recipeId; self.minutes = minutes
+        self.title = title; self.image = image; self.cartHousehold = cartHousehold
     }
 }
 

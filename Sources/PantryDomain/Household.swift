@@ -13,10 +13,9 @@ package struct Household: Sendable, Equatable {
     /// An item's key's keyed digest (`NameKey.groceryItem`) to the item's id: the same ingredient
     /// added again, by anyone, merges into one item.
     package var itemIds: [NameDigest: String] = [:]
-    /// The shared cart: recipe to count, and the timers of its lines (when their points stop
-    /// counting, ms since 1970), as `PantryState.carts` and `cooking` hold a person's.
+    /// The shared cart: recipe to count, as `PantryState.carts` holds a person's. Cooking is
+    /// not shared: it is the cook's own (`PantryState.cooking`).
     package var cart: [RecipeID: Int] = [:]
-    package var cooking: [RecipeID: Int64] = [:]
 
     package init(owner: UserID) { self.owner = owner; members = [owner] }
 

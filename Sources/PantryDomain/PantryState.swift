@@ -50,9 +50,9 @@ package struct PantryState: Sendable, Equatable {
     package private(set) var recipes: [RecipeID: KnownRecipe] = [:]
     /// Recipe ids in the order they were recorded: a recipe's number is its index here.
     package private(set) var recipeOrder: [RecipeID] = []
-    /// Per user, the cart lines whose recipe is cooking, with when its points stop counting (ms
-    /// since 1970): a point needs its recipe cooking. A line's timer goes with the line, so this
-    /// holds at most `Decider.maxCartLines` per user.
+    /// Per user, the recipes they are cooking, with when its points stop counting (ms since 1970):
+    /// a point needs its recipe cooking. Timers past that are dropped when the person starts
+    /// another, so this holds at most `Decider.maxCooking` per user.
     package private(set) var cooking: [UserID: [RecipeID: Int64]] = [:]
     /// Per user, `due` of their points' and their tips' `Pace` (ms since 1970).
     package private(set) var pointsDue: [UserID: Int64] = [:]
@@ -215,7 +215,7 @@ package struct PantryState: Sendable, Equatable {
     /// Raised whenever `evolve` would build a different state from the same events: a snapshot
     /// of another version is not trusted, and the state is folded from the log instead.
     /// 5: the users and their names' digests. 6: the revoked sessions, until their tokens expire.
-    /// 7: the households. 8: the password reset links.
+    /// 7: the households. 8: the password reset links; cooking is the person's own, apart from the cart.
     package static let holdingsVersion = 8
 
     package var holdings: Holdings {
@@ -320,21 +320,18 @@ package struct PantryState: Sendable, Equatable {
         case .cartAdjusted(let e):
             if let householdId = e.household {
                 households[householdId]?.cart[e.recipeId] = e.count == 0 ? nil : e.count
-                if e.count == 0 { households[householdId]?.cooking[e.recipeId] = nil }
             } else {
                 carts[e.userId, default: [:]][e.recipeId] = e.count == 0 ? nil : e.count
-                if e.count == 0 { cooking[e.userId]?[e.recipeId] = nil }
             }
         case .experienceWritten(let e):
             experiences[e.userId, default: [:]][e.recipeId, default: 0] += 1
             tipsDue[e.userId] = paces.tips.due(after: tipsDue[e.userId], at: at)
         case .cookingStarted(let e):
-            let until = at + Int64(e.minutes) * 60_000 + Decider.cookingGrace
-            if let householdId = e.household {
-                households[householdId]?.cooking[e.recipeId] = until
-            } else {
-                cooking[e.userId, default: [:]][e.recipeId] = until
-            }
+            // The cook's own, whatever cart the line of an old (version 1 or 2) event was in: a
+            // household's timer becomes its starter's. Timers whose points are over go.
+            var timers = (cooking[e.userId] ?? [:]).filter { at < $0.value }
+            timers[e.recipeId] = at + Int64(e.minutes) * 60_000 + Decider.cookingGrace
+            cooking[e.userId] = timers
         case .sessionRevoked(let e):
             let now = Self.hour(at / 1000)
             for over in revokedTokens.keys.filter({ $0 < now }) { revokedTokens[over] = nil }

@@ -43,7 +43,6 @@ package struct Rejection: Error, Sendable, Equatable {
         case unknownRecipe = "unknown_recipe"
         case notInRecipe = "not_in_recipe"
         case commandIdReused = "command_id_reused"
-        case notInCart = "not_in_cart"
         case invalidMinutes = "invalid_minutes"
         /// A point for a recipe that is not cooking (`StartCooking` first).
         case notCooking = "not_cooking"

@@ -353,24 +353,17 @@ package struct LoadRunner: Sendable {
         }
     }
 
-    /// Puts the recipe in the cart and starts its timer, each request retried with its own key
-    /// until its outcome is known; true when both were accepted.
+    /// Starts cooking the recipe, retried with its key until its outcome is known; true when accepted.
     private func cook(_ operation: LoadOperation, token: String, client: PantryClient, shared: Shared,
                       stats: inout RunStats) -> Bool {
         let recipeId = operation.item!.recipeId, key = operation.key!
-        let steps: [(expected: Int, send: () throws(CurlError) -> HTTPResponse)] = [
-            (200, { () throws(CurlError) in try client.addToCart(recipeId, token: token, key: key + "-cart") }),
-            (201, { () throws(CurlError) in
-                try client.startCooking(recipeId, minutes: LoadConfiguration.cookingMinutes, token: token, key: key + "-cook") }),
-        ]
-        for step in steps {
-            guard let (response, _) = untilKnown(client: client, stats: &stats, step.send) else { return false }
-            guard response.status == step.expected else {
-                stats.error(ErrorKind.http(response.status, code: client.problemCode(response)))
-                return false
-            }
-            if let position = PantryClient.position(in: response.body) { shared.accepted(position) }
+        guard let (response, _) = untilKnown(client: client, stats: &stats, { () throws(CurlError) in
+            try client.startCooking(recipeId, minutes: LoadConfiguration.cookingMinutes, token: token, key: key + "-cook") }) else { return false }
+        guard response.status == 201 else {
+            stats.error(ErrorKind.http(response.status, code: client.problemCode(response)))
+            return false
         }
+        if let position = PantryClient.position(in: response.body) { shared.accepted(position) }
         return true
     }
 

@@ -40,15 +40,10 @@ package final class PantryClient {
                  token: token, key: key)
     }
 
-    /// The cart stepper, +1: the line a recipe's timer runs on.
-    package func addToCart(_ recipeId: String, token: String, key: String) throws(CurlError) -> HTTPResponse {
-        try send(.post, "/v1/me/cart", json: Data(#"{"recipeId":\#(Self.quoted(recipeId)),"delta":1}"#.utf8), token: token, key: key)
-    }
-
-    /// Starts the timer of a recipe in the cart: "start cooking".
+    /// "Start cooking" a recipe: what its points need.
     package func startCooking(_ recipeId: String, minutes: Int, token: String, key: String) throws(CurlError) -> HTTPResponse {
         let segment = recipeId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? recipeId
-        return try send(.post, "/v1/me/cart/\(segment)/timer", json: Data(#"{"minutes":\#(minutes)}"#.utf8), token: token, key: key)
+        return try send(.post, "/v1/me/cooking/\(segment)", json: Data(#"{"minutes":\#(minutes)}"#.utf8), token: token, key: key)
     }
 
     package func top(_ limit: Int, token: String, after: Int64? = nil) throws(CurlError) -> HTTPResponse {

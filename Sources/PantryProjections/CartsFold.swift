@@ -17,12 +17,22 @@ final class CartsFold: ProjectionFold {
         var image: String?
         var count: Int
         var addedAt: Int64
-        var timer: (startedAt: Int64, minutes: Int)?
+    }
+
+    private struct Timer {
+        var recipeId: RecipeID
+        var title: String
+        var image: String?
+        var startedAt: Int64
+        var minutes: Int
+        var pointsUntil: Int64 { startedAt + Int64(minutes) * 60_000 + Decider.cookingGrace }
     }
 
     /// Each user's lines in the order they entered the cart. A user whose last line went keeps an
     /// empty list (nothing to write), so that every event is one lookup, changed in place.
     private var carts: [BytewiseKey: [Line]] = [:]
+    /// Each person's timers, as `CartsProjection.apply` keeps them.
+    private var cooking: [BytewiseKey: [Timer]] = [:]
 
     func apply(batch: [(event: Event, recorded: RecordedEvent)], db: Database) throws {
         // By index: a `for (event, recorded) in batch` copies every event's seven strings.
@@ -30,11 +40,11 @@ final class CartsFold: ProjectionFold {
             switch batch[index].event {
             case .userDeleted(let e):
                 carts[BytewiseKey(e.userId)] = nil
+                cooking[BytewiseKey(e.userId)] = nil
             case .householdLeft(let e) where e.dissolved:
                 carts[BytewiseKey(ListOwner.household(e.householdId))] = nil
             case .cookingStarted(let e):
-                Self.startTimer(e, at: batch[index].recorded.metadata.recordedAt,
-                                in: &carts[BytewiseKey(ListOwner.of(e.userId, household: e.household)), default: []])
+                startTimer(e, at: batch[index].recorded.metadata.recordedAt)
             case .cartAdjusted(let e):
                 Self.adjust(e, at: batch[index].recorded.position,
                             in: &carts[BytewiseKey(ListOwner.of(e.userId, household: e.household)), default: []])
@@ -44,9 +54,18 @@ final class CartsFold: ProjectionFold {
         }
     }
 
-    private static func startTimer(_ e: CookingStarted, at recordedAt: Int64, in lines: inout [Line]) {
-        guard let index = lines.firstIndex(where: { BytewiseKey.same($0.recipeId.rawValue, e.recipeId.rawValue) }) else { return }
-        lines[index].timer = (recordedAt, e.minutes)
+    private func startTimer(_ e: CookingStarted, at recordedAt: Int64) {
+        var title = e.title, image = e.image
+        if title == nil, let line = carts[BytewiseKey(ListOwner.of(e.userId, household: e.cartHousehold))]?
+            .first(where: { BytewiseKey.same($0.recipeId.rawValue, e.recipeId.rawValue) }) {
+            title = line.title; image = line.image
+        }
+        let timer = Timer(recipeId: e.recipeId, title: title ?? e.recipeId.rawValue, image: image, startedAt: recordedAt, minutes: e.minutes)
+        var timers = cooking[BytewiseKey(e.userId), default: []].filter {
+            recordedAt < $0.pointsUntil && !BytewiseKey.same($0.recipeId.rawValue, e.recipeId.rawValue)
+        }
+        timers.append(timer)
+        cooking[BytewiseKey(e.userId)] = timers
     }
 
     private static func adjust(_ e: CartAdjusted, at position: Int64, in lines: inout [Line]) {
@@ -68,17 +87,25 @@ final class CartsFold: ProjectionFold {
         // `<` (a memcmp for ASCII) orders non-ASCII ids by their scalars, not their bytes; the
         // rows are the same in any order, and sorting by the bytes themselves took twice as long.
         let insert = try db.makeStatement(sql: """
-            INSERT INTO cart_lines (user_id, recipe_id, title, image, count, added_at_position, timer_started_at, timer_minutes)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO cart_lines (user_id, recipe_id, title, image, count, added_at_position) VALUES (?, ?, ?, ?, ?, ?)
             """)
         for (user, lines) in carts.sorted(by: { $0.key.string < $1.key.string }) {
             for line in lines.count < 2 ? lines : lines.sorted(by: { $0.recipeId.rawValue < $1.recipeId.rawValue }) {
-                insert.setUncheckedArguments([user.string, line.recipeId, line.title, line.image, line.count, line.addedAt,
-                                              line.timer?.startedAt, line.timer?.minutes])
+                insert.setUncheckedArguments([user.string, line.recipeId, line.title, line.image, line.count, line.addedAt])
                 try insert.execute()
             }
         }
         carts = [:]
+        let start = try db.makeStatement(sql: """
+            INSERT INTO cooking (user_id, recipe_id, title, image, started_at, minutes) VALUES (?, ?, ?, ?, ?, ?)
+            """)
+        for (user, timers) in cooking.sorted(by: { $0.key.string < $1.key.string }) {
+            for timer in timers.sorted(by: { $0.recipeId.rawValue < $1.recipeId.rawValue }) {
+                start.setUncheckedArguments([user.string, timer.recipeId, timer.title, timer.image, timer.startedAt, timer.minutes])
+                try start.execute()
+            }
+        }
+        cooking = [:]
     }
 }
 

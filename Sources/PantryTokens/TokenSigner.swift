@@ -38,7 +38,7 @@ package struct TokenSigner: Sendable {
 
     // Raw bytes: `SymmetricKey` is not Sendable in this swift-crypto.
     private let keyBytes: Data
-    private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+    var key: SymmetricKey { SymmetricKey(data: keyBytes) }
     package var lifetime: Int64
     /// Tolerated clock difference between API processes for `issuedAt`.
     static let clockSkew: Int64 = 60

@@ -103,6 +103,10 @@ enum ProjectionQueries {
             let cart = try store.read { try CartsProjection.cart(userId, in: $0) }
             let (lines, next) = try page(cart.lines)
             return try encoder.encode(QueryReply(position: position, result: Cart(lines: Array(lines), totals: cart.totals), next: next))
+        case .carts(.cooking):
+            // At most `Decider.maxCooking` a person: one answer.
+            let userId = try required(request.userId, "userId")
+            return try reply(store.read { try CartsProjection.cooking(userId, in: $0) })
         case .favourites(.list):
             let userId = try required(request.userId, "userId")
             return try replyPage(store.read { try FavouritesProjection.list(userId, in: $0) })

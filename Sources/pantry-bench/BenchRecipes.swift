@@ -34,16 +34,14 @@ enum BenchRecipes {
                                                                             recipe: facts(recipe))))
     }
 
-    /// Recipe `recipe` in the user's cart with its timer started for a day: what points for it need.
+    /// Recipe `recipe` cooking for a day (which records it the first time): what points for it need.
     static func cooking(_ recipe: Int, userId: UserID, commandId: CommandID) -> [CommandEnvelope] {
         cooking(id(recipe), facts: facts(recipe), userId: userId, commandId: commandId)
     }
 
     static func cooking(_ recipeId: RecipeID, facts: RecipeFacts, userId: UserID, commandId: CommandID) -> [CommandEnvelope] {
-        [CommandEnvelope(commandId: commandId + "-cart", command: .adjustCart(AdjustCart(userId: userId, recipeId: recipeId, delta: 1,
-                                                                                        recipe: facts))),
-         CommandEnvelope(commandId: commandId + "-cook", command: .startCooking(StartCooking(userId: userId, recipeId: recipeId,
-                                                                                           minutes: 1440)))]
+        [CommandEnvelope(commandId: commandId + "-cook", command: .startCooking(StartCooking(userId: userId, recipeId: recipeId,
+                                                                                           minutes: 1440, recipe: facts)))]
     }
 
     /// Paces no benchmark reaches: they measure how many commands the core takes, not people

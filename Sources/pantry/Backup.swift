@@ -27,7 +27,8 @@ struct Backup: ParsableCommand {
 
     func run() throws {
         let options = try self.options.configuration().deployment()
-        let source = try DataDirectory(options.data)
+        // Read only: a backup of a directory that is not there makes none.
+        let source = DataDirectory(readingFrom: options.data)
         if case .postgres(let address) = try options.logLocation(source) {
             throw ValidationError("the log is in PostgreSQL (\(address)): back it up with PostgreSQL's own tools (pg_dump, a replica); this command copies an SQLite log")
         }

@@ -13,7 +13,7 @@ struct LoadTest: ParsableCommand {
             each) send UseOwnedIngredient commands (each with an Idempotency-Key, retried with the
             same key after a transport failure or a 503; a few deliberately repeat an earned item
             and must get 409 already_used) and leaderboard reads (top 10, my rank). Its users earn
-            points as people do: each recipe put in the cart and its timer started first, and at
+            points as people do: each recipe's cooking started first, and at
             most --points-per-user each, within the core's pace of points (its burst), so more load
             takes more users. At the end every
             user's points are read back and compared with the ledger of accepted commands: any lost

@@ -13,7 +13,7 @@ import Testing
         .invalidField: 422, .invalidCommandId: 422, .invalidUserId: 422, .invalidUsername: 422, .invalidEmail: 422,
         .invalidPasswordHash: 422, .invalidRecipeId: 422, .invalidTitle: 422, .invalidImageURL: 422,
         .invalidIngredient: 422, .invalidAmount: 422, .invalidUnit: 422, .invalidDelta: 422, .invalidText: 422,
-        .notInRecipe: 422, .commandIdReused: 422, .notInCart: 404, .invalidMinutes: 422,
+        .notInRecipe: 422, .commandIdReused: 422, .invalidMinutes: 422,
         .notCooking: 409, .paceExceeded: 429, .alreadyRevoked: 409,
         .alreadyInHousehold: 409, .notInHousehold: 404, .notHouseholdOwner: 403, .ownerMustHandOver: 409, .notHouseholdMember: 404,
         .householdFull: 409, .noSuchInvite: 404, .inviteUsed: 409, .inviteExpired: 410, .inviteRevoked: 409,

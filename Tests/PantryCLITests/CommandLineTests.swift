@@ -34,11 +34,16 @@ import Testing
         let elsewhere = try PantryBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: elsewhere) }
         let named = elsewhere.appendingPathComponent("named")
-        for command in [["stats"], ["status"], ["events"], ["stats", "--json"], ["status", "--json"]] {
+        let copy = elsewhere.appendingPathComponent("copy").path
+        for command in [["stats"], ["status"], ["events"], ["stats", "--json"], ["status", "--json"], ["backup", copy]] {
             for arguments in [command, command + ["--data", named.path]] {
                 let run = try PantryBinary.run(arguments, environment: [:], in: elsewhere)
                 #expect(run.status == 1 && run.stderr.contains("there is no event log"), "\(arguments): \(run.stderr)")
             }
+        }
+        for arguments in [["config"], ["config", "--data", named.path]] {
+            let run = try PantryBinary.run(arguments, environment: [:], in: elsewhere)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty, "neither ./data nor --data's directory made")
     }

@@ -43,7 +43,7 @@ struct CommandGenerator {
         case 37..<47: command = check(user, pick(Self.ingredients), Bool.random(using: &rng))
         case 47..<52: command = removeGrocery(user, pick(Self.ingredients))
         case 52..<66: command = use(user, pick(Self.recipes), pick(Self.ingredients), recipe: facts("Soup", nil))
-        case 66..<72: command = cook(user, pick(Self.recipes), pick([30, 30, 0]))
+        case 66..<72: command = cook(user, pick(Self.recipes), pick([30, 30, 0]), recipe: facts("Soup", nil))
         case 72..<92: command = .adjustCart(AdjustCart(userId: user, recipeId: pick(Self.recipes), delta: pick(Self.deltas),
                                                         recipe: facts(pick(Self.titles), pick(Self.images))))
         default: command = experience(user, pick(Self.recipes), pick(Self.texts))

@@ -32,14 +32,14 @@ import PantryTestSupport
         .recipeRecorded(RecipeRecorded(userId: "u1", recipeId: "r2", facts: RecipeFacts(title: "T", image: nil, ingredients: ["x"]))),
         .passwordChanged(PasswordChanged(userId: "u1", passwordHash: phcHash)),
         .userDeleted(UserDeleted(userId: "u1")),
-        .cookingStarted(CookingStarted(userId: "u1", recipeId: RecipeID(tricky), minutes: 1440)),
+        .cookingStarted(CookingStarted(userId: "u1", recipeId: RecipeID(tricky), minutes: 1440, title: tricky, image: nil)),
         .sessionRevoked(SessionRevoked(userId: "u1", tokenId: "Zq3tokenId0", expiresAt: 4_102_444_800)),
         .groceryAdded(GroceryAdded(userId: "u2", item: "egg", ingredient: "Eggs", amount: 6, unit: nil, recipeId: nil, merged: true,
                                    household: "h-1", itemId: "g-1")),
         .groceryChecked(GroceryChecked(userId: "u2", item: "egg", checked: true, household: "h-1", itemId: "g-1")),
         .groceryRemoved(GroceryRemoved(userId: "u2", item: "egg", household: "h-1", itemId: "g-1")),
         .cartAdjusted(CartAdjusted(userId: "u2", recipeId: "r1", title: "T", image: nil, delta: 1, count: 1, household: "h-1")),
-        .cookingStarted(CookingStarted(userId: "u2", recipeId: "r1", minutes: 20, household: "h-1")),
+        .cookingStarted(CookingStarted(userId: "u2", recipeId: "r1", minutes: 20, title: "T", image: "https://example.org/a.png")),
         .householdCreated(HouseholdCreated(householdId: "h-1", userId: "u1")),
         .householdInviteCreated(HouseholdInviteCreated(householdId: "h-1", userId: "u1", inviteId: "i-1",
                                                        codeDigest: String(repeating: "a", count: 64), expiresAt: 1_800_086_400_000)),
@@ -102,6 +102,23 @@ import PantryTestSupport
 
     /// Another writer's JSON (whitespace, another field order, escapes where this one writes raw
     /// UTF-8, a field this version does not know) reads as the same event.
+    /// Before version 3 a timer was started on a cart line (a household's, in version 2): such an
+    /// event reads with no title and the cart it named, and folds as the starter's own cooking.
+    @Test func anOldCookingStartedIsUpcastToTheCooksOwn() throws {
+        let v2 = try EventCoding.decode(type: "CookingStarted", schemaVersion: 2,
+                                        data: Data(#"{"userId":"u2","recipeId":"r1","minutes":20,"household":"h-1"}"#.utf8), vault: nil)
+        #expect(v2 == .cookingStarted(CookingStarted(userId: "u2", recipeId: "r1", minutes: 20, title: nil, image: nil, cartHousehold: "h-1")))
+        let v1 = try EventCoding.decode(type: "CookingStarted", schemaVersion: 1,
+                                        data: Data(#"{"userId":"u1","recipeId":"r1","minutes":5}"#.utf8), vault: nil)
+        #expect(v1 == .cookingStarted(CookingStarted(userId: "u1", recipeId: "r1", minutes: 5, title: nil, image: nil)))
+        let state = Decider.evolve(PantryState(), [(event: v2, at: Int64(1_000))])
+        #expect(state.cooking["u2"]?["r1"] == 1_000 + 20 * 60_000 + Decider.cookingGrace)
+        // Version 3 needs its title.
+        #expect(throws: EventCoding.Failure.self) {
+            try EventCoding.decode(type: "CookingStarted", schemaVersion: 3, data: Data(#"{"userId":"u1","recipeId":"r1","minutes":5}"#.utf8), vault: nil)
+        }
+    }
+
     @Test func aPayloadFromAnotherWriterDecodes() throws {
         let json = #"""
              { "ingredient" : "jalape\u00f1o \ud83c\udf45",

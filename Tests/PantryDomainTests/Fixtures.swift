@@ -52,8 +52,8 @@ func cart(_ userId: UserID, _ recipeId: RecipeID, _ delta: Int, title: String = 
     .adjustCart(AdjustCart(userId: userId, recipeId: recipeId, delta: delta, recipe: facts(title: title, image: image)))
 }
 
-func cook(_ userId: UserID, _ recipeId: RecipeID, _ minutes: Int) -> Command {
-    .startCooking(StartCooking(userId: userId, recipeId: recipeId, minutes: minutes))
+func cook(_ userId: UserID, _ recipeId: RecipeID, _ minutes: Int, recipe: RecipeFacts? = facts()) -> Command {
+    .startCooking(StartCooking(userId: userId, recipeId: recipeId, minutes: minutes, recipe: recipe))
 }
 
 func experience(_ userId: UserID, _ recipeId: RecipeID, _ text: String) -> Command {
@@ -97,15 +97,11 @@ struct World {
         return result
     }
 
-    /// Puts the recipe in the user's cart (recording `recipe`, or one whose only ingredient is
-    /// `ingredient`) and starts its timer: what a point for it needs.
+    /// Starts cooking the recipe (recording `recipe`, or one whose only ingredient is `ingredient`,
+    /// the first time): what a point for it needs. No cart line.
     mutating func startCooking(_ userId: UserID, _ recipeId: RecipeID, recipe: RecipeFacts? = nil, ingredient: String = "salt",
                                minutes: Int = 30, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        if (state.carts[userId]?[recipeId] ?? 0) == 0 {
-            try accept(.adjustCart(AdjustCart(userId: userId, recipeId: recipeId, delta: 1, recipe: recipe ?? facts(ingredients: [ingredient]))),
-                       sourceLocation: sourceLocation)
-        }
-        try accept(cook(userId, recipeId, minutes), sourceLocation: sourceLocation)
+        try accept(cook(userId, recipeId, minutes, recipe: recipe ?? facts(ingredients: [ingredient])), sourceLocation: sourceLocation)
     }
 
     /// Starts cooking the recipe, then runs `use`: a point that must be accepted.

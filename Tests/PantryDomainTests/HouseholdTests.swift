@@ -129,16 +129,16 @@ import Testing
         #expect(world.state.households[householdId]?.owner == "u2")
     }
 
-    @Test func aSharedCartsTimerLetsEveryMemberEarnTheirOwnPoint() throws {
+    @Test func theCartIsSharedButCookingIsEachMembersOwn() throws {
         var (world, householdId) = try Self.household()
         try world.accept(cart("u1", "r1", 1, title: "Soup"))
         #expect(world.state.households[householdId]?.cart == ["r1": 1])
         #expect(world.state.carts["u1"] == nil)
-        try world.accept(cook("u2", "r1", 20))
-        let point = try world.accept(use("u1", "r1", "salt"))
-        #expect(point.pointEarned?.userId == "u1")
-        #expect(world.reject(use("u3", "r1", "salt")) == .notCooking)
-        try world.accept(use("u2", "r1", "salt"))
+        let started = try world.accept(cook("u2", "r1", 20))
+        #expect(started == .cookingStarted(CookingStarted(userId: "u2", recipeId: "r1", minutes: 20, title: "Soup", image: nil)))
+        #expect(world.reject(use("u1", "r1", "salt")) == .notCooking, "another member's cooking earns nothing")
+        let point = try world.accept(use("u2", "r1", "salt"))
+        #expect(point.pointEarned?.userId == "u2")
     }
 
     @Test func replayedFromTheLogTheStateIsTheSame() throws {

@@ -55,25 +55,50 @@ private func recipe(_ name: String, _ count: Int) -> RecipeFacts {
         #expect(world.state.usedIngredients["u1"]?.count == 75)
     }
 
-    @Test("a point needs its recipe cooking: refused before the timer starts, after the line leaves the cart, and an hour after the timer ends")
+    @Test("a point needs its recipe cooking: refused before cooking starts, even with the recipe in the cart, and an hour after the timer ends")
     func pointsWithoutStartCookingAreRefused() throws {
         var world = try World.withAlice()
         let soup = recipe("soup", 4)
         try world.accept(.adjustCart(AdjustCart(userId: "u1", recipeId: "soup", delta: 1, recipe: soup)))
-        #expect(world.reject(use("u1", "soup", "soup 0", recipe: nil)) == .notCooking)
-        try world.accept(cook("u1", "soup", 20))
+        #expect(world.reject(use("u1", "soup", "soup 0", recipe: nil)) == .notCooking, "a cart line is not cooking")
+        try world.accept(cook("u1", "soup", 20, recipe: nil))
         try world.accept(use("u1", "soup", "soup 0", recipe: nil))
         // The timer ends after 20 minutes; points still count for the hour after it.
         world.now += 20 * Self.minute + Decider.cookingGrace - 1
         try world.accept(use("u1", "soup", "soup 1", recipe: nil))
         world.now += 1
         #expect(world.reject(use("u1", "soup", "soup 2", recipe: nil)) == .notCooking)
-        // Restarting the timer makes it cook again; taking the line out of the cart stops it.
-        try world.accept(cook("u1", "soup", 20))
+        // Restarting the timer makes it cook again; the cart is apart: taking the line out stops nothing.
+        try world.accept(cook("u1", "soup", 20, recipe: nil))
         try world.accept(use("u1", "soup", "soup 2", recipe: nil))
         try world.accept(cart("u1", "soup", -1))
-        #expect(world.reject(use("u1", "soup", "soup 3", recipe: nil)) == .notCooking)
-        #expect(world.state.cooking["u1"]?["soup"] == nil)
+        try world.accept(use("u1", "soup", "soup 3", recipe: nil))
+    }
+
+    @Test("starting to cook needs no cart line and puts nothing in the cart; the pace still holds the points")
+    func cookingIsItsOwnAct() throws {
+        var world = try World.withAlice()
+        let started = try world.run(cook("u1", "stew", 30, recipe: recipe("stew", 200))).get()
+        // The recipe's facts recorded the first time, then the cook's own timer, with its title.
+        #expect(started.count == 2)
+        #expect(started.last == .cookingStarted(CookingStarted(userId: "u1", recipeId: "stew", minutes: 30, title: "stew", image: nil)))
+        #expect(world.state.carts["u1"] == nil)
+        for n in 0..<Paces.human.points.burst { try world.accept(use("u1", "stew", "stew \(n)", recipe: nil)) }
+        #expect(world.reject(use("u1", "stew", "stew \(Paces.human.points.burst)", recipe: nil)) == .paceExceeded)
+    }
+
+    @Test("in a household the cart is shared, cooking is not: a member's point needs their own cooking")
+    func cookingInAHouseholdIsTheCooksOwn() throws {
+        var world = try World.withAlice()
+        try world.accept(register("u2", "bob", email: "bob@example.org"))
+        try world.accept(.createHousehold(CreateHousehold(userId: "u1")))
+        try world.accept(.inviteToHousehold(InviteToHousehold(userId: "u1", codeDigest: String(repeating: "c", count: 64))))
+        try world.accept(.joinHousehold(JoinHousehold(userId: "u2", codeDigest: String(repeating: "c", count: 64))))
+        try world.accept(cook("u1", "soup", 30, recipe: recipe("soup", 4)))
+        try world.accept(use("u1", "soup", "soup 0", recipe: nil))
+        #expect(world.reject(use("u2", "soup", "soup 0", recipe: nil)) == .notCooking)
+        try world.accept(cook("u2", "soup", 30, recipe: nil))
+        try world.accept(use("u2", "soup", "soup 0", recipe: nil))
     }
 
     @Test("tips past the pace are refused: 10 at once, then one every 6 minutes, so at most 20 in any hour")

@@ -92,10 +92,10 @@ import Testing
         #expect(saved == .recipeSaved(RecipeSaved(userId: "u1", recipeId: "shakshuka", title: "Shakshuka",
                                                   image: "https://img.example.org/shakshuka.jpg")))
         let forged = facts(title: "Renamed", image: "https://evil.example/x.png")
-        // The line cooking it holds one already.
+        // Cooking it put nothing in the cart.
         let line = try world.accept(.adjustCart(AdjustCart(userId: "u1", recipeId: "shakshuka", delta: 2, recipe: forged)))
         #expect(line == .cartAdjusted(CartAdjusted(userId: "u1", recipeId: "shakshuka", title: "Shakshuka",
-                                                   image: "https://img.example.org/shakshuka.jpg", delta: 2, count: 3)))
+                                                   image: "https://img.example.org/shakshuka.jpg", delta: 2, count: 2)))
         // A decrement cannot rename the line either.
         let decrement = try world.accept(.adjustCart(AdjustCart(userId: "u1", recipeId: "shakshuka", delta: -1, recipe: forged)))
         #expect(decrement.cartAdjusted?.title == "Shakshuka" && decrement.cartAdjusted?.image == recorded.image)

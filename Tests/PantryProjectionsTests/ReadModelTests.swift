@@ -106,31 +106,33 @@ import PantryStandings
         #expect(try store.read { try CartsProjection.lines("u1", in: $0) }.map(\.recipeId) == ["r2", "r1"])
     }
 
-    @Test func aCookingTimerCountsDownFromWhenItWasRecordedAndLastsWhileTheLineDoes() throws {
+    @Test func cookingCountsDownFromWhenItWasRecordedApartFromTheCartAndEndsWithItsPoints() throws {
         let h = try History()
         h.register("u1", "alice")
-        func adjust(_ delta: Int) {
-            h.run(.adjustCart(AdjustCart(userId: "u1", recipeId: "r1", delta: delta, recipe: History.facts("Recipe r1"))))
-        }
-        adjust(1)
-        h.run(.startCooking(StartCooking(userId: "u1", recipeId: "r1", minutes: 45)))
-        let started = Int64(h.clock.timeIntervalSince1970 * 1000)
+        h.run(.startCooking(StartCooking(userId: "u1", recipeId: "r1", minutes: 45, recipe: History.facts("Recipe r1"))))
+        let started = h.clockMillis
         let store = try h.caughtUp(CartsProjection())
         func timer(at now: Int64) throws -> CookingTimer? {
-            try store.read { try CartsProjection.lines("u1", in: $0, now: now) }.first?.timer
+            try store.read { try CartsProjection.cooking("u1", in: $0, now: now) }.first
         }
-        #expect(try timer(at: started + 60_000) == CookingTimer(startedAt: started, minutes: 45, now: started + 60_000))
+        #expect(try timer(at: started + 60_000) == CookingTimer(recipeId: "r1", title: "Recipe r1", image: nil, startedAt: started,
+                                                               minutes: 45, now: started + 60_000))
         #expect(try timer(at: started + 60_000)?.remainingSeconds == 44 * 60)
         #expect(try timer(at: started + 60_000)?.endsAt == started + 45 * 60_000)
         #expect(try timer(at: started + 46 * 60_000)?.remainingSeconds == 0, "done")
+        #expect(try store.read { try CartsProjection.lines("u1", in: $0) }.isEmpty, "cooking puts nothing in the cart")
 
-        adjust(2)       // more of the same recipe: the countdown goes on
+        // The cart is apart: a line comes and goes, the cooking goes on.
+        h.run(.adjustCart(AdjustCart(userId: "u1", recipeId: "r1", delta: 1)))
+        h.run(.adjustCart(AdjustCart(userId: "u1", recipeId: "r1", delta: -1)))
         try store.catchUp(from: h.log)
         #expect(try timer(at: started)?.minutes == 45)
-        adjust(-3)      // the line is gone, and its timer with it
-        adjust(1)
+        // Once its points are over it is no longer listed, and gone from the file when another starts.
+        #expect(try timer(at: started + 45 * 60_000 + Decider.cookingGrace) == nil)
+        h.clock += 46 * 60 + 3600
+        h.run(.startCooking(StartCooking(userId: "u1", recipeId: "r2", minutes: 5, recipe: History.facts("Recipe r2"))))
         try store.catchUp(from: h.log)
-        #expect(try timer(at: started) == nil)
+        #expect(try store.read { try String.fetchAll($0, sql: "SELECT recipe_id FROM cooking") } == ["r2"])
     }
 }
 

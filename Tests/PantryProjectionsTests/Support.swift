@@ -16,8 +16,9 @@ final class History {
     let keys: UserKeyStore
     let processor: CommandProcessor
     private var counter = 0
-    /// A fake clock: every `run` is one second later, so `recordedAt` differs between runs.
-    private(set) var clock = Date(timeIntervalSince1970: 1_700_000_000)
+    /// A fake clock: every `run` is one second later, so `recordedAt` differs between runs; a test
+    /// may move it on further.
+    var clock = Date(timeIntervalSince1970: 1_700_000_000)
 
     init() throws {
         directory = FileManager.default.temporaryDirectory

@@ -54,11 +54,9 @@ extension TestClientProtocol {
         return (try #require(registered.json["userId"] as? String), try #require(session.json["token"] as? String))
     }
 
-    /// A point needs the recipe's timer started, with the recipe in the cart first.
+    /// A point needs the recipe cooking: "Start cooking", no cart line.
     func startCooking(_ recipeId: String, token: String) async throws {
-        let added = try await post("/v1/me/cart", ["recipeId": recipeId, "delta": 1], token: token)
-        try #require(added.status == 200, "\(added)")
-        let started = try await post("/v1/me/cart/\(recipeId)/timer", ["minutes": 30], token: token)
+        let started = try await post("/v1/me/cooking/\(recipeId)", ["minutes": 30], token: token)
         try #require(started.status == 201, "\(started)")
     }
 }

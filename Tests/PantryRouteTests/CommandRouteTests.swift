@@ -38,9 +38,11 @@ extension APIRouteTests {
 
             let garlic: [String: Any] = ["recipeId": "catalog:shakshuka", "ingredient": "garlic"]
             expectProblem(try await call(.post, "/v1/me/owned-ingredients", garlic), 409, "not_cooking")
-            accepted(try await call(.post, "/v1/me/cart", ["recipeId": "catalog:shakshuka", "delta": 1]), 200)
-            accepted(try await call(.post, "/v1/me/cart/catalog:shakshuka/timer", ["minutes": 20]), 201)
+            // "Start cooking" is its own act: no cart line first, and none made.
+            accepted(try await call(.post, "/v1/me/cooking/catalog:shakshuka", ["minutes": 20]), 201)
             accepted(try await call(.post, "/v1/me/owned-ingredients", garlic), 201)
+            expectProblem(try await call(.post, "/v1/me/cooking/catalog:no-such-recipe", ["minutes": 20]), 404, "unknown_recipe")
+            accepted(try await call(.post, "/v1/me/cart", ["recipeId": "catalog:shakshuka", "delta": 1]), 200)
             expectProblem(try await call(.post, "/v1/me/owned-ingredients", ["recipeId": "catalog:shakshuka", "ingredient": "Garlic"]),
                           409, "already_used")
 
@@ -53,7 +55,7 @@ extension APIRouteTests {
 
             let types = try deployment.events().filter { userIdInData($0) == userId }.map(\.type)
             #expect(types == ["UserRegistered", "RecipeRecorded", "RecipeSaved", "SavedRecipeRemoved", "GroceryAdded", "GroceryChecked",
-                              "GroceryRemoved", "CartAdjusted", "CookingStarted", "PointEarned", "CartAdjusted", "ExperienceWritten"])
+                              "GroceryRemoved", "CookingStarted", "PointEarned", "CartAdjusted", "CartAdjusted", "ExperienceWritten"])
         }
     }
 
@@ -112,7 +114,7 @@ extension APIRouteTests {
                 (.post, "/v1/recipes/r1/experiences", #"{"text": ""}"#, 422, "invalid_text"),
                 (.post, "/v1/recipes/r1/experiences", "{}", 422, "invalid_field"),
                 // An optional field may be left out, but null only where the OpenAPI document allows it.
-                (.post, "/v1/me/cart/catalog:shakshuka/timer", #"{"minutes": null}"#, 422, "invalid_field"),
+                (.post, "/v1/me/cooking/catalog:shakshuka", #"{"minutes": null}"#, 422, "invalid_field"),
                 (.post, "/v1/sessions", #"{"username": null, "email": "jan@example.org", "password": "x"}"#, 422, "invalid_field"),
                 (.get, "/v1/nothing-here", nil, 404, "not_found"),
             ]

@@ -165,7 +165,8 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     app.check_screen("search-by-time")
     app.choose("By ingredients")
 
-    # Open a recipe; "I have this" starts cooking it (a cart line with its timer), earns a point and the rank shows.
+    # Open a recipe; "I have this" asks to start cooking first; "Start cooking" runs its countdown (and puts
+    # nothing in the cart); then "I have this" earns a point and the rank shows.
     first = app.find("ul[aria-label='Recipes using what you have'] li.card a")
     title = first.find_element(By.TAG_NAME, "h3").text
     first.click()
@@ -177,8 +178,15 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     app.text_appears("#cart-count", "0")
     have = app.button("I have this")
     have.click()
+    app.text_appears("#status", "Start cooking first")
+    cook = app.button("Start cooking")
+    cook.click()
+    app.text_appears("#cooking-timer", "left")
+    app.button("Restart timer")
+    assert app.focused_is(cook), "the focus stays on the cooking button"
+    have.click()
     app.text_appears("#points", "rank 1")
-    app.text_appears("#cart-count", "1")
+    assert app.find("#cart-count").text == "0", "cooking put nothing in the cart"
     assert "You have 1 point:" in app.find("#points").text, "one point, not 1 points"
     assert app.focused_is(have), "the focus stays on the button acted on"
     save = app.button("Save to favourites")
@@ -189,14 +197,17 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     app.button("Add all to groceries").click()
     app.text_appears("#status", "added to the grocery list")
     app.find("button[aria-label='One more in the cart']").click()
+    app.text_appears("#cart-count", "1")
+    app.find("button[aria-label='One more in the cart']").click()
     app.text_appears("#cart-count", "2")
-    # Opened again, the screen says what is true: saved, two in the cart.
+    # Opened again, the screen says what is true: saved, two in the cart, cooking.
     app.go("/browse")
     app.go(recipe_route)
     app.heading_is(title)
     app.text_appears("#saved-state", "Saved")
     app.button("Remove from favourites")
     app.text_appears("#cart-count", "2")
+    app.text_appears("#cooking-timer", "left")
     tip = app.find("form[aria-label='Write a tip']")
     app.fill("Your tip", "Add a pinch of chilli.", tip)
     app.button("Post tip", tip).click()
@@ -236,16 +247,14 @@ def test_a_cook_uses_every_screen_and_it_still_works_offline(processes, browser)
     assert name in ticked.text and ticked.find_element(By.CSS_SELECTOR, "input").is_selected()
     app.check_screen("groceries")
 
-    # Cart: two, then one fewer; the cooking timer (started by "I have this") counts down, and restarts.
+    # Cart: two, then one fewer; only what the cook put there, no timer.
     app.go("/cart")
     app.text_appears("#view", "2 items in 1 recipe")
     assert app.find("ul[aria-label='Recipes in the cart'] li img").get_attribute("src"), "cart lines show the picture"
-    app.find(f"button[aria-label='One fewer {title}']").click()
+    fewer = app.find(f"button[aria-label='One fewer {title}']")
+    fewer.click()
     app.text_appears("#view", "1 item in 1 recipe")
-    app.button("Restart timer").click()
-    app.text_appears("#view [role=timer]", "left")
-    app.wait.until(lambda d: d.execute_script("return document.activeElement.dataset.timer") is not None,
-                   "the timer's button keeps the focus")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#view [role=timer]"), "the cart has no cooking timer"
     app.check_screen("cart")
 
     # Favourites: removed in the app.

@@ -223,6 +223,50 @@ def test_a_log_in_flood_from_many_addresses_leaves_honest_log_ins_a_place(proces
     assert log_ins.count(201) >= 8, log_ins
 
 
+def test_a_200_address_log_in_flood_leaves_honest_log_ins_from_known_devices_through(processes):
+    """Issue 45: 200 addresses flooding log-ins left 8 of 20 honest log-ins, mostly refused by the
+    overall limiter. A device token from an earlier log-in (OWASP's device cookie) takes a lane of
+    its own: production limits and password cost, 200 addresses for 8 s, 20 returning cooks."""
+    api = start_core_and_api(processes, env={"PANTRY_LOGIN_RATE_PER_CLIENT": "2", "PANTRY_LOGIN_RATE_OVERALL": "100"},
+                             api_args=("--password-cost", "14"))
+    cooks = [f"known{n}" for n in range(20)]
+    devices = []
+    for n, name in enumerate(cooks):
+        address = f"127.0.8.{n + 1}"
+        assert post_from(address, api.port, "/v1/accounts",
+                         {"username": name, "email": f"{name}@example.org", "password": PASSWORD})[0] == 201
+        status, headers, body = post_from(address, api.port, "/v1/sessions", {"username": name, "password": PASSWORD})
+        assert status == 201 and body["deviceToken"] and "HttpOnly" in headers["set-cookie"], (status, headers, body)
+        devices.append(body["deviceToken"])
+    stop = time.monotonic() + 8
+
+    def flood(n):
+        answers = []
+        while time.monotonic() < stop:
+            answers.append(post_from(f"127.0.{7 - n // 250}.{n % 250 + 1}", api.port, "/v1/sessions",
+                                     {"username": f"ghost{n}", "password": "wrong password"})[0])
+        return answers
+
+    def returning(n):
+        connection = http.client.HTTPConnection("127.0.0.1", api.port, timeout=30, source_address=(f"127.0.9.{n + 1}", 0))
+        try:
+            connection.request("POST", "/v1/sessions", body=json.dumps({"username": cooks[n], "password": PASSWORD}).encode(),
+                               headers={"Content-Type": "application/json", "X-Pantry-Device": devices[n]})
+            response = connection.getresponse()
+            response.read()
+            return response.status
+        finally:
+            connection.close()
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=230) as pool:
+        flooding = [pool.submit(flood, n) for n in range(200)]
+        time.sleep(1.5)
+        log_ins = list(pool.map(returning, range(20)))
+        flooded = [status for f in flooding for status in f.result()]
+    assert 429 in flooded and set(flooded) <= {401, 429, 503}, set(flooded)
+    assert log_ins.count(201) >= 19, log_ins
+
+
 def test_the_data_directory_and_its_files_are_owner_only_whatever_the_umask(pantry_bin, tmp_path):
     data = tmp_path / "data"
     port = free_port()

@@ -72,7 +72,7 @@ def mixed_command(n, users):
     recipe = f"r{n % 17}"
     kind = n % 6
     if kind == 0:
-        # A point as a client earns it, in three of these slots: a cart line, its timer, the point.
+        # A point as a client earns it, in three of these slots: a cart line, cooking, the point.
         step = n // 6 % 3
         base = n - 6 * step
         user, recipe = f"u{base % users}", f"r{base % 17}"
@@ -185,14 +185,8 @@ class APIClient:
         return registered.json["userId"], session.json["token"]
 
     def start_cooking(self, recipe_id, token):
-        """What a point needs: the recipe's timer started, the recipe put in the cart first when
-        it is not there (the core says so: 404 `not_in_cart`)."""
-        path = f"/v1/me/cart/{quote(recipe_id, safe='')}/timer"
-        started = self.post(path, {"minutes": 30}, token=token)
-        if started.status == 404 and started.json["code"] == "not_in_cart":
-            added = self.post("/v1/me/cart", {"recipeId": recipe_id, "delta": 1}, token=token)
-            assert added.status == 200, added
-            started = self.post(path, {"minutes": 30}, token=token)
+        """What a point needs: "Start cooking" the recipe (no cart line)."""
+        started = self.post(f"/v1/me/cooking/{quote(recipe_id, safe='')}", {"minutes": 30}, token=token)
         assert started.status == 201, started
         return started.json
 

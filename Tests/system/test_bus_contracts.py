@@ -50,7 +50,7 @@ def deployment(processes):
         api.put(f"/v1/me/favourites/{recipe['id']}", token=token),
         api.post("/v1/me/groceries", {"ingredient": "Flour", "amount": 500, "unit": "g", "recipeId": recipe["id"]}, token=token),
         api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": 2}, token=token),
-        api.post(f"/v1/me/cart/{recipe['id']}/timer", {"minutes": 30}, token=token),
+        api.post(f"/v1/me/cooking/{recipe['id']}", {"minutes": 30}, token=token),
         api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]}, token=token),
         api.post(f"/v1/recipes/{recipe['id']}/experiences", {"text": "Lovely."}, token=token),
     ]
@@ -65,7 +65,7 @@ def test_every_query_answer_follows_the_schema(deployment):
     asked = {
         "leaderboard": [{"query": "top", "limit": 10}, {"query": "entry", "userId": user_id},
                         {"query": "around", "userId": user_id, "radius": 2}],
-        "carts": [{"query": "cart", "userId": user_id}],
+        "carts": [{"query": "cart", "userId": user_id}, {"query": "cooking", "userId": user_id}],
         "favourites": [{"query": "list", "userId": user_id}, {"query": "search", "userId": user_id, "text": recipe["title"][:3]},
                        {"query": "suggestion", "userId": user_id}],
         "groceries": [{"query": "list", "userId": user_id}],
@@ -88,9 +88,10 @@ def test_every_query_answer_follows_the_schema(deployment):
             answer.validate(reply)
             assert reply["error"]["code"] == "bad_query", (worker, bad, reply)
         socket.close()
-    # A timer shows in the cart as the schema says.
-    cart = ask(dealer(processes.data / "carts-queries.sock"), {"query": "cart", "userId": user_id})
-    assert cart["result"]["lines"][0]["timer"]["minutes"] == 30
+    # What the person cooks is answered apart from the cart, as the schema says.
+    cooking = ask(dealer(processes.data / "carts-queries.sock"), {"query": "cooking", "userId": user_id})
+    assert [t["minutes"] for t in cooking["result"]] == [30]
+    assert ask(dealer(processes.data / "carts-queries.sock"), {"query": "cart", "userId": user_id})["result"]["totals"]["items"] == 2
 
 
 def test_heartbeats_follow_the_schema(deployment):

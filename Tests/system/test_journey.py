@@ -70,13 +70,13 @@ def test_the_whole_journey(shared_api):
     me = get(f"/v1/me?after={used['position']}")
     assert me["points"] == 3 and me["rank"] == 1
 
-    # The cart: the one cooking, two more, then one fewer.
-    ok(api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": 2}, token=token))
+    # The cart holds only what the cook put there (cooking put nothing): three, then one fewer.
+    ok(api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": 3}, token=token))
     cart = ok(api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": -1}, token=token))
     lines = get(f"/v1/me/cart?after={cart['position']}")["result"]
     assert [(line["recipeId"], line["title"], line["count"]) for line in lines["lines"]] == [(recipe["id"], recipe["title"], 2)]
-    assert lines["lines"][0]["timer"]["minutes"] == 30
     assert lines["totals"] == {"lines": 1, "items": 2}
+    assert [t["minutes"] for t in get(f"/v1/me/cooking?after={cart['position']}")["result"]] == [30]
 
     # A tip for others, shown with the author's name.
     tip = ok(api.post(f"/v1/recipes/{recipe['id']}/experiences", {"text": "  Less salt, more lemon.  "}, token=token), 201)

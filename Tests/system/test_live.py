@@ -146,7 +146,7 @@ def test_a_stream_resumes_on_a_second_api_after_a_kill_9_with_no_gap_and_no_dupl
     for n in range(5, 10):
         ok(other.post("/v1/me/groceries", {"ingredient": f"item {n}"}, token=token), 201)
     ok(other.patch("/v1/me/groceries/item%203", {"checked": True}, token=token))
-    ok(other.post(f"/v1/me/cart/{recipe['id']}/timer", {"minutes": 10}, token=token), 201)
+    ok(other.post(f"/v1/me/cooking/{recipe['id']}", {"minutes": 10}, token=token), 201)
     resumed = LiveStream(other.port, token, last_event_id=stream.last_id)
     assert resumed.response.status == 200
     logged = user_changes_in_log(processes, user_id)

@@ -86,7 +86,7 @@ def test_featured_and_suggestions_follow_what_a_cook_saves_and_cooks(api):
     cooking = api.start_cooking("catalog:teriyaki-chicken", token)["position"]
     # Both workers have applied them (read-your-writes), so the featured read that asks them sees them.
     ok(api.get(f"/v1/me/favourites?after={position}", token=token))
-    ok(api.get(f"/v1/me/cart?after={cooking}", token=token))
+    ok(api.get(f"/v1/me/cooking?after={cooking}", token=token))
     featured = ok(api.get(f"/v1/recipes/featured?day={day}", token=token))["payload"]["recipe"]
     assert any("chicken" in i["name"] for i in featured["ingredients"]), featured["title"]
     assert featured["id"] not in saved + ["catalog:teriyaki-chicken"]
@@ -100,27 +100,34 @@ def test_featured_and_suggestions_follow_what_a_cook_saves_and_cooks(api):
     assert not {r["id"] for r in suggestion["recipes"]} & set(saved)
 
 
-def test_a_cooking_timer_on_a_cart_line(api):
+def test_start_cooking_is_its_own_act_and_puts_nothing_in_the_cart(api):
     _, token = api.register_and_log_in("cook-timer")
     recipe = api.catalog_recipe("egg")
-    missing = api.post(f"/v1/me/cart/{recipe['id']}/timer", {}, token=token)
-    assert missing.status == 404 and missing.json["code"] == "not_in_cart", missing
-    ok(api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": 1}, token=token))
-    # Without minutes, the recipe's own time.
-    started = ok(api.post(f"/v1/me/cart/{recipe['id']}/timer", {}, token=token), 201)
-    line = ok(api.get(f"/v1/me/cart?after={started['position']}", token=token))["result"]["lines"][0]
-    timer = line["timer"]
+    path = f"/v1/me/cooking/{recipe['id']}"
+    # Without minutes, the recipe's own time; no cart line is needed, and none is made.
+    started = ok(api.post(path, {}, token=token), 201)
+    [timer] = ok(api.get(f"/v1/me/cooking?after={started['position']}", token=token))["result"]
+    assert timer["recipeId"] == recipe["id"] and timer["title"] == recipe["title"]
     assert timer["minutes"] == recipe["readyInMinutes"]
     assert timer["endsAt"] - timer["startedAt"] == recipe["readyInMinutes"] * 60_000
+    assert timer["pointsUntil"] == timer["endsAt"] + 3_600_000
     assert recipe["readyInMinutes"] * 60 - 5 <= timer["remainingSeconds"] <= recipe["readyInMinutes"] * 60
+    assert ok(api.get(f"/v1/me/cart?after={started['position']}", token=token))["result"]["lines"] == []
+    point = api.post("/v1/me/owned-ingredients", {"recipeId": recipe["id"], "ingredient": recipe["ingredients"][0]["name"]}, token=token)
+    assert point.status == 201, point
     # Started again with a time of one's own: the countdown restarts.
-    again = ok(api.post(f"/v1/me/cart/{recipe['id']}/timer", {"minutes": 1}, token=token), 201)
-    timer = ok(api.get(f"/v1/me/cart?after={again['position']}", token=token))["result"]["lines"][0]["timer"]
+    again = ok(api.post(path, {"minutes": 1}, token=token), 201)
+    [timer] = ok(api.get(f"/v1/me/cooking?after={again['position']}", token=token))["result"]
     assert timer["minutes"] == 1 and 55 <= timer["remainingSeconds"] <= 60
     for body, code in (({"minutes": 0}, "invalid_minutes"), ({"minutes": 1441}, "invalid_minutes"),
                        ({"minutes": "soon"}, "invalid_field"), ({"seconds": 5}, "invalid_field")):
-        answer = api.post(f"/v1/me/cart/{recipe['id']}/timer", body, token=token)
+        answer = api.post(path, body, token=token)
         assert answer.status == 422 and answer.json["code"] == code, (body, answer)
-    # The line gone, the timer goes with it.
+    # A recipe that does not exist is 404, and starts nothing.
+    missing = api.post("/v1/me/cooking/catalog:no-such-recipe", {"minutes": 5}, token=token)
+    assert missing.status == 404 and missing.json["code"] == "unknown_recipe", missing
+    # The cart is the cook's own doing, and taking a line out does not stop the cooking.
+    ok(api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": 1}, token=token))
     gone = ok(api.post("/v1/me/cart", {"recipeId": recipe["id"], "delta": -1}, token=token))
     assert ok(api.get(f"/v1/me/cart?after={gone['position']}", token=token))["result"]["lines"] == []
+    assert [t["recipeId"] for t in ok(api.get(f"/v1/me/cooking?after={gone['position']}", token=token))["result"]] == [recipe["id"]]

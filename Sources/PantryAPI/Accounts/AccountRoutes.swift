@@ -27,6 +27,8 @@ struct AccountRoutes {
     /// Log-ins and registrations per client address, and all of them together.
     let perClient: RateLimiter
     let overall: RateLimiter
+    /// Returning clients' device tokens, and their own lane past `overall`.
+    let devices: KnownDevices
     /// A real hash checked when the username is unknown, so that a wrong username costs as
     /// long as a wrong password and timing does not reveal which accounts exist.
     let decoyHash: String
@@ -48,7 +50,7 @@ struct AccountRoutes {
             }
         }
         routes.post("v1/sessions") { request, context in
-            try await admitted(request, context.clientAddress) { _ in try await logIn(request, client: context.clientAddress) }
+            try await logIn(request, client: context.clientAddress)
         }
         authenticated.delete("v1/sessions/current") { _, context in
             try await logOut(try context.requireSession())
@@ -129,10 +131,13 @@ struct AccountRoutes {
     /// running. One at a time per address (by default) is what keeps the hashing queue fair: 50
     /// addresses flooding log-ins kept it full and 0 of 9 honest log-ins got in. The operator's
     /// tool (`isOperator`) passes and is told so.
-    func admitted(_ request: Request, _ client: String, _ work: (_ byOperator: Bool) async throws -> Response)
-        async throws -> Response {
+    /// A known device (`KnownDevices`, checked by the caller against the account) is admitted by
+    /// its own budgets instead of the address's and everyone's.
+    func admitted(_ request: Request, _ client: String, device: DeviceClaims? = nil,
+                  _ work: (_ byOperator: Bool) async throws -> Response) async throws -> Response {
         if try isOperator(request, client) { return try await work(true) }
-        try await admit(client)
+        let client = device.map(KnownDevices.key) ?? client
+        try await admit(client, known: device != nil)
         guard checking.begin(client, limit: checksPerClient) else {
             let seconds = await Self.holdRefusal(retryAfter: 1)
             throw Problem(.rateLimited,
@@ -150,8 +155,9 @@ struct AccountRoutes {
     /// (`ops/bench-abuse`). Held, a client gets at most one refusal per connection per second, and
     /// the connection cap bounds the connections. The wait is a task's sleep, no thread is held; a
     /// full hashing queue (503 busy) is still answered at once.
-    func admit(_ client: String) async throws {
-        for (limiter, key, who) in [(perClient, client, "this client"), (overall, "*", "everyone")] {
+    func admit(_ client: String, known: Bool = false) async throws {
+        let everyone = known ? (devices.overall, "known devices") : (overall, "everyone")
+        for (limiter, key, who) in [(perClient, client, "this client"), (everyone.0, "*", everyone.1)] {
             if let wait = limiter.retryAfter(key) {
                 let seconds = await Self.holdRefusal(retryAfter: wait)
                 throw Problem(.rateLimited, detail: "too many log-ins or registrations from \(who); retry in \(seconds) s",
@@ -277,29 +283,61 @@ struct AccountRoutes {
         var expiresAt: Int64
         var userId: String
         var username: String
+        /// The device token an app sends back (`X-Pantry-Device`) at its next log-in; a browser
+        /// keeps it in its cookie.
+        var deviceToken: String?
     }
 
     /// Failures slow down further attempts on the account from the same client only: a stranger
     /// guessing from elsewhere can never lock the owner out (anyone could, with five wrong passwords).
+    /// A device token of the account (`KnownDevices`) takes the known devices' lane; one of another
+    /// account is no help, and one that failed too often is refused.
     private func logIn(_ request: Request, client: String) async throws -> Response {
+        // Without a device token signed here, the body is read only once admitted, as before: a
+        // flood of bad bodies is held by the tarpit, not answered at once.
+        guard let presented = devices.presented(in: request) else {
+            return try await admitted(request, client) { _ in
+                let body = try await JSONBody.decode(Credentials.self, from: request)
+                return try await logIn(body, login: try body.login(), client: client, device: nil, presented: nil)
+            }
+        }
         let body = try await JSONBody.decode(Credentials.self, from: request)
         let login = try body.login()
+        var known: DeviceClaims?
+        if let owner = try await self.account(named: login), owner.userId == presented.userId {
+            if let wait = devices.lockout.retryAfter(KnownDevices.key(presented)) {
+                let seconds = await Self.holdRefusal(retryAfter: wait)
+                throw Problem(.tooManyAttempts, detail: "this device failed its password too often; try again in \(seconds) s",
+                              headers: [.retryAfter: String(seconds)])
+            }
+            known = presented
+        }
+        return try await admitted(request, client, device: known) { _ in
+            try await logIn(body, login: login, client: client, device: known, presented: presented)
+        }
+    }
+
+    private func logIn(_ body: Credentials, login: String, client: String, device: DeviceClaims?,
+                       presented: DeviceClaims?) async throws -> Response {
         let throttleKey = "\(Username.skeleton(login))|\(client)"
         try await refuseWhileThrottled(throttleKey, what: "failed logins for this account")
+        // Counted failed until it succeeds, as the account's own throttle counts.
+        if let device { try await refuseWhileThrottled(KnownDevices.key(device), in: devices.lockout, what: "failed logins from this device") }
         var account = try await self.account(named: login)
-        var valid = try await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash, for: client)
+        var valid = try await hasher.verify(body.password, against: account?.passwordHash ?? decoyHash, for: client, first: device != nil)
         if account == nil || !valid {
             // Registered, or given a new password, through another API process a moment ago: this
             // one may not have read it yet. Every failure waits the same, so timing tells nothing.
             await feed.catchUpWithLog(timeout: .seconds(1))
             if let fresher = try await self.account(named: login), fresher.passwordHash != account?.passwordHash {
                 account = fresher
-                valid = try await hasher.verify(body.password, against: fresher.passwordHash, for: client)
+                valid = try await hasher.verify(body.password, against: fresher.passwordHash, for: client, first: device != nil)
             }
         }
         guard let account, valid else { throw Problem.invalidCredentials }
         throttle.recordSuccess(throttleKey)
-        return newSession(for: account, status: .created)
+        if let device { devices.lockout.recordSuccess(KnownDevices.key(device)) }
+        return newSession(for: account, status: .created, device: devices.renewed(for: account.userId, presented: presented))
     }
 
     /// The account, read back from the log if it is not open yet: 503 when the log does not answer.
@@ -316,19 +354,22 @@ struct AccountRoutes {
 
     /// 429 `too_many_attempts`, held like every refusal, while `key` has failed too often; otherwise
     /// the attempt counts as failed until `recordSuccess`.
-    func refuseWhileThrottled(_ key: String, what: String) async throws {
-        guard let wait = throttle.admit(key) else { return }
+    func refuseWhileThrottled(_ key: String, in throttle: SharedLoginThrottle? = nil, what: String) async throws {
+        guard let wait = (throttle ?? self.throttle).admit(key) else { return }
         let seconds = await Self.holdRefusal(retryAfter: wait)
         throw Problem(.tooManyAttempts, detail: "too many \(what); try again in \(seconds) s",
                       headers: [.retryAfter: String(seconds)])
     }
 
-    func newSession(for account: AccountDirectory.Account, status: HTTPResponse.Status) -> Response {
+    func newSession(for account: AccountDirectory.Account, status: HTTPResponse.Status,
+                    device: (token: String, cookie: String)? = nil) -> Response {
         let (token, claims) = signer.issue(userId: account.userId, username: account.username,
                                            credentialsGeneration: account.credentialsGeneration)
+        var headers: HTTPFields = [.cacheControl: "no-store"]
+        if let device { headers[.setCookie] = device.cookie }
         return JSONResponse.make(Session(token: token, expiresAt: claims.expiresAt, userId: account.userId,
-                                         username: account.username), status: status,
-                                 headers: [.cacheControl: "no-store"])
+                                         username: account.username, deviceToken: device?.token), status: status,
+                                 headers: headers)
     }
 
     /// The password of the session's own account, checked before anything that cannot be undone.

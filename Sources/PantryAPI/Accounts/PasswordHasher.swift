@@ -83,8 +83,9 @@ extension PasswordHasher {
     }
 
     /// Throws `PasswordHashingPool.Busy` when too many hashes already wait.
-    package func verify(_ password: String, against phc: String, for client: String?) async throws -> Bool {
-        try await Self.pool.run(client: client) { self.verify(password, against: phc) }
+    /// `first`: a known device's log-in, ahead of the others (`PasswordHashingPool.run`).
+    package func verify(_ password: String, against phc: String, for client: String?, first: Bool = false) async throws -> Bool {
+        try await Self.pool.run(client: client, first: first) { self.verify(password, against: phc) }
     }
 }
 

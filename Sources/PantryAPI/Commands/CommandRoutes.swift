@@ -64,16 +64,18 @@ struct CommandRoutes {
                 .adjustCart(AdjustCart(userId: user.userId, recipeId: body.recipeId, delta: body.delta, recipe: $0))
             }
         }
-        // Seed 002's "start recipe": the countdown runs for the minutes given, else the recipe's own.
-        routes.post("v1/me/cart/:recipeId/timer") { request, context in
+        // Seed 002's "start recipe", apart from the cart: the countdown runs for the minutes given,
+        // else the recipe's own; while it runs (and an hour after) "I have this" earns points.
+        routes.post("v1/me/cooking/:recipeId") { request, context in
             let body = try await JSONBody.decode(CookingStart.self, from: request)
             let user = try context.requireSession()
             let recipeId = RecipeID(try PathParameter.value("recipeId", in: context))
             let minutes = if let given = body.minutes { given } else {
                 try await lookup.readyInMinutes(of: recipeId, spender: context.upstreamSpender)
             }
-            return try await submitter.respond(to: request, session: user, status: .created, .startCooking(
-                StartCooking(userId: user.userId, recipeId: recipeId, minutes: minutes)))
+            return try await respond(to: request, session: user, status: .created, recipeId: recipeId, context: context) {
+                .startCooking(StartCooking(userId: user.userId, recipeId: recipeId, minutes: minutes, recipe: $0))
+            }
         }
         routes.post("v1/recipes/:recipeId/experiences") { request, context in
             let body = try await JSONBody.decode(Experience.self, from: request)

@@ -91,7 +91,7 @@ extension Problem {
         // The API builds every command itself, so the core not knowing one is a bug here.
         case .unknownCommand:
             .internalServerError
-        case .unknownUser, .noSuchItem, .notSaved, .unknownRecipe, .notInCart, .notInHousehold, .notHouseholdMember, .noSuchInvite,
+        case .unknownUser, .noSuchItem, .notSaved, .unknownRecipe, .notInHousehold, .notHouseholdMember, .noSuchInvite,
              .resetTokenInvalid:
             .notFound
         case .userExists, .usernameTaken, .emailTaken, .alreadySaved, .unchanged, .alreadyUsed, .cartOutOfRange, .limitReached,

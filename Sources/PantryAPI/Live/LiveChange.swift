@@ -14,7 +14,7 @@ struct LiveChange: Sendable {
     var json: [UInt8]
 
     /// The event types a stream carries: what the app's screens show of the user's own and their
-    /// household's (the grocery list, the cart and its timers, favourites, points, who is in it).
+    /// household's (the grocery list, the cart, what they cook, favourites, points, who is in it).
     static let eventTypes = Set<EventType>([
         .groceryAdded, .groceryChecked, .groceryRemoved, .cartAdjusted, .cookingStarted,
         .recipeSaved, .savedRecipeRemoved, .pointEarned,
@@ -50,7 +50,7 @@ struct LiveChange: Sendable {
             w.field("recipeId", e.recipeId); w.field("title", e.title); w.field("image", e.image)
             w.field("delta", e.delta); w.field("count", e.count)
         case .cookingStarted(let e):
-            w.field("recipeId", e.recipeId); w.field("minutes", e.minutes)
+            w.field("recipeId", e.recipeId); w.field("minutes", e.minutes); w.field("title", e.title); w.field("image", e.image)
         case .recipeSaved(let e):
             w.field("recipeId", e.recipeId); w.field("title", e.title); w.field("image", e.image)
         case .savedRecipeRemoved(let e):

@@ -3,22 +3,15 @@ import Logging
 import PantryWire
 
 /// What a user saves and cooks, as "Featured today" and the suggestions rank recipes by: their
-/// newest favourites and the cart lines whose cooking timer was started, asked of the workers
-/// that keep them, then ranked by the fetch worker's catalog (`FetchRequest.liked`).
+/// newest favourites and the recipes they are cooking, asked of the workers that keep them, then
+/// ranked by the fetch worker's catalog (`FetchRequest.liked`).
 struct LikedRecipes {
     let queries: WorkerQueries
     let recipes: RecipeSource
 
     private struct Answer<Result: Decodable>: Decodable { var result: Result }
     private struct Saved: Decodable { var recipeId: String }
-    private struct Cart: Decodable {
-        struct Line: Decodable {
-            struct Timer: Decodable {}
-            var recipeId: String
-            var timer: Timer?
-        }
-        var lines: [Line]
-    }
+    private struct Cooking: Decodable { var recipeId: String }
 
     /// Up to `number` complete recipes ranked by what they share with the user's saved and cooked
     /// ones, best first, none of those; empty when there is nothing to rank by (a new user,
@@ -43,10 +36,10 @@ struct LikedRecipes {
         // A second at most: a worker that is down leaves the screen as everyone sees it, soon.
         async let saved = queries.ask(QueryRequest(.favourites(.list), userId: userId, limit: FetchRequest.maxLiked),
                                       timeout: .seconds(1))
-        async let cart = queries.ask(QueryRequest(.carts(.cart), userId: userId), timeout: .seconds(1))
+        async let cooking = queries.ask(QueryRequest(.carts(.cooking), userId: userId), timeout: .seconds(1))
         let decoder = JSONDecoder()
         let savedIds = try decoder.decode(Answer<[Saved]>.self, from: await saved).result.map(\.recipeId)
-        let cookedIds = try decoder.decode(Answer<Cart>.self, from: await cart).result.lines.filter { $0.timer != nil }.map(\.recipeId)
+        let cookedIds = try decoder.decode(Answer<[Cooking]>.self, from: await cooking).result.map(\.recipeId)
         var seen = Set<String>()
         return Array((savedIds + cookedIds).filter { seen.insert($0).inserted }.prefix(FetchRequest.maxLiked))
     }

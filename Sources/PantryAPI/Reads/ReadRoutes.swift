@@ -75,6 +75,10 @@ struct ReadRoutes {
                                      recipeId: try PathParameter.value("recipeId", in: context),
                                      after: try ReadYourWrites.position(in: request))
         }
+        routes.get("v1/me/cooking") { request, context in
+            let userId = try context.requireSession().userId
+            return try await ask(.carts(.cooking), request) { $0.userId = userId }
+        }
         routes.get("v1/me/cart") { request, context in
             let userId = try context.requireSession().userId
             try await feed.readyToRead(after: try ReadYourWrites.position(in: request))

@@ -34,7 +34,7 @@ package enum WorkerQuery: Hashable, Sendable {
     package static let swapName = "swap"
 
     package enum Leaderboard: String, CaseIterable, Sendable { case top, entry, around }
-    package enum Carts: String, CaseIterable, Sendable { case cart }
+    package enum Carts: String, CaseIterable, Sendable { case cart, cooking }
     package enum Favourites: String, CaseIterable, Sendable { case list, search, suggestion }
     package enum Groceries: String, CaseIterable, Sendable { case list }
     package enum Experiences: String, CaseIterable, Sendable { case list }

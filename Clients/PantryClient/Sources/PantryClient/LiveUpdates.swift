@@ -9,7 +9,7 @@ public typealias LiveChange = Components.Schemas.LiveChange
 
 /// What the live stream delivers.
 public enum LiveEvent: Sendable {
-    /// One change to the grocery list, the cart and its timers, favourites or points, in log order.
+    /// One change to the grocery list, the cart, what the user cooks, favourites or points, in log order.
     case change(LiveChange)
     /// The stream could not resume where it left off (too far back): reload the screens; changes
     /// after `position` follow.

@@ -217,6 +217,11 @@ public final class PantryClient: Sendable {
         try await call { try await api.cart(query: .init(after: after, cursor: cursor)).ok.body.json }
     }
 
+    /// What the user is cooking (their timers, newest first), apart from the cart.
+    public func cooking() async throws(PantryError) -> Operations.Cooking.Output.Ok.Body.JsonPayload {
+        try await call { try await api.cooking(query: .init(after: after)).ok.body.json }
+    }
+
     /// The recipe's ingredients that already earned this user a point.
     public func countedIngredients(recipeId: String) async throws(PantryError) -> Operations.CountedIngredients.Output.Ok.Body.JsonPayload {
         try await call { try await api.countedIngredients(path: .init(recipeId: recipeId), query: .init(after: after)).ok.body.json }

@@ -11,7 +11,8 @@ public enum PantryCommand: Codable, Sendable, Hashable {
     case removeGrocery(item: String)
     /// The cart stepper: +n or -n (never 0); a line's count stays within 0 to 99.
     case adjustCart(recipeId: String, delta: Int)
-    /// "Start recipe": a countdown on a cart line; without minutes, the recipe's ready time.
+    /// "Start cooking" a recipe: a countdown (without minutes, the recipe's ready time) while which,
+    /// and an hour after, "I have this" earns points. It needs no cart line.
     case startCooking(recipeId: String, minutes: Int? = nil)
     /// One point per (recipe, ingredient) the user already owns, while the recipe is cooking.
     case useOwnedIngredient(recipeId: String, ingredient: String)

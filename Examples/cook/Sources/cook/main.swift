@@ -35,9 +35,11 @@ do {
     print("Groceries: \(try await client.groceries().result.map { "\($0.ingredient)\($0.checked ? " (checked)" : "")" })")
 
     try await client.send(.adjustCart(recipeId: recipe.id, delta: 1))
+    print("Cart: \(try await client.cart().result.totals.items) item(s)")
+
+    // Cooking is its own act, not the cart: while it runs, "I have this" earns a point.
     try await client.send(.startCooking(recipeId: recipe.id, minutes: 25))
-    let cart = try await client.cart().result
-    print("Cart: \(cart.totals.items) item(s); timer \(cart.lines.first?.timer.map { "\($0.remainingSeconds) s left" } ?? "none")")
+    print("Cooking: \(try await client.cooking().result.map { "\($0.title), \($0.remainingSeconds) s left" })")
 
     try await client.send(.useOwnedIngredient(recipeId: recipe.id, ingredient: recipe.ingredients[0].name))
     let rank = try await client.myRank()

@@ -82,7 +82,8 @@ export function parse(/** @type {string} */ text) {
 /** The screens a change is shown on (their routes). */
 export function screensShowing(/** @type {string} */ type) {
   if (type.startsWith("Grocery") || type.startsWith("Household")) return ["/groceries"];
-  if (type === "CartAdjusted" || type === "CookingStarted") return ["/cart", "/recipe/"];
+  if (type === "CartAdjusted") return ["/cart", "/recipe/"];
+  if (type === "CookingStarted") return ["/recipe/"];
   if (type === "RecipeSaved" || type === "SavedRecipeRemoved") return ["/favourites", "/recipe/"];
   if (type === "PointEarned") return ["/leaderboard", "/account", "/recipe/"];
   return [];
@@ -95,7 +96,7 @@ export function describe(/** @type {Change} */ change) {
     GroceryChecked: `${change.item} ${change.checked ? "ticked" : "unticked"}`,
     GroceryRemoved: `${change.item} removed from the grocery list`,
     CartAdjusted: `${change.title} in the cart: ${change.count}`,
-    CookingStarted: `a ${change.minutes}-minute timer started`,
+    CookingStarted: `${change.title ?? "a recipe"}: cooking, ${change.minutes} minutes`,
     RecipeSaved: `${change.title} saved`,
     SavedRecipeRemoved: "a favourite removed",
     PointEarned: `a point for ${change.ingredient}`,

@@ -61,8 +61,8 @@ import HTTPTypes
 ///
 /// One person's data is bounded: at most 1,000 grocery items, 1,000 favourites, 200 recipes in the
 /// cart and 5 experiences per recipe (a household's shared list and cart have the same bounds);
-/// a command past a bound is 409 `limit_reached` and changes nothing. Points and tips come at a person's pace: a point needs its recipe cooking (a cart
-/// timer started, until an hour after it ends; else 409 `not_cooking`), and by default one person
+/// a command past a bound is 409 `limit_reached` and changes nothing. Points and tips come at a person's pace: a point needs its recipe cooking ("Start
+/// cooking", `POST /v1/me/cooking/{recipeId}`, its own act apart from the cart, until an hour after its countdown ends; else 409 `not_cooking`), and by default one person
 /// earns at most 60 points at once then one every 6 minutes, and writes at most 10 tips at once
 /// then one every 6 minutes; faster is 429 `pace_exceeded`, which changes nothing.
 ///
@@ -550,6 +550,17 @@ public struct Client: APIProtocol {
     /// 15 minutes, each further attempt must wait 1, 2, 4, ... seconds (at most 5 minutes) after
     /// the last failure; earlier attempts get 429 with `Retry-After`.
     ///
+    /// Known devices (OWASP's device cookies): a log-in answers a `deviceToken`, signed by the API,
+    /// naming the account and a device, and sets it as the cookie `pantry_device` (`Path=/v1/sessions;
+    /// Secure; HttpOnly; SameSite=Strict`, 180 days, renewed at each log-in). A browser sends the
+    /// cookie back by itself; an app keeps `deviceToken` and sends it in `X-Pantry-Device`. Presented
+    /// for its own account, it takes a lane of its own: its own per-device budget and one shared by
+    /// all known devices, so when a flood from many addresses has spent everyone's log-in budget
+    /// (429 `rate_limited`) a returning client still logs in, its password checked ahead of the
+    /// flood's. For another account, expired or altered, it changes nothing. After 5 wrong passwords
+    /// within 15 minutes a device is locked out for 15 minutes: 429 `too_many_attempts` while it is
+    /// presented, the right password too.
+    ///
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
     /// - Remark: Generated from `#/paths//v1/sessions/post(logIn)`.
@@ -567,6 +578,11 @@ public struct Client: APIProtocol {
                     method: .post
                 )
                 suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Pantry-Device",
+                    value: input.headers.xPantryDevice
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -585,6 +601,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 201:
+                    let headers: Operations.LogIn.Output.Created.Headers = .init(setCookie: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Set-Cookie",
+                        as: Swift.String.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.LogIn.Output.Created.Body
                     let chosenContentType = try converter.bestContentType(
@@ -605,7 +626,10 @@ public struct Client: APIProtocol {
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .created(.init(body: body))
+                    return .created(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 400:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Problem.Body
@@ -2794,8 +2818,8 @@ public struct Client: APIProtocol {
     }
     /// The signed-in user's changes as they are written (Server-Sent Events).
     ///
-    /// One event per change to what the user's screens show: the grocery list, the cart and its
-    /// timers, favourites and points, and, in a household, every member's changes to the shared
+    /// One event per change to what the user's screens show: the grocery list, the cart, what
+    /// they cook, favourites and points, and, in a household, every member's changes to the shared
     /// list and cart and who joins or leaves (`LiveChange`, in `data`; its `userId` says who made it). Each event's `id` is the change's
     /// log position: a client that reconnects sends the last one it got as `Last-Event-ID` and
     /// receives exactly the changes after it, in log order, whichever API process answers (within
@@ -3770,7 +3794,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Say you already own one of a recipe's ingredients while cooking it; earns one point per (recipe, ingredient), ever (UseOwnedIngredient). 409 `not_cooking` unless the recipe's cart timer was started (POST /v1/me/cart/{recipeId}/timer) and ended less than an hour ago; 429 `pace_exceeded` faster than a person cooks.
+    /// Say you already own one of a recipe's ingredients while cooking it; earns one point per (recipe, ingredient), ever (UseOwnedIngredient). 409 `not_cooking` unless the user started cooking the recipe (POST /v1/me/cooking/{recipeId}; no cart line needed) and its countdown ended less than an hour ago; 429 `pace_exceeded` faster than a person cooks.
     ///
     /// - Remark: HTTP `POST /v1/me/owned-ingredients`.
     /// - Remark: Generated from `#/paths//v1/me/owned-ingredients/post(useOwnedIngredient)`.
@@ -4590,17 +4614,178 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Start (or restart) a cooking countdown on a cart line (StartCooking, seed 002's "start recipe"); the cart shows the time left.
+    /// What the signed-in user is cooking, newest first, with the time left; a recipe stays listed while its points count (an hour after its countdown ends).
     ///
-    /// - Remark: HTTP `POST /v1/me/cart/{recipeId}/timer`.
-    /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)`.
+    /// - Remark: HTTP `GET /v1/me/cooking`.
+    /// - Remark: Generated from `#/paths//v1/me/cooking/get(cooking)`.
+    public func cooking(_ input: Operations.Cooking.Input) async throws -> Operations.Cooking.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.Cooking.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/me/cooking",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "after",
+                    value: input.query.after
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.Cooking.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Operations.Cooking.Output.Ok.Body.JsonPayload.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Problem.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Problem.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Problem.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
+                case 503:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Problem.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Start (or restart) cooking a recipe, seed 002's "start recipe" (StartCooking); while its countdown runs, and an hour after, "I have this" earns points.
+    ///
+    /// Cooking is its own act: it needs no cart line and puts nothing in the cart (the cart holds
+    /// only what the cook put there). It is the cook's own, in a household too. A recipe the API
+    /// cannot find is 404 `unknown_recipe`; at most 200 recipes cooking at once (409
+    /// `limit_reached`). Points still come at a person's pace (429 `pace_exceeded`).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/me/cooking/{recipeId}`.
+    /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)`.
     public func startCooking(_ input: Operations.StartCooking.Input) async throws -> Operations.StartCooking.Output {
         try await client.send(
             input: input,
             forOperation: Operations.StartCooking.id,
             serializer: { input in
                 let path = try converter.renderedPath(
-                    template: "/v1/me/cart/{}/timer",
+                    template: "/v1/me/cooking/{}",
                     parameters: [
                         input.path.recipeId
                     ]
@@ -4728,6 +4913,28 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .notFound(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Problem.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
                 case 413:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Problem.Body
@@ -7506,8 +7713,8 @@ public struct Client: APIProtocol {
     }
     /// Start a household, with you as its owner and only member (CreateHousehold).
     ///
-    /// Members share one grocery list and one cart with its timers (a point still goes to the
-    /// member who says "I have this"); points, tips, favourites and the account stay personal.
+    /// Members share one grocery list and one cart (a point still goes to the member who says
+    /// "I have this"); points, cooking, tips, favourites and the account stay personal.
     /// One household per person at a time (409 `already_in_household`). While in one, your own
     /// list and cart wait; they are yours again when you leave.
     ///

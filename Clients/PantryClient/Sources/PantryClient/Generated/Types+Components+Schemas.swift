@@ -245,6 +245,10 @@ extension Components {
             public var userId: Components.Schemas.UserId
             /// - Remark: Generated from `#/components/schemas/Session/username`.
             public var username: Swift.String
+            /// A log-in's only: this device's token, sent back in `X-Pantry-Device` at the next log-in (POST /v1/sessions).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Session/deviceToken`.
+            public var deviceToken: Swift.String?
             /// Creates a new `Session`.
             ///
             /// - Parameters:
@@ -253,18 +257,21 @@ extension Components {
             ///   - expiresAt: Unix time in seconds.
             ///   - userId:
             ///   - username:
+            ///   - deviceToken: A log-in's only: this device's token, sent back in `X-Pantry-Device` at the next log-in (POST /v1/sessions).
             public init(
                 token: Swift.String,
                 tokenType: Components.Schemas.Session.TokenTypePayload,
                 expiresAt: Swift.Int,
                 userId: Components.Schemas.UserId,
-                username: Swift.String
+                username: Swift.String,
+                deviceToken: Swift.String? = nil
             ) {
                 self.token = token
                 self.tokenType = tokenType
                 self.expiresAt = expiresAt
                 self.userId = userId
                 self.username = username
+                self.deviceToken = deviceToken
             }
             public enum CodingKeys: String, CodingKey {
                 case token
@@ -272,6 +279,7 @@ extension Components {
                 case expiresAt
                 case userId
                 case username
+                case deviceToken
             }
         }
         /// - Remark: Generated from `#/components/schemas/LeaderboardEntry`.
@@ -757,49 +765,6 @@ extension Components {
                 public var image: Swift.String?
                 /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/count`.
                 public var count: Swift.Int
-                /// The cooking countdown started on this line, if any; times in milliseconds since 1970 (UTC).
-                ///
-                /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer`.
-                public struct TimerPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer/startedAt`.
-                    public var startedAt: Swift.Int
-                    /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer/minutes`.
-                    public var minutes: Swift.Int
-                    /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer/endsAt`.
-                    public var endsAt: Swift.Int
-                    /// Counted when the cart is read; 0 once the food is done.
-                    ///
-                    /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer/remainingSeconds`.
-                    public var remainingSeconds: Swift.Int
-                    /// Creates a new `TimerPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - startedAt:
-                    ///   - minutes:
-                    ///   - endsAt:
-                    ///   - remainingSeconds: Counted when the cart is read; 0 once the food is done.
-                    public init(
-                        startedAt: Swift.Int,
-                        minutes: Swift.Int,
-                        endsAt: Swift.Int,
-                        remainingSeconds: Swift.Int
-                    ) {
-                        self.startedAt = startedAt
-                        self.minutes = minutes
-                        self.endsAt = endsAt
-                        self.remainingSeconds = remainingSeconds
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case startedAt
-                        case minutes
-                        case endsAt
-                        case remainingSeconds
-                    }
-                }
-                /// The cooking countdown started on this line, if any; times in milliseconds since 1970 (UTC).
-                ///
-                /// - Remark: Generated from `#/components/schemas/Cart/LinesPayload/timer`.
-                public var timer: Components.Schemas.Cart.LinesPayloadPayload.TimerPayload?
                 /// Creates a new `LinesPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -807,26 +772,22 @@ extension Components {
                 ///   - title:
                 ///   - image:
                 ///   - count:
-                ///   - timer: The cooking countdown started on this line, if any; times in milliseconds since 1970 (UTC).
                 public init(
                     recipeId: Swift.String,
                     title: Swift.String,
                     image: Swift.String? = nil,
-                    count: Swift.Int,
-                    timer: Components.Schemas.Cart.LinesPayloadPayload.TimerPayload? = nil
+                    count: Swift.Int
                 ) {
                     self.recipeId = recipeId
                     self.title = title
                     self.image = image
                     self.count = count
-                    self.timer = timer
                 }
                 public enum CodingKeys: String, CodingKey {
                     case recipeId
                     case title
                     case image
                     case count
-                    case timer
                 }
             }
             /// - Remark: Generated from `#/components/schemas/Cart/lines`.
@@ -873,6 +834,71 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case lines
                 case totals
+            }
+        }
+        /// A recipe the user is cooking; times in milliseconds since 1970 (UTC).
+        ///
+        /// - Remark: Generated from `#/components/schemas/CookingTimer`.
+        public struct CookingTimer: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/recipeId`.
+            public var recipeId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/title`.
+            public var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/image`.
+            public var image: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/startedAt`.
+            public var startedAt: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/minutes`.
+            public var minutes: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/endsAt`.
+            public var endsAt: Swift.Int
+            /// When "I have this" stops earning for it: an hour after endsAt.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/pointsUntil`.
+            public var pointsUntil: Swift.Int
+            /// Counted when read; 0 once the food is done.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CookingTimer/remainingSeconds`.
+            public var remainingSeconds: Swift.Int
+            /// Creates a new `CookingTimer`.
+            ///
+            /// - Parameters:
+            ///   - recipeId:
+            ///   - title:
+            ///   - image:
+            ///   - startedAt:
+            ///   - minutes:
+            ///   - endsAt:
+            ///   - pointsUntil: When "I have this" stops earning for it: an hour after endsAt.
+            ///   - remainingSeconds: Counted when read; 0 once the food is done.
+            public init(
+                recipeId: Swift.String,
+                title: Swift.String,
+                image: Swift.String? = nil,
+                startedAt: Swift.Int,
+                minutes: Swift.Int,
+                endsAt: Swift.Int,
+                pointsUntil: Swift.Int,
+                remainingSeconds: Swift.Int
+            ) {
+                self.recipeId = recipeId
+                self.title = title
+                self.image = image
+                self.startedAt = startedAt
+                self.minutes = minutes
+                self.endsAt = endsAt
+                self.pointsUntil = pointsUntil
+                self.remainingSeconds = remainingSeconds
+            }
+            public enum CodingKeys: String, CodingKey {
+                case recipeId
+                case title
+                case image
+                case startedAt
+                case minutes
+                case endsAt
+                case pointsUntil
+                case remainingSeconds
             }
         }
         /// - Remark: Generated from `#/components/schemas/Experience`.

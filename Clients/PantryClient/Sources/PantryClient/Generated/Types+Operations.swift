@@ -1069,6 +1069,17 @@ public enum Operations {
     /// 15 minutes, each further attempt must wait 1, 2, 4, ... seconds (at most 5 minutes) after
     /// the last failure; earlier attempts get 429 with `Retry-After`.
     ///
+    /// Known devices (OWASP's device cookies): a log-in answers a `deviceToken`, signed by the API,
+    /// naming the account and a device, and sets it as the cookie `pantry_device` (`Path=/v1/sessions;
+    /// Secure; HttpOnly; SameSite=Strict`, 180 days, renewed at each log-in). A browser sends the
+    /// cookie back by itself; an app keeps `deviceToken` and sends it in `X-Pantry-Device`. Presented
+    /// for its own account, it takes a lane of its own: its own per-device budget and one shared by
+    /// all known devices, so when a flood from many addresses has spent everyone's log-in budget
+    /// (429 `rate_limited`) a returning client still logs in, its password checked ahead of the
+    /// flood's. For another account, expired or altered, it changes nothing. After 5 wrong passwords
+    /// within 15 minutes a device is locked out for 15 minutes: 429 `too_many_attempts` while it is
+    /// presented, the right password too.
+    ///
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
     /// - Remark: Generated from `#/paths//v1/sessions/post(logIn)`.
@@ -1077,12 +1088,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/POST/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `deviceToken` of an earlier log-in (an app's; a browser sends the `pantry_device` cookie instead).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/POST/header/X-Pantry-Device`.
+                public var xPantryDevice: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.LogIn.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPantryDevice: The `deviceToken` of an earlier log-in (an app's; a browser sends the `pantry_device` cookie instead).
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.LogIn.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    xPantryDevice: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.LogIn.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xPantryDevice = xPantryDevice
                     self.accept = accept
                 }
             }
@@ -1108,6 +1128,22 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// `pantry_device`, the device token for a browser.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/headers/Set-Cookie`.
+                    public var setCookie: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - setCookie: `pantry_device`, the device token for a browser.
+                    public init(setCookie: Swift.String? = nil) {
+                        self.setCookie = setCookie
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.LogIn.Output.Created.Headers
                 /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/content/application\/json`.
@@ -1130,8 +1166,13 @@ public enum Operations {
                 /// Creates a new `Created`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.LogIn.Output.Created.Body) {
+                public init(
+                    headers: Operations.LogIn.Output.Created.Headers = .init(),
+                    body: Operations.LogIn.Output.Created.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -1320,7 +1361,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Too many failed logins for this account.
+            /// Too many failed logins for this account or from this device (`too_many_attempts`), or too many log-ins from this client or everyone (`rate_limited`).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(logIn)/responses/429`.
             ///
@@ -4525,8 +4566,8 @@ public enum Operations {
     }
     /// The signed-in user's changes as they are written (Server-Sent Events).
     ///
-    /// One event per change to what the user's screens show: the grocery list, the cart and its
-    /// timers, favourites and points, and, in a household, every member's changes to the shared
+    /// One event per change to what the user's screens show: the grocery list, the cart, what
+    /// they cook, favourites and points, and, in a household, every member's changes to the shared
     /// list and cart and who joins or leaves (`LiveChange`, in `data`; its `userId` says who made it). Each event's `id` is the change's
     /// log position: a client that reconnects sends the last one it got as `Last-Event-ID` and
     /// receives exactly the changes after it, in log order, whichever API process answers (within
@@ -5888,7 +5929,7 @@ public enum Operations {
             }
         }
     }
-    /// Say you already own one of a recipe's ingredients while cooking it; earns one point per (recipe, ingredient), ever (UseOwnedIngredient). 409 `not_cooking` unless the recipe's cart timer was started (POST /v1/me/cart/{recipeId}/timer) and ended less than an hour ago; 429 `pace_exceeded` faster than a person cooks.
+    /// Say you already own one of a recipe's ingredients while cooking it; earns one point per (recipe, ingredient), ever (UseOwnedIngredient). 409 `not_cooking` unless the user started cooking the recipe (POST /v1/me/cooking/{recipeId}; no cart line needed) and its countdown ended less than an hour ago; 429 `pace_exceeded` faster than a person cooks.
     ///
     /// - Remark: HTTP `POST /v1/me/owned-ingredients`.
     /// - Remark: Generated from `#/paths//v1/me/owned-ingredients/post(useOwnedIngredient)`.
@@ -7148,117 +7189,123 @@ public enum Operations {
             }
         }
     }
-    /// Start (or restart) a cooking countdown on a cart line (StartCooking, seed 002's "start recipe"); the cart shows the time left.
+    /// What the signed-in user is cooking, newest first, with the time left; a recipe stays listed while its points count (an hour after its countdown ends).
     ///
-    /// - Remark: HTTP `POST /v1/me/cart/{recipeId}/timer`.
-    /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)`.
-    public enum StartCooking {
-        public static let id: Swift.String = "startCooking"
+    /// - Remark: HTTP `GET /v1/me/cooking`.
+    /// - Remark: Generated from `#/paths//v1/me/cooking/get(cooking)`.
+    public enum Cooking {
+        public static let id: Swift.String = "cooking"
         public struct Input: Sendable, Hashable {
-            /// - Remark: Generated from `#/paths/v1/me/cart/{recipeId}/timer/POST/path`.
-            public struct Path: Sendable, Hashable {
-                /// The recipe's id, percent-encoded.
+            /// - Remark: Generated from `#/paths/v1/me/cooking/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Read-your-writes: answer only once the read model has applied this log position, the `position` a command answered (waits at most 2 s, then 503 `not_caught_up`, which a client retries); a position the log has not reached is 422 `position_not_written`. Without it the answer may not show the user's latest commands yet.
                 ///
-                /// - Remark: Generated from `#/paths/v1/me/cart/{recipeId}/timer/POST/path/recipeId`.
-                public var recipeId: Components.Parameters.RecipeId
-                /// Creates a new `Path`.
+                /// - Remark: Generated from `#/paths/v1/me/cooking/GET/query/after`.
+                public var after: Components.Parameters.After?
+                /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - recipeId: The recipe's id, percent-encoded.
-                public init(recipeId: Components.Parameters.RecipeId) {
-                    self.recipeId = recipeId
+                ///   - after: Read-your-writes: answer only once the read model has applied this log position, the `position` a command answered (waits at most 2 s, then 503 `not_caught_up`, which a client retries); a position the log has not reached is 422 `position_not_written`. Without it the answer may not show the user's latest commands yet.
+                public init(after: Components.Parameters.After? = nil) {
+                    self.after = after
                 }
             }
-            public var path: Operations.StartCooking.Input.Path
-            /// - Remark: Generated from `#/paths/v1/me/cart/{recipeId}/timer/POST/header`.
+            public var query: Operations.Cooking.Input.Query
+            /// - Remark: Generated from `#/paths/v1/me/cooking/GET/header`.
             public struct Headers: Sendable, Hashable {
-                /// Makes retries safe: one key per user action (a UUID, say), sent again on every retry of that action. The same key again, from the same user, gets the first answer (status and body, with `Idempotent-Replayed: true`) and appends nothing; the same key with another route or body is 422 `idempotency_key_reused`. A command answered 503 `core_unavailable` or `storage_unavailable`, or whose answer was lost with the connection, may be in the log: only a retry with its key is sure to learn its outcome without applying it twice.
-                ///
-                /// - Remark: Generated from `#/paths/v1/me/cart/{recipeId}/timer/POST/header/Idempotency-Key`.
-                public var idempotencyKey: Components.Parameters.IdempotencyKey?
-                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StartCooking.AcceptableContentType>]
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Cooking.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: Makes retries safe: one key per user action (a UUID, say), sent again on every retry of that action. The same key again, from the same user, gets the first answer (status and body, with `Idempotent-Replayed: true`) and appends nothing; the same key with another route or body is 422 `idempotency_key_reused`. A command answered 503 `core_unavailable` or `storage_unavailable`, or whose answer was lost with the connection, may be in the log: only a retry with its key is sure to learn its outcome without applying it twice.
                 ///   - accept:
-                public init(
-                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
-                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StartCooking.AcceptableContentType>] = .defaultValues()
-                ) {
-                    self.idempotencyKey = idempotencyKey
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Cooking.AcceptableContentType>] = .defaultValues()) {
                     self.accept = accept
                 }
             }
-            public var headers: Operations.StartCooking.Input.Headers
-            /// - Remark: Generated from `#/paths/v1/me/cart/{recipeId}/timer/POST/requestBody`.
-            @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/v1/me/cart/{recipeId}/timer/POST/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// Without it, the recipe's ready time (422 minutes_required if it gives none).
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/cart/{recipeId}/timer/POST/requestBody/json/minutes`.
-                    public var minutes: Swift.Int?
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - minutes: Without it, the recipe's ready time (422 minutes_required if it gives none).
-                    public init(minutes: Swift.Int? = nil) {
-                        self.minutes = minutes
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case minutes
-                    }
-                    public init(from decoder: any Swift.Decoder) throws {
-                        let container = try decoder.container(keyedBy: CodingKeys.self)
-                        self.minutes = try container.decodeIfPresent(
-                            Swift.Int.self,
-                            forKey: .minutes
-                        )
-                        try decoder.ensureNoAdditionalProperties(knownKeys: [
-                            "minutes"
-                        ])
-                    }
-                }
-                /// - Remark: Generated from `#/paths/v1/me/cart/{recipeId}/timer/POST/requestBody/content/application\/json`.
-                case json(Operations.StartCooking.Input.Body.JsonPayload)
-            }
-            public var body: Operations.StartCooking.Input.Body
+            public var headers: Operations.Cooking.Input.Headers
             /// Creates a new `Input`.
             ///
             /// - Parameters:
-            ///   - path:
+            ///   - query:
             ///   - headers:
-            ///   - body:
             public init(
-                path: Operations.StartCooking.Input.Path,
-                headers: Operations.StartCooking.Input.Headers = .init(),
-                body: Operations.StartCooking.Input.Body
+                query: Operations.Cooking.Input.Query = .init(),
+                headers: Operations.Cooking.Input.Headers = .init()
             ) {
-                self.path = path
+                self.query = query
                 self.headers = headers
-                self.body = body
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The command is durably in the log at these positions (the same answer again for a retried Idempotency-Key).
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/cooking/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/me/cooking/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/v1/me/cooking/GET/responses/200/content/json/position`.
+                        public var position: Swift.Int
+                        /// - Remark: Generated from `#/paths/v1/me/cooking/GET/responses/200/content/json/result`.
+                        public var result: [Components.Schemas.CookingTimer]
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - position:
+                        ///   - result:
+                        public init(
+                            position: Swift.Int,
+                            result: [Components.Schemas.CookingTimer]
+                        ) {
+                            self.position = position
+                            self.result = result
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case position
+                            case result
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/me/cooking/GET/responses/200/content/application\/json`.
+                    case json(Operations.Cooking.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.Cooking.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.Cooking.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.Cooking.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The timers and the position they were read at.
             ///
-            /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)/responses/201`.
+            /// - Remark: Generated from `#/paths//v1/me/cooking/get(cooking)/responses/200`.
             ///
-            /// HTTP response code: `201 created`.
-            case created(Components.Responses.Accepted)
-            /// The associated value of the enum case if `self` is `.created`.
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.Cooking.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
             ///
-            /// - Throws: An error if `self` is not `.created`.
-            /// - SeeAlso: `.created`.
-            public var created: Components.Responses.Accepted {
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.Cooking.Output.Ok {
                 get throws {
                     switch self {
-                    case let .created(response):
+                    case let .ok(response):
                         return response
                     default:
                         try throwUnexpectedResponseStatus(
-                            expectedStatus: "created",
+                            expectedStatus: "ok",
                             response: self
                         )
                     }
@@ -7266,7 +7313,7 @@ public enum Operations {
             }
             /// A problem document.
             ///
-            /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)/responses/400`.
+            /// - Remark: Generated from `#/paths//v1/me/cooking/get(cooking)/responses/400`.
             ///
             /// HTTP response code: `400 badRequest`.
             case badRequest(Components.Responses.Problem)
@@ -7289,7 +7336,7 @@ public enum Operations {
             }
             /// A problem document.
             ///
-            /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)/responses/401`.
+            /// - Remark: Generated from `#/paths//v1/me/cooking/get(cooking)/responses/401`.
             ///
             /// HTTP response code: `401 unauthorized`.
             case unauthorized(Components.Responses.Problem)
@@ -7312,53 +7359,7 @@ public enum Operations {
             }
             /// A problem document.
             ///
-            /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)/responses/404`.
-            ///
-            /// HTTP response code: `404 notFound`.
-            case notFound(Components.Responses.Problem)
-            /// The associated value of the enum case if `self` is `.notFound`.
-            ///
-            /// - Throws: An error if `self` is not `.notFound`.
-            /// - SeeAlso: `.notFound`.
-            public var notFound: Components.Responses.Problem {
-                get throws {
-                    switch self {
-                    case let .notFound(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "notFound",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// A problem document.
-            ///
-            /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)/responses/413`.
-            ///
-            /// HTTP response code: `413 contentTooLarge`.
-            case contentTooLarge(Components.Responses.Problem)
-            /// The associated value of the enum case if `self` is `.contentTooLarge`.
-            ///
-            /// - Throws: An error if `self` is not `.contentTooLarge`.
-            /// - SeeAlso: `.contentTooLarge`.
-            public var contentTooLarge: Components.Responses.Problem {
-                get throws {
-                    switch self {
-                    case let .contentTooLarge(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "contentTooLarge",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// A problem document.
-            ///
-            /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)/responses/422`.
+            /// - Remark: Generated from `#/paths//v1/me/cooking/get(cooking)/responses/422`.
             ///
             /// HTTP response code: `422 unprocessableContent`.
             case unprocessableContent(Components.Responses.Problem)
@@ -7381,7 +7382,327 @@ public enum Operations {
             }
             /// A problem document.
             ///
-            /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)/responses/503`.
+            /// - Remark: Generated from `#/paths//v1/me/cooking/get(cooking)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Start (or restart) cooking a recipe, seed 002's "start recipe" (StartCooking); while its countdown runs, and an hour after, "I have this" earns points.
+    ///
+    /// Cooking is its own act: it needs no cart line and puts nothing in the cart (the cart holds
+    /// only what the cook put there). It is the cook's own, in a household too. A recipe the API
+    /// cannot find is 404 `unknown_recipe`; at most 200 recipes cooking at once (409
+    /// `limit_reached`). Points still come at a person's pace (429 `pace_exceeded`).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/me/cooking/{recipeId}`.
+    /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)`.
+    public enum StartCooking {
+        public static let id: Swift.String = "startCooking"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/me/cooking/{recipeId}/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// The recipe's id, percent-encoded.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/cooking/{recipeId}/POST/path/recipeId`.
+                public var recipeId: Components.Parameters.RecipeId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - recipeId: The recipe's id, percent-encoded.
+                public init(recipeId: Components.Parameters.RecipeId) {
+                    self.recipeId = recipeId
+                }
+            }
+            public var path: Operations.StartCooking.Input.Path
+            /// - Remark: Generated from `#/paths/v1/me/cooking/{recipeId}/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Makes retries safe: one key per user action (a UUID, say), sent again on every retry of that action. The same key again, from the same user, gets the first answer (status and body, with `Idempotent-Replayed: true`) and appends nothing; the same key with another route or body is 422 `idempotency_key_reused`. A command answered 503 `core_unavailable` or `storage_unavailable`, or whose answer was lost with the connection, may be in the log: only a retry with its key is sure to learn its outcome without applying it twice.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/cooking/{recipeId}/POST/header/Idempotency-Key`.
+                public var idempotencyKey: Components.Parameters.IdempotencyKey?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StartCooking.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - idempotencyKey: Makes retries safe: one key per user action (a UUID, say), sent again on every retry of that action. The same key again, from the same user, gets the first answer (status and body, with `Idempotent-Replayed: true`) and appends nothing; the same key with another route or body is 422 `idempotency_key_reused`. A command answered 503 `core_unavailable` or `storage_unavailable`, or whose answer was lost with the connection, may be in the log: only a retry with its key is sure to learn its outcome without applying it twice.
+                ///   - accept:
+                public init(
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StartCooking.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.StartCooking.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/me/cooking/{recipeId}/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/cooking/{recipeId}/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// Without it, the recipe's ready time (422 minutes_required if it gives none).
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/cooking/{recipeId}/POST/requestBody/json/minutes`.
+                    public var minutes: Swift.Int?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - minutes: Without it, the recipe's ready time (422 minutes_required if it gives none).
+                    public init(minutes: Swift.Int? = nil) {
+                        self.minutes = minutes
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case minutes
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.minutes = try container.decodeIfPresent(
+                            Swift.Int.self,
+                            forKey: .minutes
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "minutes"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/paths/v1/me/cooking/{recipeId}/POST/requestBody/content/application\/json`.
+                case json(Operations.StartCooking.Input.Body.JsonPayload)
+            }
+            public var body: Operations.StartCooking.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.StartCooking.Input.Path,
+                headers: Operations.StartCooking.Input.Headers = .init(),
+                body: Operations.StartCooking.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The command is durably in the log at these positions (the same answer again for a retried Idempotency-Key).
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Components.Responses.Accepted)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Components.Responses.Accepted {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A problem document.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A problem document.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A problem document.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A problem document.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A problem document.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A problem document.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Problem)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Problem {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A problem document.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.Problem)
@@ -11444,8 +11765,8 @@ public enum Operations {
     }
     /// Start a household, with you as its owner and only member (CreateHousehold).
     ///
-    /// Members share one grocery list and one cart with its timers (a point still goes to the
-    /// member who says "I have this"); points, tips, favourites and the account stay personal.
+    /// Members share one grocery list and one cart (a point still goes to the member who says
+    /// "I have this"); points, cooking, tips, favourites and the account stay personal.
     /// One household per person at a time (409 `already_in_household`). While in one, your own
     /// list and cart wait; they are yours again when you leave.
     ///

@@ -46,6 +46,17 @@ public protocol APIProtocol: Sendable {
     /// 15 minutes, each further attempt must wait 1, 2, 4, ... seconds (at most 5 minutes) after
     /// the last failure; earlier attempts get 429 with `Retry-After`.
     ///
+    /// Known devices (OWASP's device cookies): a log-in answers a `deviceToken`, signed by the API,
+    /// naming the account and a device, and sets it as the cookie `pantry_device` (`Path=/v1/sessions;
+    /// Secure; HttpOnly; SameSite=Strict`, 180 days, renewed at each log-in). A browser sends the
+    /// cookie back by itself; an app keeps `deviceToken` and sends it in `X-Pantry-Device`. Presented
+    /// for its own account, it takes a lane of its own: its own per-device budget and one shared by
+    /// all known devices, so when a flood from many addresses has spent everyone's log-in budget
+    /// (429 `rate_limited`) a returning client still logs in, its password checked ahead of the
+    /// flood's. For another account, expired or altered, it changes nothing. After 5 wrong passwords
+    /// within 15 minutes a device is locked out for 15 minutes: 429 `too_many_attempts` while it is
+    /// presented, the right password too.
+    ///
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
     /// - Remark: Generated from `#/paths//v1/sessions/post(logIn)`.
@@ -138,8 +149,8 @@ public protocol APIProtocol: Sendable {
     func removeFavourite(_ input: Operations.RemoveFavourite.Input) async throws -> Operations.RemoveFavourite.Output
     /// The signed-in user's changes as they are written (Server-Sent Events).
     ///
-    /// One event per change to what the user's screens show: the grocery list, the cart and its
-    /// timers, favourites and points, and, in a household, every member's changes to the shared
+    /// One event per change to what the user's screens show: the grocery list, the cart, what
+    /// they cook, favourites and points, and, in a household, every member's changes to the shared
     /// list and cart and who joins or leaves (`LiveChange`, in `data`; its `userId` says who made it). Each event's `id` is the change's
     /// log position: a client that reconnects sends the last one it got as `Last-Event-ID` and
     /// receives exactly the changes after it, in log order, whichever API process answers (within
@@ -180,7 +191,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/me/groceries/{ingredient}`.
     /// - Remark: Generated from `#/paths//v1/me/groceries/{ingredient}/delete(removeGrocery)`.
     func removeGrocery(_ input: Operations.RemoveGrocery.Input) async throws -> Operations.RemoveGrocery.Output
-    /// Say you already own one of a recipe's ingredients while cooking it; earns one point per (recipe, ingredient), ever (UseOwnedIngredient). 409 `not_cooking` unless the recipe's cart timer was started (POST /v1/me/cart/{recipeId}/timer) and ended less than an hour ago; 429 `pace_exceeded` faster than a person cooks.
+    /// Say you already own one of a recipe's ingredients while cooking it; earns one point per (recipe, ingredient), ever (UseOwnedIngredient). 409 `not_cooking` unless the user started cooking the recipe (POST /v1/me/cooking/{recipeId}; no cart line needed) and its countdown ended less than an hour ago; 429 `pace_exceeded` faster than a person cooks.
     ///
     /// - Remark: HTTP `POST /v1/me/owned-ingredients`.
     /// - Remark: Generated from `#/paths//v1/me/owned-ingredients/post(useOwnedIngredient)`.
@@ -200,10 +211,21 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/me/cart`.
     /// - Remark: Generated from `#/paths//v1/me/cart/post(adjustCart)`.
     func adjustCart(_ input: Operations.AdjustCart.Input) async throws -> Operations.AdjustCart.Output
-    /// Start (or restart) a cooking countdown on a cart line (StartCooking, seed 002's "start recipe"); the cart shows the time left.
+    /// What the signed-in user is cooking, newest first, with the time left; a recipe stays listed while its points count (an hour after its countdown ends).
     ///
-    /// - Remark: HTTP `POST /v1/me/cart/{recipeId}/timer`.
-    /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)`.
+    /// - Remark: HTTP `GET /v1/me/cooking`.
+    /// - Remark: Generated from `#/paths//v1/me/cooking/get(cooking)`.
+    func cooking(_ input: Operations.Cooking.Input) async throws -> Operations.Cooking.Output
+    /// Start (or restart) cooking a recipe, seed 002's "start recipe" (StartCooking); while its countdown runs, and an hour after, "I have this" earns points.
+    ///
+    /// Cooking is its own act: it needs no cart line and puts nothing in the cart (the cart holds
+    /// only what the cook put there). It is the cook's own, in a household too. A recipe the API
+    /// cannot find is 404 `unknown_recipe`; at most 200 recipes cooking at once (409
+    /// `limit_reached`). Points still come at a person's pace (429 `pace_exceeded`).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/me/cooking/{recipeId}`.
+    /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)`.
     func startCooking(_ input: Operations.StartCooking.Input) async throws -> Operations.StartCooking.Output
     /// A recipe's experiences, a page at a time, in turns with older accounts first, with the authors' usernames. Public.
     ///
@@ -296,8 +318,8 @@ public protocol APIProtocol: Sendable {
     func image(_ input: Operations.Image.Input) async throws -> Operations.Image.Output
     /// Start a household, with you as its owner and only member (CreateHousehold).
     ///
-    /// Members share one grocery list and one cart with its timers (a point still goes to the
-    /// member who says "I have this"); points, tips, favourites and the account stay personal.
+    /// Members share one grocery list and one cart (a point still goes to the member who says
+    /// "I have this"); points, cooking, tips, favourites and the account stay personal.
     /// One household per person at a time (409 `already_in_household`). While in one, your own
     /// list and cart wait; they are yours again when you leave.
     ///
@@ -398,6 +420,17 @@ extension APIProtocol {
     /// or `email`, not both. A wrong name, email or password gets one generic 401. After 5 failures for one account within
     /// 15 minutes, each further attempt must wait 1, 2, 4, ... seconds (at most 5 minutes) after
     /// the last failure; earlier attempts get 429 with `Retry-After`.
+    ///
+    /// Known devices (OWASP's device cookies): a log-in answers a `deviceToken`, signed by the API,
+    /// naming the account and a device, and sets it as the cookie `pantry_device` (`Path=/v1/sessions;
+    /// Secure; HttpOnly; SameSite=Strict`, 180 days, renewed at each log-in). A browser sends the
+    /// cookie back by itself; an app keeps `deviceToken` and sends it in `X-Pantry-Device`. Presented
+    /// for its own account, it takes a lane of its own: its own per-device budget and one shared by
+    /// all known devices, so when a flood from many addresses has spent everyone's log-in budget
+    /// (429 `rate_limited`) a returning client still logs in, its password checked ahead of the
+    /// flood's. For another account, expired or altered, it changes nothing. After 5 wrong passwords
+    /// within 15 minutes a device is locked out for 15 minutes: 429 `too_many_attempts` while it is
+    /// presented, the right password too.
     ///
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
@@ -577,8 +610,8 @@ extension APIProtocol {
     }
     /// The signed-in user's changes as they are written (Server-Sent Events).
     ///
-    /// One event per change to what the user's screens show: the grocery list, the cart and its
-    /// timers, favourites and points, and, in a household, every member's changes to the shared
+    /// One event per change to what the user's screens show: the grocery list, the cart, what
+    /// they cook, favourites and points, and, in a household, every member's changes to the shared
     /// list and cart and who joins or leaves (`LiveChange`, in `data`; its `userId` says who made it). Each event's `id` is the change's
     /// log position: a client that reconnects sends the last one it got as `Last-Event-ID` and
     /// receives exactly the changes after it, in log order, whichever API process answers (within
@@ -655,7 +688,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Say you already own one of a recipe's ingredients while cooking it; earns one point per (recipe, ingredient), ever (UseOwnedIngredient). 409 `not_cooking` unless the recipe's cart timer was started (POST /v1/me/cart/{recipeId}/timer) and ended less than an hour ago; 429 `pace_exceeded` faster than a person cooks.
+    /// Say you already own one of a recipe's ingredients while cooking it; earns one point per (recipe, ingredient), ever (UseOwnedIngredient). 409 `not_cooking` unless the user started cooking the recipe (POST /v1/me/cooking/{recipeId}; no cart line needed) and its countdown ended less than an hour ago; 429 `pace_exceeded` faster than a person cooks.
     ///
     /// - Remark: HTTP `POST /v1/me/owned-ingredients`.
     /// - Remark: Generated from `#/paths//v1/me/owned-ingredients/post(useOwnedIngredient)`.
@@ -709,10 +742,29 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// Start (or restart) a cooking countdown on a cart line (StartCooking, seed 002's "start recipe"); the cart shows the time left.
+    /// What the signed-in user is cooking, newest first, with the time left; a recipe stays listed while its points count (an hour after its countdown ends).
     ///
-    /// - Remark: HTTP `POST /v1/me/cart/{recipeId}/timer`.
-    /// - Remark: Generated from `#/paths//v1/me/cart/{recipeId}/timer/post(startCooking)`.
+    /// - Remark: HTTP `GET /v1/me/cooking`.
+    /// - Remark: Generated from `#/paths//v1/me/cooking/get(cooking)`.
+    public func cooking(
+        query: Operations.Cooking.Input.Query = .init(),
+        headers: Operations.Cooking.Input.Headers = .init()
+    ) async throws -> Operations.Cooking.Output {
+        try await cooking(Operations.Cooking.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Start (or restart) cooking a recipe, seed 002's "start recipe" (StartCooking); while its countdown runs, and an hour after, "I have this" earns points.
+    ///
+    /// Cooking is its own act: it needs no cart line and puts nothing in the cart (the cart holds
+    /// only what the cook put there). It is the cook's own, in a household too. A recipe the API
+    /// cannot find is 404 `unknown_recipe`; at most 200 recipes cooking at once (409
+    /// `limit_reached`). Points still come at a person's pace (429 `pace_exceeded`).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/me/cooking/{recipeId}`.
+    /// - Remark: Generated from `#/paths//v1/me/cooking/{recipeId}/post(startCooking)`.
     public func startCooking(
         path: Operations.StartCooking.Input.Path,
         headers: Operations.StartCooking.Input.Headers = .init(),
@@ -941,8 +993,8 @@ extension APIProtocol {
     }
     /// Start a household, with you as its owner and only member (CreateHousehold).
     ///
-    /// Members share one grocery list and one cart with its timers (a point still goes to the
-    /// member who says "I have this"); points, tips, favourites and the account stay personal.
+    /// Members share one grocery list and one cart (a point still goes to the member who says
+    /// "I have this"); points, cooking, tips, favourites and the account stay personal.
     /// One household per person at a time (409 `already_in_household`). While in one, your own
     /// list and cart wait; they are yours again when you leave.
     ///

@@ -1,5 +1,6 @@
-// A recipe: ingredients ("I have this" earns a point while it cooks), steps, servings, minutes and the credit;
-// save it, put its ingredients on the grocery list, set how many are in the cart, read and write tips.
+// A recipe: ingredients ("I have this" earns a point while it cooks: "Start cooking" first), steps, servings,
+// minutes and the credit; save it, put its ingredients on the grocery list, set how many are in the cart
+// (only what the cook puts there: cooking is its own act), read and write tips.
 import { ApiError, del, get, post, put, recipePath, session } from "../api.js";
 import { announce, count as counted, h, imageSource, minutes, problem } from "../dom.js";
 import { isOffline, offlineNotice, recall, remember } from "../offline.js";
@@ -13,6 +14,15 @@ function done(button, text) {
   button.setAttribute("aria-disabled", "true");
 }
 const isDone = (button) => button.getAttribute("aria-disabled") === "true";
+
+let ticking;
+
+/** A countdown's words: minutes and seconds left, or done. */
+function left(seconds) {
+  if (seconds <= 0) return "Done! Points still count for an hour.";
+  const m = Math.floor(seconds / 60);
+  return `${m}:${String(seconds % 60).padStart(2, "0")} left`;
+}
 
 export async function recipeScreen(id) {
   let recipe;
@@ -41,19 +51,13 @@ export async function recipeScreen(id) {
     const have = h("button", { type: "button", class: "secondary", disabled: !loggedIn, onclick: async () => {
       if (isDone(have)) return;
       try {
-        let answer;
-        try {
-          answer = await usePoint(ingredient);
-        } catch (error) {
-          if (!(error instanceof ApiError && error.code === "not_cooking")) throw error;
-          await startCooking();
-          answer = await usePoint(ingredient);
-        }
+        const answer = await usePoint(ingredient);
         done(have, "Point earned");
         announce(`A point for ${ingredient.name}`);
         showRank(answer.position);
       } catch (error) {
         if (error instanceof ApiError && error.code === "already_used") { done(have, "Already counted"); return; }
+        if (error instanceof ApiError && error.code === "not_cooking") { announce("Start cooking first: points count while it cooks."); return; }
         announce(error.message);
       }
     } }, "I have this");
@@ -93,15 +97,31 @@ export async function recipeScreen(id) {
     const line = cart.lines.find((l) => l.recipeId === recipe.id);
     count.textContent = String(line ? line.count : 0);
   };
-  // A point counts while the recipe cooks: the first "I have this" puts it in the cart when it is
-  // not there and starts its timer for the recipe's minutes (30 when it does not say).
-  const startCooking = async () => {
-    if (Number(count.textContent) === 0) {
-      await showCart((await post("/v1/me/cart", { recipeId: recipe.id, delta: 1 })).position);
-    }
-    await post(`/v1/me/cart/${encodeURIComponent(recipe.id)}/timer`, { minutes: Math.min(1440, Math.max(1, recipe.readyInMinutes || 30)) });
-    announce("Cooking started: the timer is in your cart");
+  // "Start cooking": its own act, apart from the cart. A point counts while the recipe cooks (and an
+  // hour after the timer rings); the timer runs for the recipe's minutes (30 when it does not say).
+  const clock = h("span", { class: "meta", role: "timer", id: "cooking-timer" });
+  const showTimer = (timer) => {
+    clearInterval(ticking);
+    cook.textContent = timer ? "Restart timer" : "Start cooking";
+    if (!timer) { clock.textContent = ""; return; }
+    const tick = () => {
+      if (!document.body.contains(clock)) { clearInterval(ticking); return; }
+      clock.textContent = `Cooking: ${left(Math.ceil((timer.endsAt - Date.now()) / 1000))}`;
+    };
+    tick();
+    ticking = setInterval(tick, 1000);
   };
+  const showCooking = async (after) => {
+    const timers = (await get(`/v1/me/cooking${after ? `?after=${after}` : ""}`)).result;
+    showTimer(timers.find((t) => t.recipeId === recipe.id));
+  };
+  const cook = h("button", { type: "button", id: "start-cooking", disabled: !loggedIn, onclick: async () => {
+    try {
+      const answer = await post(`/v1/me/cooking/${encodeURIComponent(recipe.id)}`, { minutes: Math.min(1440, Math.max(1, recipe.readyInMinutes || 30)) });
+      announce("Cooking: now \u201cI have this\u201d earns points");
+      await showCooking(answer.position);
+    } catch (error) { announce(error.message); }
+  } }, "Start cooking");
   const usePoint = (ingredient) => post("/v1/me/owned-ingredients", { recipeId: recipe.id, ingredient: ingredient.name });
   const step = (delta) => async () => {
     try {
@@ -118,6 +138,7 @@ export async function recipeScreen(id) {
     for (const button of article.querySelectorAll("button")) button.disabled = true;
   };
   if (loggedIn) {
+    showCooking().catch(() => { /* the button still starts it */ });
     showCart().catch((error) => {
       const line = recall("cart")?.value.lines.find((l) => l.recipeId === recipe.id);
       if (isOffline(error)) count.textContent = String(line ? line.count : 0);
@@ -196,7 +217,8 @@ export async function recipeScreen(id) {
           // A photograph only: the picture the API draws (/v1/recipes/ID/image) shows the ingredients listed beside it.
           recipe.image && !recipe.image.startsWith("/v1/recipes/") ? h("img", { class: "hero", src: imageSource(recipe.image), alt: recipe.title, width: 480, height: 360 }) : null,
           h("p", { class: "meta" }, facts.join(" · ")), credit,
-          loggedIn ? null : h("p", {}, h("a", { href: "#/account" }, "Log in"), " to save it, earn points and fill your cart."),
+          loggedIn ? null : h("p", {}, h("a", { href: "#/account" }, "Log in"), " to save it, cook it for points and fill your cart."),
+          h("div", { class: "row" }, cook, clock),
           h("div", { class: "row" }, save, savedState,
             h("span", { class: "stepper", role: "group", "aria-label": "In the cart" },
               h("button", { type: "button", class: "secondary", disabled: !loggedIn, "aria-label": "One fewer in the cart", onclick: step(-1) }, "−"),
