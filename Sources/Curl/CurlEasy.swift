@@ -85,11 +85,8 @@ package final class CurlEasy {
         }
 
         guard code == CURLE_OK else {
-            var message = String(cString: curl_easy_strerror(code))
-            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if !detail.isEmpty { message += ": \(detail)" }
-            if transfer.bodyTooLarge { message += " (body larger than \(request.maxBodyBytes) bytes)" }
-            throw CurlError(kind: Self.kind(of: code), code: Int(code.rawValue), message: message)
+            throw Self.failure(code, errorBuffer: errorBuffer,
+                               adding: transfer.bodyTooLarge ? " (body larger than \(request.maxBodyBytes) bytes)" : "")
         }
 
         var status = 0
@@ -97,6 +94,14 @@ package final class CurlEasy {
         var totalTime = 0.0
         _ = pantry_curl_getinfo_double(handle, CURLINFO_TOTAL_TIME, &totalTime)
         return HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, totalTime: totalTime)
+    }
+
+    /// A failed transfer: libcurl's words for `code`, then what it wrote in the error buffer.
+    static func failure(_ code: CURLcode, errorBuffer: [CChar], adding note: String = "") -> CurlError {
+        var message = String(cString: curl_easy_strerror(code))
+        let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if !detail.isEmpty { message += ": \(detail)" }
+        return CurlError(kind: kind(of: code), code: Int(code.rawValue), message: message + note)
     }
 
     static func kind(of code: CURLcode) -> CurlError.Kind {

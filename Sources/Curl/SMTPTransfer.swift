@@ -60,12 +60,7 @@ extension CurlEasy {
             _ = pantry_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
             return result
         }
-        guard code == CURLE_OK else {
-            var message = String(cString: curl_easy_strerror(code))
-            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if !detail.isEmpty { message += ": \(detail)" }
-            throw CurlError(kind: Self.kind(of: code), code: Int(code.rawValue), message: message)
-        }
+        guard code == CURLE_OK else { throw Self.failure(code, errorBuffer: errorBuffer) }
     }
 }
 
