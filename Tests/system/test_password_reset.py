@@ -1,7 +1,8 @@
 """A forgotten password with real processes and a real SMTP server on loopback (aiosmtpd): the
 link arrives by mail and sets the new password once, ending every session; an address without an
 account gets the same answer and no mail; with the SMTP server down the message waits in the
-API's outbox and arrives once the server is up, also across a restart of the API (issue 43)."""
+API's outbox and arrives once the server is up, also across a restart of the API; with the core
+gone, every address is refused alike (issue 43)."""
 import email
 import email.policy
 import re
@@ -111,6 +112,16 @@ def test_a_reset_link_comes_by_mail_once_the_server_is_up_and_ends_every_session
         wait_for(lambda: outbox_count(processes.data) == 0, what="the outbox to be empty")
     finally:
         server.stop()
+
+    # With the core gone, every address is refused alike: a refusal for those with an account only
+    # would say which have one.
+    processes.running[0].kill()
+    processes.running[0].wait(timeout=10)
+    wait_for(lambda: restarted.get("/ready").status == 503, what="the API to see the core gone")
+    known = restarted.post("/v1/password-resets", {"email": "sam@example.org"})
+    unknown = restarted.post("/v1/password-resets", {"email": "nobody@example.org"})
+    assert (known.status, unknown.status) == (503, 503) and known.json["code"] == "core_unavailable", (known, unknown)
+    assert known.body == unknown.body
 
     # The logs say what happened, by the message's number: no address, no token.
     logs = api_logs(processes.data)

@@ -114,6 +114,11 @@ extension AccountRoutes {
         }
         try await admit(client)
         try await refuseWhileThrottled("reset|\(body.email.lowercased())", what: "password resets for this address")
+        // A reset for an account goes to the core, so while the core is away every address is
+        // refused alike: refusing only those with an account would say which have one.
+        guard let seen = feed.progress.lastFeedMessage, ContinuousClock.now - seen <= HealthRoutes.feedSilenceLimit else {
+            throw Problem(.coreUnavailable, detail: "a reset cannot be taken now; retry shortly", headers: [.retryAfter: "5"])
+        }
         if let account = try await account(named: body.email) {
             let (token, digest) = resetTokens.make(for: account.userId)
             _ = try await submitter.submit(CommandEnvelope(

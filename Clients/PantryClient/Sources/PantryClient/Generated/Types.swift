@@ -88,7 +88,8 @@ public protocol APIProtocol: Sendable {
     /// are registered. Limited like log-in: per client and overall (429 `rate_limited`), and per
     /// address whoever asks (5 in 15 minutes, then 1, 2, 4, ... seconds, at most 5 minutes: 429
     /// `too_many_attempts`), so that nobody can fill a mailbox with links. 503 `mail_unavailable`
-    /// when the deployment has no SMTP server configured (or the message cannot be queued).
+    /// when the deployment has no SMTP server configured (or the message cannot be queued), and
+    /// 503 `core_unavailable` for every address alike while the core cannot be reached.
     ///
     ///
     /// - Remark: HTTP `POST /v1/password-resets`.
@@ -475,7 +476,8 @@ extension APIProtocol {
     /// are registered. Limited like log-in: per client and overall (429 `rate_limited`), and per
     /// address whoever asks (5 in 15 minutes, then 1, 2, 4, ... seconds, at most 5 minutes: 429
     /// `too_many_attempts`), so that nobody can fill a mailbox with links. 503 `mail_unavailable`
-    /// when the deployment has no SMTP server configured (or the message cannot be queued).
+    /// when the deployment has no SMTP server configured (or the message cannot be queued), and
+    /// 503 `core_unavailable` for every address alike while the core cannot be reached.
     ///
     ///
     /// - Remark: HTTP `POST /v1/password-resets`.
