@@ -39,6 +39,10 @@ package struct ExperiencesProjection: Projection {
     package var name: String { "experiences" }
     package var eventTypes: Set<EventType> { [.userRegistered, .experienceWritten, .userDeleted] }
     package var layoutVersion: Int { 3 }
+    /// A tip's turn counts its author's tips on the recipe, and a deletion finds its author's
+    /// tips: without the index each read the whole table, and a replay after 5,000 deletions of
+    /// a million events ran at 0.68 of the log's read rate against 1.30 without them.
+    package var indexesTheFoldReads: Set<String> { ["experiences_by_user"] }
 
     package func migrate(_ db: Database) throws {
         try db.execute(sql: """

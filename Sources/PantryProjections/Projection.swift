@@ -30,6 +30,9 @@ package protocol Projection: Sendable {
     /// For a rebuild from position 0 (`Replayer`): a fold that may keep what it folds in memory
     /// across batches and write it when the rebuild ends. Nil (the default): batch by batch.
     func rebuildFold() -> (any ProjectionFold)?
+    /// Indexes a rebuild keeps while it folds, because the fold itself looks rows up by them;
+    /// every other secondary index is dropped and made again at the end. None by default.
+    var indexesTheFoldReads: Set<String> { get }
     /// A SHA-256 (hex) over the projection's whole state in a canonical order, not including the
     /// checkpoint: a replayed copy and a live copy at the same position have the same checksum.
     func checksum(_ db: Database) throws -> String
@@ -43,6 +46,8 @@ extension Projection {
     }
 
     package func rebuildFold() -> (any ProjectionFold)? { nil }
+
+    package var indexesTheFoldReads: Set<String> { [] }
 }
 
 /// Batches folded into memory across transactions and written by `finish`, for a rebuild: its file

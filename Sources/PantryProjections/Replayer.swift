@@ -45,11 +45,13 @@ package enum Replayer {
         let report: ReplayReport
         do {
             // Secondary indexes are built once at the end rather than maintained through millions
-            // of updates; the file is a throwaway until it is swapped in, so nothing is fsynced.
+            // of updates, except those the fold looks rows up by; the file is a throwaway until it
+            // is swapped in, so nothing is fsynced.
             let indexes = try store.write { db in
                 let indexes = try Row.fetchAll(db, sql: """
                     SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
                     """).map { (name: $0["name"] as String, sql: $0["sql"] as String) }
+                    .filter { !projection.indexesTheFoldReads.contains($0.name) }
                 for index in indexes { try db.execute(sql: "DROP INDEX \(index.name)") }
                 return indexes
             }
