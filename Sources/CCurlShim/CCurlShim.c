@@ -1,5 +1,9 @@
 #include "CCurlShim.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 CURLcode pantry_curl_global_init(void) {
     return curl_global_init(CURL_GLOBAL_ALL);
 }
@@ -38,4 +42,12 @@ CURLcode pantry_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
 
 CURLcode pantry_curl_getinfo_double(CURL *handle, CURLINFO info, double *value) {
     return curl_easy_getinfo(handle, info, value);
+}
+
+void pantry_map_buffers_larger_than(int bytes) {
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, bytes);
+#else
+    (void)bytes;
+#endif
 }

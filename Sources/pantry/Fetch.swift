@@ -1,4 +1,5 @@
 import ArgumentParser
+import Curl
 import Foundation
 import Logging
 import PantryBus
@@ -30,6 +31,7 @@ struct Fetch: AsyncParsableCommand {
         try config.fetch(&configuration)
         bootstrapLogging(options.logLevel)
         let logger = Logger(label: "pantry.fetch")
+        HTTPClient.mapLargeBodies()
         // A second fetch worker would unlink the first one's socket file and take its requests.
         let lock = try WriterLock(path: directory.url.appendingPathComponent("fetch.lock").path)
         defer { withExtendedLifetime(lock) {} }
@@ -49,3 +51,4 @@ struct Fetch: AsyncParsableCommand {
         try await runServices([server], logger: logger)
     }
 }
+

@@ -21,4 +21,8 @@ CURLcode pantry_curl_setopt_read_function(CURL *handle, pantry_curl_data_callbac
 CURLcode pantry_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode pantry_curl_getinfo_double(CURL *handle, CURLINFO info, double *value);
 
+// Transfer bodies of megabytes live for one call: mapped past this size rather than taken from the
+// heap arenas, which keep their pages (glibc's threshold otherwise rises to the largest freed).
+void pantry_map_buffers_larger_than(int bytes);
+
 #endif
