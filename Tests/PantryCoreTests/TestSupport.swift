@@ -12,15 +12,25 @@ let phcHash = "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
 func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-core-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
+    defer { remove(url) }
     return try body(url)
 }
 
 func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("pantry-core-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
+    defer { remove(url) }
     return try await body(url)
+}
+
+/// A log the test closed may still be read on NIO's pool (the command-id filter's read), and
+/// SQLite makes and unlinks its WAL files as it opens and closes: a removal under way then fails
+/// on the new file and left an empty directory in /tmp. Removing again once they are gone ends it.
+private func remove(_ url: URL) {
+    _ = waitUntilBlocking {
+        try? FileManager.default.removeItem(at: url)
+        return !FileManager.default.fileExists(atPath: url.path)
+    }
 }
 
 /// Quiet processors: the tests read outcomes, not logs.
