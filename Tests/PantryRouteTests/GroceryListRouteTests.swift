@@ -33,7 +33,7 @@ extension APIRouteTests {
             let items = try await groceries(after: position)
             let byKey = Dictionary(items, uniquingKeysWith: { first, _ in first })
             #expect(amounts(byKey["flour"]?["amounts"]) == ["1.5 kg"])
-            #expect(amounts(byKey["tomato"]?["amounts"]) == ["5.0 "] && byKey["tomato"]?["ingredient"] as? String == "Tomatoes")
+            #expect(amounts(byKey["tomato"]?["amounts"]) == ["5.0"] && byKey["tomato"]?["ingredient"] as? String == "Tomatoes")
             #expect(amounts(byKey["milk"]?["amounts"]) == ["266.162 ml"])
             // Produce, dairy, baking: the order a shop is walked.
             #expect(items.map(\.key) == ["tomato", "milk", "flour"])

@@ -37,7 +37,12 @@ func canonical(_ value: Any) throws -> Data {
     try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
 }
 
-/// A grocery item's amounts as "amount unit", the amount as a `Double` (JSON does not tell 5 from 5.0).
+/// A grocery item's amounts as "amount unit" ("amount" alone when it has no unit field), the
+/// amount as a `Double` (JSON does not tell 5 from 5.0); any other field is named after them.
 func amounts(_ value: Any?) -> [String]? {
-    (value as? [[String: Any]])?.map { "\($0.number("amount") ?? .nan) \($0["unit"] as? String ?? "")" }
+    (value as? [[String: Any]])?.map { entry in
+        let unit = entry["unit"].map { " \($0 as? String ?? "\($0)")" } ?? ""
+        let others = entry.keys.filter { $0 != "amount" && $0 != "unit" }.sorted()
+        return "\(entry.number("amount") ?? .nan)\(unit)" + (others.isEmpty ? "" : " +\(others)")
+    }
 }
