@@ -336,6 +336,7 @@ let package = Package(
             dependencies: ["PantryTestRuntime", "PantryLog", "PantryMail", "PantryBus", "PantryWire", "ZeroMQ",
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The PostgreSQL server the suites run the PostgreSQL log against.

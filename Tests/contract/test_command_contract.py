@@ -147,3 +147,13 @@ def test_events_written_by_swift_match_the_schemas(submit, pantry_bin):
     text = result.stdout.decode()
     for personal in ["anna.b", "Bob_2", "anna@example.org", "bob@example.org", "ánna", HASH]:
         assert personal not in text
+
+
+def test_a_command_id_used_by_another_command_is_refused(submit):
+    """The core does for any client what the API does with an Idempotency-Key reused for another
+    request (checked in process, TrustRouteTests): the id's second command is refused."""
+    lines = [json.dumps(cmd("reg-z", "RegisterUser", userId="z1", username="zed", email="zed@example.org", passwordHash=HASH)),
+             json.dumps(cmd("reg-z", "DeleteUser", userId="z1"))]
+    outcomes = [json.loads(line) for line in submit(lines)]
+    assert [o["status"] for o in outcomes] == ["accepted", "rejected"], outcomes
+    assert outcomes[1]["code"] == "command_id_reused"

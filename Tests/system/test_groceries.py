@@ -1,7 +1,7 @@
-"""The grocery list as a shopping list, over real HTTP against the real core, groceries worker and
-API: convertible units sum (checked against pint, a units library used here only as the oracle),
-singular and plural are one item, what was bought stays bought when more is added, and the list
-reads in aisle order."""
+"""The grocery list's sums, over real HTTP against the real core, groceries worker and API, checked
+against pint (a units library used here only as the oracle): random adds and checks in every
+spelling of a unit sum as pint sums them. The shopping trip (aisle order, singular and plural,
+bought stays bought) is checked in process (Tests/PantryRouteTests/GroceryListRouteTests.swift)."""
 import random
 
 import pint
@@ -40,37 +40,6 @@ def in_base(amounts):
         base = "gram" if quantity.check("[mass]") else "milliliter"
         totals[base] = totals.get(base, 0) + quantity.to(base).magnitude
     return totals
-
-
-def test_a_shopping_trip(api):
-    _, token = api.register_and_log_in("shopper")
-    add = lambda **body: accepted(api.post("/v1/me/groceries", body, token=token))
-    add(ingredient="Flour", amount=500, unit="g")
-    add(ingredient="Tomatoes", amount=3)
-    add(ingredient="flour", amount=1, unit="kg")
-    add(ingredient="Milk", amount=2, unit="tbsp")
-    add(ingredient="milk", amount=1, unit="cup")
-    position = add(ingredient="tomato", amount=2)
-    items = groceries(api, token, position)
-    assert items["flour"]["amounts"] == [{"amount": 1.5, "unit": "kg"}]
-    assert items["tomato"]["amounts"] == [{"amount": 5}] and items["tomato"]["ingredient"] == "Tomatoes"
-    assert items["milk"]["amounts"] == [{"amount": 266.162, "unit": "ml"}]
-    # Produce, dairy, baking: the order a shop is walked.
-    assert list(items) == ["tomato", "milk", "flour"]
-    assert [items[key]["aisle"] for key in items] == ["Produce", "Milk, Eggs, Other Dairy", "Baking"]
-
-    # Bought the flour; the recipe needs 100 g more: 100 g to buy, the 1.5 kg stays bought.
-    accepted(api.patch("/v1/me/groceries/Flours", {"checked": True}, token=token), 200)
-    position = add(ingredient="flour", amount=100, unit="grams")
-    flour = groceries(api, token, position)["flour"]
-    assert flour["checked"] is False
-    assert flour["amounts"] == [{"amount": 100, "unit": "g"}] and flour["bought"] == [{"amount": 1.5, "unit": "kg"}]
-    position = accepted(api.patch("/v1/me/groceries/flour", {"checked": True}, token=token), 200)
-    flour = groceries(api, token, position)["flour"]
-    assert flour["amounts"] == [] and flour["bought"] == [{"amount": 1.6, "unit": "kg"}]
-    assert list(groceries(api, token, position))[-1] == "flour", "checked items last"
-    position = accepted(api.delete("/v1/me/groceries/TOMATO", token=token), 200)
-    assert "tomato" not in groceries(api, token, position)
 
 
 def test_random_adds_and_checks_sum_as_pint_does(api):
