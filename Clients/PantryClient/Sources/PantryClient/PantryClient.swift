@@ -100,9 +100,19 @@ public final class PantryClient: Sendable {
         try await signIn(.EmailCredentials(.init(email: email, password: password)))
     }
 
+    /// With this device's token from its last log-in, if any (`SessionStore.loadDeviceToken`), and
+    /// keeping the one answered for the next.
     private func signIn(_ credentials: Components.Schemas.Credentials) async throws(PantryError) -> PantrySession {
-        let session = try await call { PantrySession(try await api.logIn(body: .json(credentials)).created.body.json) }
+        let store = configuration.sessionStore
+        let device = try? store.loadDeviceToken()
+        let answer = try await call {
+            try await api.logIn(headers: .init(xPantryDevice: device), body: .json(credentials)).created.body.json
+        }
+        let session = PantrySession(answer)
         try await keep(session)
+        if let token = answer.deviceToken {
+            do { try store.saveDeviceToken(token) } catch { throw .unreachable("the device token could not be stored: \(error)") }
+        }
         return session
     }
 

@@ -28,6 +28,11 @@ public protocol SessionStore: Sendable {
     func load() throws -> PantrySession?
     /// `nil` forgets the session (signed out).
     func save(_ session: PantrySession?) throws
+    /// This device's token from its last log-in, kept across sign-outs (it names the device, not a
+    /// session). Sent at the next log-in, it takes the known devices' lane: a flood of log-ins from
+    /// elsewhere that has spent everyone's budget does not lock this app out.
+    func loadDeviceToken() throws -> String?
+    func saveDeviceToken(_ token: String) throws
 }
 
 /// The session as a JSON file readable by its owner only, replaced whole on each change.
@@ -48,17 +53,31 @@ public struct FileSessionStore: SessionStore {
         }
         try AtomicFile.write(try JSONEncoder().encode(session), to: url)
     }
+
+    /// Beside the session's file, with `.device` added to its name.
+    private var deviceTokenURL: URL { url.appendingPathExtension("device") }
+
+    public func loadDeviceToken() throws -> String? {
+        (try? Data(contentsOf: deviceTokenURL)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    public func saveDeviceToken(_ token: String) throws {
+        try AtomicFile.write(Data(token.utf8), to: deviceTokenURL)
+    }
 }
 
 /// The session in memory only: signed out at the next launch.
 public final class MemorySessionStore: SessionStore, @unchecked Sendable {
     private let lock = NSLock()
     private var session: PantrySession?
+    private var deviceToken: String?
 
     public init(_ session: PantrySession? = nil) { self.session = session }
 
     public func load() throws -> PantrySession? { lock.withLock { session } }
     public func save(_ session: PantrySession?) throws { lock.withLock { self.session = session } }
+    public func loadDeviceToken() throws -> String? { lock.withLock { deviceToken } }
+    public func saveDeviceToken(_ token: String) throws { lock.withLock { deviceToken = token } }
 }
 
 /// A file replaced whole: written beside it, synced, then renamed over it, so a crash leaves the

@@ -152,6 +152,39 @@ struct PantryClientTests {
         #expect(try await patient.signIn(username: username, password: password).username == username)
     }
 
+    @Test func aReturningDeviceSignsInWhileAFloodHasSpentEveryonesLogIns() async throws {
+        // Everyone's log-ins at 0.5 a second, a burst of 5; the known devices have a lane as large.
+        try await deployment.startAPI(named: "flooded", environment: ["PANTRY_LOGIN_RATE_OVERALL": "0.5"])
+        defer { deployment.stop("flooded") }
+        let password = "correct horse battery"
+        let store = MemorySessionStore()
+        let app = PantryClient(.init(baseURL: deployment.url(of: "flooded"), sessionStore: store, retryPolicy: .init(maxRetryAfter: .zero)))
+        let username = Self.name("returning")
+        try await app.register(username: username, email: "\(username)@example.org", password: password)
+        try await app.signIn(username: username, password: password)
+        let device = try #require(try store.loadDeviceToken())
+        try await app.signOut()
+        #expect(try store.loadDeviceToken() == device, "the device token outlives the session")
+
+        // A flood spends everyone's budget: a client without the token is refused ...
+        let stranger = PantryClient(.init(baseURL: deployment.url(of: "flooded"), retryPolicy: .init(maxRetryAfter: .zero)))
+        var refused = false
+        for _ in 1...20 where !refused {
+            do {
+                try await stranger.signIn(username: username, password: password)
+            } catch {
+                guard case .problem(let problem) = error, problem.code == .rateLimited else { throw error }
+                refused = true
+            }
+        }
+        #expect(refused)
+        // ... while the app, sending its token, signs in four times in a row: everyone's lane
+        // refills one log-in in 2 s, so it could not have let more than one of them through.
+        for _ in 1...4 {
+            #expect(try await app.signIn(username: username, password: password).username == username)
+        }
+    }
+
     @Test func aForgottenPasswordIsSetAgainWithTheMailedLink() async throws {
         // A real SMTP server on loopback: aiosmtpd's debugging handler prints every message it takes.
         let smtpPort = try Deployment.freePort()
