@@ -20,7 +20,7 @@ package actor FetchService {
     private let providers: [String: any RecipeProvider]
     private let images: UpstreamGate
     private let logger: Logger
-    private let memo = AnswerMemo()
+    private let replies = FetchReplyCache()
     /// The upstream call under way for each key, and who waits for it.
     private var inFlight: [String: (task: Task<FetchResult, Never>, waiters: CallWaiters)] = [:]
     /// Upstream calls each client may cause: the deployment's quota is everyone's, and ten junk
@@ -94,14 +94,14 @@ package actor FetchService {
     }
 
     /// The answer as the transport sends it (`FetchResult` JSON). Answers the cache or the catalog
-    /// gave are remembered encoded (`AnswerMemo`) and the next ones come from there.
+    /// gave are remembered encoded (`FetchReplyCache`) and the next ones come from there.
     package func encodedAnswer(_ raw: FetchRequest, client: String? = nil, deadline: Double? = nil,
                                arrived: ContinuousClock.Instant = .now) async -> Data {
         if let memoized = memoizedAnswer(raw) { return memoized }
         let (result, reuse) = await respond(raw, client: client, deadline: deadline, arrived: arrived)
         if case .success(let response) = result, let reuse {
-            let answer = MemoizedAnswer(response, storedAt: reuse.storedAt, freshUntil: reuse.freshUntil)
-            memo.remember(reuse.key, answer)
+            let answer = EncodedReply(response, storedAt: reuse.storedAt, freshUntil: reuse.freshUntil)
+            replies.remember(reuse.key, answer)
             if let reply = answer.reply(at: now().timeIntervalSince1970) { return reply }
         }
         // FetchResult is made of strings, numbers and bytes: encoding cannot fail.
@@ -111,9 +111,9 @@ package actor FetchService {
     /// The remembered answer to `raw` if there is one still fresh, without the actor: the
     /// transport's own thread answers a repeated request with no hop to a task.
     package nonisolated func memoizedAnswer(_ raw: FetchRequest) -> Data? {
-        guard AnswerMemo.remembers(raw.kind), let request = try? raw.validated(),
+        guard FetchReplyCache.remembers(raw.kind), let request = try? raw.validated(),
               case .success(let source) = source(for: request) else { return nil }
-        return memo.reply(CanonicalKey.of(request, provider: source.name), at: now().timeIntervalSince1970)
+        return replies.reply(CanonicalKey.of(request, provider: source.name), at: now().timeIntervalSince1970)
     }
 
     /// An answer that may be remembered: what it is keyed by, when its data was stored (nil for
@@ -134,7 +134,7 @@ package actor FetchService {
         case .failure(let error): return (.failure(error), nil)
         }
         let key = CanonicalKey.of(request, provider: source.name)
-        let remembers = AnswerMemo.remembers(request.kind)
+        let remembers = FetchReplyCache.remembers(request.kind)
         if case .provider(let provider) = source, provider.isLocal {
             do {
                 let response = FetchResponse(payload: try await provider.fetch(request), origin: .catalog, ageSeconds: 0, provider: provider.name)
@@ -315,7 +315,7 @@ package actor FetchService {
             do {
                 try await store.save(payload, key: key, kind: request.kind, at: now())
                 // An answer remembered from the entry just replaced must not outlive it.
-                memo.forget(key)
+                replies.forget(key)
             } catch {
                 logger.error("cache write failed", metadata: ["key": "\(key)", "error": "\(error)"])
             }

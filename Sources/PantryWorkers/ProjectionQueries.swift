@@ -24,7 +24,7 @@ enum ProjectionQueries {
 
     /// Answers already encoded at one checkpoint, by question; emptied when the checkpoint moves.
     /// `status` is never kept: it reports the feed, which moves without the checkpoint.
-    struct AnswerCache {
+    struct QueryReplyCache {
         static let capacity = 10_000
         private var position: Int64 = -1
         private var replies: [QueryRequest: Data] = [:]

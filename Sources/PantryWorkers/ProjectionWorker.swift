@@ -77,7 +77,7 @@ private final class WorkerLoop {
     private var queriesPending = false
     /// Encoded answers at the current checkpoint: the same question (top 10, say) asked again
     /// before the next event is answered without a transaction or an encoder.
-    private var answers = ProjectionQueries.AnswerCache()
+    private var answers = ProjectionQueries.QueryReplyCache()
     /// The checkpoint in the file. The follower runs ahead of it over events of types this
     /// projection ignores: a transaction each would cost more than everything else a worker does
     /// for them, so the file catches up with the next event it reads, when the worker is idle, or
@@ -305,7 +305,7 @@ private final class WorkerLoop {
         }
         // A rebuild that went further than this worker (one behind on the feed) is trusted.
         if written != follower.position { follower.rewind(to: written) }
-        answers = ProjectionQueries.AnswerCache()
+        answers = ProjectionQueries.QueryReplyCache()
         // The copies left for the log service hold the state replaced (possibly the wrong one
         // that made the operator replay): none taken before the swap may stay or be published.
         snapshots?.erased(through: written)

@@ -19,7 +19,7 @@ def test_ready_reports_every_worker_and_fails_without_one(api, processes):
 
 def test_with_the_fetch_worker_stopped_recipe_screens_answer_503_naming_it_within_a_second(api, processes):
     """Issue 33: a stopped fetch worker held every recipe screen 20-40 s while /ready said ready."""
-    # Answers the API may give again without asking (ReusableAnswers) are not what this is about:
+    # Answers the API may give again without asking (RecipeReplyCache) are not what this is about:
     # a recipe not asked for yet.
     found = ok(api.get("/v1/recipes/by-ingredients?ingredients=egg&number=5"))["payload"]["summaries"]
     recipe_id = found[-1]["id"]

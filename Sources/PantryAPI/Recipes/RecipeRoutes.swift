@@ -102,7 +102,7 @@ struct RecipeRoutes {
 
     /// The caller's address goes with the request: the upstream calls one client may cause are
     /// limited. The worker's answer is passed on as it wrote it, or as it wrote it a moment ago
-    /// when it said the same bytes would stay true (`ReusableAnswers`).
+    /// when it said the same bytes would stay true (`RecipeReplyCache`).
     private func answer(_ request: FetchRequest, _ context: APIRequestContext) async throws -> Response {
         let body = try await recipes.fetchAsIs(request, client: context.upstreamSpender)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body))

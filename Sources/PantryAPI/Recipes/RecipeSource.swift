@@ -17,7 +17,7 @@ final class RecipeSource: Service {
     /// so that a slow upstream is reported as such rather than as a silent worker.
     private let deadlineMs: Int
 
-    private let answers: ReusableAnswers
+    private let answers: RecipeReplyCache
 
     /// `reuse`: how long an answer the worker says stays the same may be given again without
     /// asking it (zero: always ask).
@@ -25,7 +25,7 @@ final class RecipeSource: Service {
         // Immediate: with the worker stopped a request fails at once (a 503 naming it), not after `timeout`.
         connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, immediate: true, logger: logger)
         deadlineMs = max(100, Int(timeout / .milliseconds(1)) - 1_000)
-        answers = ReusableAnswers(lifetime: reuse)
+        answers = RecipeReplyCache(lifetime: reuse)
     }
 
     func run() async throws {

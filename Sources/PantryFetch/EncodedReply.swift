@@ -10,7 +10,7 @@ import PantryWire
 /// "ageSeconds":A}}`. `ageSeconds` is computed for each reply from when the data was stored, so
 /// it is as true as a fresh answer's; `reusableForMs` tells a caller how long these exact bytes
 /// stay the answer (until the age changes, or the cached data expires).
-struct MemoizedAnswer: Sendable {
+struct EncodedReply: Sendable {
     /// The response object up to its age: `{"payload":...,"origin":...,"provider":...,"ageSeconds":`.
     private let head: [UInt8]
     /// When the cached data was stored (seconds since 1970); nil for the catalog's, always 0 s old.

@@ -8,7 +8,7 @@ import PantryWire
 /// The fetch worker's memo of encoded answers: what it gives is what the service would compute
 /// now, it lets go of what changed or expired, it never keeps what must not be repeated, and it
 /// stays within its bytes.
-@Suite struct AnswerMemoTests {
+@Suite struct FetchReplyCacheTests {
     static let search = FetchRequest.search(query: "Soup", diet: nil, maxReadyTime: nil, offset: 0, number: 10)
 
     func catalogService() throws -> FetchService {
@@ -119,11 +119,11 @@ import PantryWire
     }
 
     @Test func theMemoStaysWithinItsCapacity() async throws {
-        let memo = AnswerMemo(capacity: 64 << 10)
+        let memo = FetchReplyCache(capacity: 64 << 10)
         let page = FetchPayload.searchPage(SearchPage(offset: 0, totalResults: 1, results: [
             RecipeSummary(id: "catalog:x", title: String(repeating: "soup ", count: 100), image: nil, readyInMinutes: 10, servings: 2),
         ]))
-        let answer = MemoizedAnswer(FetchResponse(payload: page, origin: .catalog, ageSeconds: 0, provider: "catalog"),
+        let answer = EncodedReply(FetchResponse(payload: page, origin: .catalog, ageSeconds: 0, provider: "catalog"),
                                     storedAt: nil, freshUntil: .infinity)
         for n in 0..<1_000 {
             memo.remember("catalog/search|q=\(n)", answer)

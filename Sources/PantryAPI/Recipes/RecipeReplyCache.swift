@@ -9,7 +9,7 @@ import PantryBounded
 /// the HTTP server's own). Only such answers come here, so nothing here made an upstream call or
 /// spent a client's budget, and none is `staleCache` or `fallback`. Keyed by the validated request:
 /// these answers are the same for every client.
-final class ReusableAnswers: Sendable {
+final class RecipeReplyCache: Sendable {
     private struct Entry {
         var body: ByteBuffer
         var until: ContinuousClock.Instant

@@ -8,8 +8,8 @@ import PantryBounded
 /// `fallback` (they say the upstream could not be asked, which is true only now), never an
 /// upstream call's (its client spent budget on it; the cache serves it next), and only for kinds
 /// that are asked again. Read without the service's actor: the socket thread answers a hit itself.
-final class AnswerMemo: Sendable {
-    private let answers: Mutex<GenerationalCache<String, MemoizedAnswer>>
+final class FetchReplyCache: Sendable {
+    private let answers: Mutex<GenerationalCache<String, EncodedReply>>
 
     /// 16 MiB: about 5,000 search pages of ten summaries.
     init(capacity: Int = 16 << 20) {
@@ -30,7 +30,7 @@ final class AnswerMemo: Sendable {
         answers.withLock { $0.value(key) }?.reply(at: now)
     }
 
-    func remember(_ key: String, _ answer: MemoizedAnswer) {
+    func remember(_ key: String, _ answer: EncodedReply) {
         answers.withLock { $0.set(key, answer, cost: answer.cost + key.utf8.count) }
     }
 
