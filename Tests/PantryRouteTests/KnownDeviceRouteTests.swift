@@ -11,7 +11,7 @@ extension APIRouteTests {
     static let password = "Sesame-0pen sesame"
 
     @Test func aKnownDeviceLogsInWhenEveryonesBudgetIsSpentForItsOwnAccountOnlyAndIsLockedOutAfterFailures() async throws {
-        // Everyone's budget: the two registrations and two log-ins below, then a few guesses.
+        // Everyone's budget: the three registrations and two log-ins below, then a few guesses.
         try await InProcessDeployment.run(configure: {
             $0.loginLimitOverall = RateLimit(perSecond: 0.001, burst: 8)
             $0.loginLimitPerClient = RateLimit(perSecond: 1000, burst: 1000)
@@ -19,6 +19,10 @@ extension APIRouteTests {
             _ = try await api.registerAndLogIn("anna", password: Self.password)
             let anna = try await api.post("/v1/sessions", ["username": "anna", "password": Self.password])
             _ = try await api.registerAndLogIn("bert", password: Self.password)
+            // A registration answers a device token too, with its cookie.
+            let cleo = try await api.post("/v1/accounts", ["username": "cleo", "email": "cleo@example.org", "password": Self.password])
+            let cleosDevice = try #require(cleo.json["deviceToken"] as? String)
+            #expect(cleo.header("Set-Cookie")?.hasPrefix("pantry_device=\(cleosDevice);") == true, "\(cleo.headers)")
             let annasDevice = try #require(anna.json["deviceToken"] as? String)
             let cookie = try #require(anna.header("Set-Cookie"))
             #expect(cookie.hasPrefix("pantry_device=\(annasDevice);") && cookie.contains("Path=/v1/sessions")
@@ -42,6 +46,9 @@ extension APIRouteTests {
             let byCookie = try await api.post("/v1/sessions", ["username": "anna", "password": Self.password],
                                               headers: ["Cookie": "theme=dark; pantry_device=\(renewed)"])
             #expect(byCookie.status == 201, "\(byCookie)")
+            let cleoReturns = try await api.post("/v1/sessions", ["username": "cleo", "password": Self.password],
+                                                 headers: ["X-Pantry-Device": cleosDevice])
+            #expect(cleoReturns.status == 201, "the device a registration named is known: \(cleoReturns)")
 
             // Anna's device is no help for guesses against Bert, nor a forged or altered one.
             expectProblem(try await api.post("/v1/sessions", ["username": "bert", "password": Self.password],

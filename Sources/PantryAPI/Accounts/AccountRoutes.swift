@@ -206,6 +206,8 @@ struct AccountRoutes {
         var token: String
         var tokenType = "Bearer"
         var expiresAt: Int64
+        /// As a log-in's: the new account's device is known from its first request on.
+        var deviceToken: String
     }
 
     private func registerAccount(_ request: Request, hasher: PasswordHasher, client: String) async throws -> Response {
@@ -235,9 +237,10 @@ struct AccountRoutes {
         let position = outcome.positions?.last ?? 0
         _ = await feed.waitUntilApplied(position, timeout: Self.registrationVisibility)
         let (token, claims) = signer.issue(userId: userId, username: username)
+        let device = devices.renewed(for: userId, presented: nil)
         return JSONResponse.make(Registered(userId: userId, username: username, position: position, token: token,
-                                            expiresAt: claims.expiresAt),
-                                 status: .created, headers: [.location: "/v1/me", .cacheControl: "no-store"])
+                                            expiresAt: claims.expiresAt, deviceToken: device.token),
+                                 status: .created, headers: [.location: "/v1/me", .cacheControl: "no-store", .setCookie: device.cookie])
     }
 
     /// The email shape openapi.yaml gives (`Registration.email`), checked as written: 1-64 printable

@@ -84,6 +84,7 @@ public final class PantryClient: Sendable {
         }
         let session = PantrySession(token: answer.token, expiresAt: Int64(answer.expiresAt), userId: answer.userId, username: answer.username)
         try await keep(session)
+        try keepDeviceToken(answer.deviceToken)
         written.advance(to: Int64(answer.position))
         return session
     }
@@ -103,17 +104,19 @@ public final class PantryClient: Sendable {
     /// With this device's token from its last log-in, if any (`SessionStore.loadDeviceToken`), and
     /// keeping the one answered for the next.
     private func signIn(_ credentials: Components.Schemas.Credentials) async throws(PantryError) -> PantrySession {
-        let store = configuration.sessionStore
-        let device = try? store.loadDeviceToken()
+        let device = try? configuration.sessionStore.loadDeviceToken()
         let answer = try await call {
             try await api.logIn(headers: .init(xPantryDevice: device), body: .json(credentials)).created.body.json
         }
         let session = PantrySession(answer)
         try await keep(session)
-        if let token = answer.deviceToken {
-            do { try store.saveDeviceToken(token) } catch { throw .unreachable("the device token could not be stored: \(error)") }
-        }
+        try keepDeviceToken(answer.deviceToken)
         return session
+    }
+
+    private func keepDeviceToken(_ token: String?) throws(PantryError) {
+        guard let token else { return }
+        do { try configuration.sessionStore.saveDeviceToken(token) } catch { throw .unreachable("the device token could not be stored: \(error)") }
     }
 
     /// Ends the session on the server (every API process within a second) and forgets it here.

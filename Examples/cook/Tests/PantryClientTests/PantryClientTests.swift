@@ -173,6 +173,7 @@ struct PantryClientTests {
                                      urlSession: cookieless()))
         let username = Self.name("returning")
         try await app.register(username: username, email: "\(username)@example.org", password: password)
+        #expect(try store.loadDeviceToken() != nil, "a registration names the device too")
         try await app.signIn(username: username, password: password)
         let device = try #require(try store.loadDeviceToken())
         try await app.signOut()

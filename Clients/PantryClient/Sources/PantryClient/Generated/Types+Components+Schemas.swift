@@ -245,7 +245,7 @@ extension Components {
             public var userId: Components.Schemas.UserId
             /// - Remark: Generated from `#/components/schemas/Session/username`.
             public var username: Swift.String
-            /// A log-in's only: this device's token, sent back in `X-Pantry-Device` at the next log-in (POST /v1/sessions).
+            /// A log-in's only (a registration answers one too): this device's token, sent back in `X-Pantry-Device` at the next log-in (POST /v1/sessions).
             ///
             /// - Remark: Generated from `#/components/schemas/Session/deviceToken`.
             public var deviceToken: Swift.String?
@@ -257,7 +257,7 @@ extension Components {
             ///   - expiresAt: Unix time in seconds.
             ///   - userId:
             ///   - username:
-            ///   - deviceToken: A log-in's only: this device's token, sent back in `X-Pantry-Device` at the next log-in (POST /v1/sessions).
+            ///   - deviceToken: A log-in's only (a registration answers one too): this device's token, sent back in `X-Pantry-Device` at the next log-in (POST /v1/sessions).
             public init(
                 token: Swift.String,
                 tokenType: Components.Schemas.Session.TokenTypePayload,

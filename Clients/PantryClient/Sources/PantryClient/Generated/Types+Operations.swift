@@ -778,6 +778,10 @@ public enum Operations {
                         ///
                         /// - Remark: Generated from `#/paths/v1/accounts/POST/responses/201/content/json/expiresAt`.
                         public var expiresAt: Swift.Int
+                        /// This device's token, as a log-in answers it (and set as the cookie `pantry_device`): sent back in `X-Pantry-Device` at the next log-in (POST /v1/sessions), it takes the known devices' lane.
+                        ///
+                        /// - Remark: Generated from `#/paths/v1/accounts/POST/responses/201/content/json/deviceToken`.
+                        public var deviceToken: Swift.String?
                         /// Creates a new `JsonPayload`.
                         ///
                         /// - Parameters:
@@ -787,13 +791,15 @@ public enum Operations {
                         ///   - token:
                         ///   - tokenType:
                         ///   - expiresAt: Unix time in seconds.
+                        ///   - deviceToken: This device's token, as a log-in answers it (and set as the cookie `pantry_device`): sent back in `X-Pantry-Device` at the next log-in (POST /v1/sessions), it takes the known devices' lane.
                         public init(
                             userId: Components.Schemas.UserId,
                             username: Swift.String,
                             position: Swift.Int,
                             token: Swift.String,
                             tokenType: Operations.Register.Output.Created.Body.JsonPayload.TokenTypePayload,
-                            expiresAt: Swift.Int
+                            expiresAt: Swift.Int,
+                            deviceToken: Swift.String? = nil
                         ) {
                             self.userId = userId
                             self.username = username
@@ -801,6 +807,7 @@ public enum Operations {
                             self.token = token
                             self.tokenType = tokenType
                             self.expiresAt = expiresAt
+                            self.deviceToken = deviceToken
                         }
                         public enum CodingKeys: String, CodingKey {
                             case userId
@@ -809,6 +816,7 @@ public enum Operations {
                             case token
                             case tokenType
                             case expiresAt
+                            case deviceToken
                         }
                     }
                     /// - Remark: Generated from `#/paths/v1/accounts/POST/responses/201/content/application\/json`.
@@ -1069,7 +1077,7 @@ public enum Operations {
     /// 15 minutes, each further attempt must wait 1, 2, 4, ... seconds (at most 5 minutes) after
     /// the last failure; earlier attempts get 429 with `Retry-After`.
     ///
-    /// Known devices (OWASP's device cookies): a log-in answers a `deviceToken`, signed by the API,
+    /// Known devices (OWASP's device cookies): a log-in (and a registration) answers a `deviceToken`, signed by the API,
     /// naming the account and a device, and sets it as the cookie `pantry_device` (`Path=/v1/sessions;
     /// Secure; HttpOnly; SameSite=Strict`, 180 days, renewed at each log-in). A browser sends the
     /// cookie back by itself; an app keeps `deviceToken` and sends it in `X-Pantry-Device`. Presented

@@ -46,7 +46,7 @@ public protocol APIProtocol: Sendable {
     /// 15 minutes, each further attempt must wait 1, 2, 4, ... seconds (at most 5 minutes) after
     /// the last failure; earlier attempts get 429 with `Retry-After`.
     ///
-    /// Known devices (OWASP's device cookies): a log-in answers a `deviceToken`, signed by the API,
+    /// Known devices (OWASP's device cookies): a log-in (and a registration) answers a `deviceToken`, signed by the API,
     /// naming the account and a device, and sets it as the cookie `pantry_device` (`Path=/v1/sessions;
     /// Secure; HttpOnly; SameSite=Strict`, 180 days, renewed at each log-in). A browser sends the
     /// cookie back by itself; an app keeps `deviceToken` and sends it in `X-Pantry-Device`. Presented
@@ -422,7 +422,7 @@ extension APIProtocol {
     /// 15 minutes, each further attempt must wait 1, 2, 4, ... seconds (at most 5 minutes) after
     /// the last failure; earlier attempts get 429 with `Retry-After`.
     ///
-    /// Known devices (OWASP's device cookies): a log-in answers a `deviceToken`, signed by the API,
+    /// Known devices (OWASP's device cookies): a log-in (and a registration) answers a `deviceToken`, signed by the API,
     /// naming the account and a device, and sets it as the cookie `pantry_device` (`Path=/v1/sessions;
     /// Secure; HttpOnly; SameSite=Strict`, 180 days, renewed at each log-in). A browser sends the
     /// cookie back by itself; an app keeps `deviceToken` and sends it in `X-Pantry-Device`. Presented
