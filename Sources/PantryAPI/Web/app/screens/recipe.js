@@ -13,7 +13,6 @@ function done(button, text) {
   button.textContent = text;
   button.setAttribute("aria-disabled", "true");
 }
-const isDone = (button) => button.getAttribute("aria-disabled") === "true";
 
 let ticking;
 
@@ -32,6 +31,14 @@ export async function recipeScreen(id) {
     return [h("h1", {}, "Recipe"), problem(error)];
   }
   const loggedIn = Boolean(session.current);
+  // What the screen shows, kept here and drawn from; never read back from the page.
+  const state = {
+    cartCount: loggedIn ? null : 0, // null until the cart has said: shown as "…", not a 0 it may not be
+    timer: null, // this recipe's cooking timer, while it cooks
+    saved: false,
+    counted: new Map(), // an ingredient's point key → what its button says ("Point earned", "Already counted")
+    offlineSince: null, // when what is shown was last known, once the API could not be reached
+  };
   const facts = [minutes(recipe.readyInMinutes), recipe.servings ? counted(recipe.servings, "serving") : null].filter(Boolean);
   const credit = h("p", { class: "meta" }, "Source: ",
     // The API passes only http(s) links; checked here too, so no other scheme is ever a link.
@@ -48,15 +55,16 @@ export async function recipeScreen(id) {
 
   const ingredientItems = recipe.ingredients.map((ingredient) => {
     const pick = h("input", { type: "checkbox", "aria-label": `Choose ${ingredient.name} for the grocery list` });
+    const key = pointKey(ingredient.name);
     const have = h("button", { type: "button", class: "secondary", disabled: !loggedIn, onclick: async () => {
-      if (isDone(have)) return;
+      if (state.counted.has(key)) return;
       try {
         const answer = await usePoint(ingredient);
-        done(have, "Point earned");
+        countIngredient(key, "Point earned");
         announce(`A point for ${ingredient.name}`);
         showRank(answer.position);
       } catch (error) {
-        if (error instanceof ApiError && error.code === "already_used") { done(have, "Already counted"); return; }
+        if (error instanceof ApiError && error.code === "already_used") { countIngredient(key, "Already counted"); return; }
         if (error instanceof ApiError && error.code === "not_cooking") { announce("Start cooking first: points count while it cooks."); return; }
         announce(error.message);
       }
@@ -65,15 +73,20 @@ export async function recipeScreen(id) {
     item.ingredient = ingredient;
     item.pick = pick;
     item.have = have;
+    item.key = key;
     return item;
   });
+  const drawCounted = () => {
+    for (const item of ingredientItems) {
+      if (state.counted.has(item.key)) done(item.have, state.counted.get(item.key));
+    }
+  };
+  const countIngredient = (key, words) => { state.counted.set(key, words); drawCounted(); };
   // Counted already, as the points say on opening: the button says so and does nothing.
   if (loggedIn) {
     get(`/v1/me/owned-ingredients/${encodeURIComponent(recipe.id)}`).then((answer) => {
-      const counted = new Set(answer.result.ingredients);
-      for (const item of ingredientItems) {
-        if (counted.has(pointKey(item.ingredient.name))) done(item.have, "Already counted");
-      }
+      for (const key of answer.result.ingredients) if (!state.counted.has(key)) state.counted.set(key, "Already counted");
+      drawCounted();
     }).catch(() => { /* "I have this" still answers already_used */ });
   }
   const addToGroceries = async (onlyPicked) => {
@@ -89,19 +102,22 @@ export async function recipeScreen(id) {
     } catch (error) { announce(error.message); }
   };
 
-  // Shown once the cart has said, not as a 0 it may not be.
-  const count = h("output", { "aria-live": "polite", id: "cart-count" }, loggedIn ? "…" : "0");
+  const count = h("output", { "aria-live": "polite", id: "cart-count" });
+  const drawCart = () => { count.textContent = state.cartCount === null ? "…" : String(state.cartCount); };
+  drawCart();
+  const cartCountIn = (cart) => cart?.lines.find((l) => l.recipeId === recipe.id)?.count ?? 0;
   const showCart = async (after) => {
     const cart = (await get(`/v1/me/cart${after ? `?after=${after}` : ""}`)).result;
     remember("cart", cart);
-    const line = cart.lines.find((l) => l.recipeId === recipe.id);
-    count.textContent = String(line ? line.count : 0);
+    state.cartCount = cartCountIn(cart);
+    drawCart();
   };
   // "Start cooking": its own act, apart from the cart. A point counts while the recipe cooks (and an
   // hour after the timer rings); the timer runs for the recipe's minutes (30 when it does not say).
   const clock = h("span", { class: "meta", role: "timer", id: "cooking-timer" });
-  const showTimer = (timer) => {
+  const drawTimer = () => {
     clearInterval(ticking);
+    const timer = state.timer;
     cook.textContent = timer ? "Restart timer" : "Start cooking";
     if (!timer) { clock.textContent = ""; return; }
     const tick = () => {
@@ -113,7 +129,8 @@ export async function recipeScreen(id) {
   };
   const showCooking = async (after) => {
     const timers = (await get(`/v1/me/cooking${after ? `?after=${after}` : ""}`)).result;
-    showTimer(timers.find((t) => t.recipeId === recipe.id));
+    state.timer = timers.find((t) => t.recipeId === recipe.id) ?? null;
+    drawTimer();
   };
   const cook = h("button", { type: "button", id: "start-cooking", disabled: !loggedIn, onclick: async () => {
     try {
@@ -126,22 +143,25 @@ export async function recipeScreen(id) {
   const step = (delta) => async () => {
     try {
       await showCart((await post("/v1/me/cart", { recipeId: recipe.id, delta })).position);
-      announce(`In the cart: ${count.textContent}`);
+      announce(`In the cart: ${state.cartCount}`);
     } catch (error) { announce(error.message); }
   };
   // Offline (the recipe from the service worker's copy): what was last known, and no buttons that would fail.
   const offlineNote = h("p", { class: "offline", id: "offline-notice", role: "status" });
-  const wentOffline = (error) => {
-    if (!isOffline(error) || offlineNote.textContent) return;
-    const at = Math.min(recall("cart")?.at ?? Date.now(), recall("favourites")?.at ?? Date.now());
-    offlineNote.textContent = `${offlineNotice(at, "saved and in the cart")} Changes wait until Pantry is back.`;
+  const drawOffline = () => {
+    if (state.offlineSince === null) return;
+    offlineNote.textContent = `${offlineNotice(state.offlineSince, "saved and in the cart")} Changes wait until Pantry is back.`;
     for (const button of article.querySelectorAll("button")) button.disabled = true;
+  };
+  const wentOffline = (error) => {
+    if (!isOffline(error) || state.offlineSince !== null) return;
+    state.offlineSince = Math.min(recall("cart")?.at ?? Date.now(), recall("favourites")?.at ?? Date.now());
+    drawOffline();
   };
   if (loggedIn) {
     showCooking().catch(() => { /* the button still starts it */ });
     showCart().catch((error) => {
-      const line = recall("cart")?.value.lines.find((l) => l.recipeId === recipe.id);
-      if (isOffline(error)) count.textContent = String(line ? line.count : 0);
+      if (isOffline(error)) { state.cartCount = cartCountIn(recall("cart")?.value); drawCart(); }
       wentOffline(error);
     });
   }
@@ -185,12 +205,12 @@ export async function recipeScreen(id) {
   const savedState = h("span", { id: "saved-state", class: "meta" });
   const favouritePath = `/v1/me/favourites/${encodeURIComponent(recipe.id)}`;
   const showSaved = (saved) => {
-    save.dataset.saved = saved ? "yes" : "no";
+    state.saved = saved;
     save.textContent = saved ? "Remove from favourites" : "Save to favourites";
     savedState.textContent = saved ? "Saved" : "";
   };
   const save = h("button", { type: "button", disabled: !loggedIn, onclick: async () => {
-    const saved = save.dataset.saved === "yes";
+    const saved = state.saved;
     try {
       await (saved ? del(favouritePath) : put(favouritePath));
       showSaved(!saved);
