@@ -15,11 +15,13 @@ struct LiveRoutes {
     /// password the feed applied a moment ago).
     let isEnded: @Sendable (SessionClaims) -> Bool
 
+    /// Answered in a task of its own (`LiveRequestTask`).
+    static let path = "/v1/me/live"
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
     private static let accelBuffering = HTTPField.Name("X-Accel-Buffering")!
 
     func register(on routes: RouterGroup<APIRequestContext>) {
-        routes.get("v1/me/live") { request, context in
+        routes.get(RouterPath(Self.path)) { request, context in
             try await stream(request, context: context)
         }
     }
