@@ -8,11 +8,11 @@ import Testing
 /// `LiveRequestTask`: the live route is answered in a task of its own, whose slabs go when the
 /// response is made; every other request in the connection's task, as before.
 @Suite struct LiveRequestTaskTests {
-    @Test("GET /v1/me/live is answered in a child task, any other request in the caller's, and the answer or error comes back")
+    @Test("GET or HEAD /v1/me/live is answered in a child task, any other request in the caller's, and the answer or error comes back")
     func onlyTheLiveRouteGetsATaskOfItsOwn() async throws {
         let responder = LiveRequestTask(inner: TaskRecorder())
         let caller = Self.currentTask()
-        for (method, path, ownTask) in [(HTTPRequest.Method.get, "/v1/me/live", true), (.get, "/v1/me/live?x=1", true),
+        for (method, path, ownTask) in [(HTTPRequest.Method.get, "/v1/me/live", true), (.get, "/v1/me/live?x=1", true), (.head, "/v1/me/live", true),
                                         (.get, "/v1/me/groceries", false), (.post, "/v1/me/live", false)] {
             let response = try await responder.respond(to: Self.request(method, path), context: BareContext(source: .init()))
             #expect(response.status == .ok)

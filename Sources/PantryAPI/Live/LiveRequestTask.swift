@@ -13,13 +13,12 @@ struct LiveRequestTask<Inner: HTTPResponder>: HTTPResponder where Inner.Context:
     let inner: Inner
 
     func respond(to request: Request, context: Inner.Context) async throws -> Response {
-        guard request.method == .get, request.uri.path == LiveRoutes.path else {
+        // Outermost, so that nothing else's frame stays below the stream's either; HEAD is
+        // answered as GET by the responder inside.
+        guard request.method == .get || request.method == .head, request.uri.path == LiveRoutes.path else {
             return try await inner.respond(to: request, context: context)
         }
-        return try await withThrowingTaskGroup(of: Response.self) { [inner] group in
-            group.addTask { try await inner.respond(to: request, context: context) }
-            // The one child answers or throws: the group is never empty here.
-            return try await group.next()!
-        }
+        let answer = Task { try await inner.respond(to: request, context: context) }
+        return try await withTaskCancellationHandler { try await answer.value } onCancel: { answer.cancel() }
     }
 }
