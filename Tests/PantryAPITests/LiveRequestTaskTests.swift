@@ -8,7 +8,7 @@ import Testing
 /// `LiveRequestTask`: the live route is answered in a task of its own, whose slabs go when the
 /// response is made; every other request in the connection's task, as before.
 @Suite struct LiveRequestTaskTests {
-    @Test("GET or HEAD /v1/me/live is answered in a child task, any other request in the caller's, and the answer or error comes back")
+    @Test("GET or HEAD /v1/me/live is answered in a task of its own, any other request in the caller's, and the answer or error comes back")
     func onlyTheLiveRouteGetsATaskOfItsOwn() async throws {
         let responder = LiveRequestTask(inner: TaskRecorder())
         let caller = Self.currentTask()
