@@ -5,7 +5,7 @@ import Hummingbird
 ///
 /// A task keeps every slab its allocator took until the task ends, so a connection's task holds
 /// the slabs of the deepest call any of its requests made: the router, the access log, the
-/// authenticator and the route would stay with each stream for as long as it is open (8 of the
+/// authenticator and the route would stay with each stream for as long as it is open (9 of the
 /// 17 KiB of task slabs an idle stream held, by heaptrack). The other task's slabs go as soon as
 /// it has made the response; its body is then written on the connection's task as any other.
 /// Every middleware still sees the request, and the access log records it as before. An
