@@ -196,6 +196,24 @@ def measure(deployment, count, rate, seconds, increments, wrk_seconds, work):
     return result
 
 
+def measure_idle(deployment, count, work):
+    """Only the API's RSS per idle stream: the streams opened after every token was used once,
+    read 3 s later, as `measure` reads it (a quick figure, without the loads and wrk)."""
+    pid = api_pid(deployment)
+    tokens = register(deployment, count, f"idle{count}-")
+    for token in tokens:
+        request(deployment.port, "GET", "/v1/me/groceries", token=token)
+    streams = Streams(deployment, tokens, work)
+    rss_before = rss_kib(pid)
+    streams.open()
+    time.sleep(3)
+    rss_idle = rss_kib(pid)
+    streams.close()
+    result = {"streams": count, "rss_kib_per_idle_stream": (rss_idle - rss_before) / count}
+    print(f"== {count} streams: API memory {result['rss_kib_per_idle_stream']:.1f} KiB per idle stream", flush=True)
+    return result
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--bin", required=True)
@@ -205,15 +223,35 @@ def main():
     parser.add_argument("--wrk-seconds", type=int, default=10)
     parser.add_argument("--wrk-users", type=int, default=200, help="users whose points wrk's increments earn")
     parser.add_argument("--json")
+    parser.add_argument("--idle-only", action="store_true", help="only the memory per idle stream (a fresh deployment per count)")
     args = parser.parse_args()
     counts = [int(c) for c in args.streams.split(",")]
     started_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     # Streams count against the connection limits (at most half of them); all from one address here.
     connections = str(max(4096, 2 * max(counts) + 1000))
-    deployment = Deployment(args.bin, False, None, env={"PANTRY_MAX_CONNECTIONS": connections,
-                                                        "PANTRY_MAX_CONNECTIONS_PER_ADDRESS": connections})
+    env = {"PANTRY_MAX_CONNECTIONS": connections, "PANTRY_MAX_CONNECTIONS_PER_ADDRESS": connections}
     work = tempfile.mkdtemp(prefix="pantry-bench-live-")
     results = []
+    try:
+        if args.idle_only:
+            for count in counts:
+                deployment = Deployment(args.bin, False, None, env=env)
+                try:
+                    results.append(measure_idle(deployment, count, work))
+                finally:
+                    deployment.stop()
+        else:
+            run_all(args, counts, env, work, results)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"started": started_at, "machine": f"{os.cpu_count()} cores", "results": results}, f, indent=2)
+
+
+def run_all(args, counts, env, work, results):
+    """Every figure of every count, on one deployment."""
+    deployment = Deployment(args.bin, False, None, env=env)
     try:
         increments = Increments(work, prepare(deployment, args.wrk_users))
         for count in counts:
@@ -224,10 +262,6 @@ def main():
                 results.append({"streams": count, "error": str(error)})
     finally:
         deployment.stop()
-        shutil.rmtree(work, ignore_errors=True)
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump({"started": started_at, "machine": f"{os.cpu_count()} cores", "results": results}, f, indent=2)
 
 
 if __name__ == "__main__":

@@ -110,8 +110,8 @@ package struct APIServer {
         logger.info("api stopped")
     }
 
-    /// The HTTP server in front of `router`: HEAD answered as GET, and the connection limits
-    /// (`ConnectionGuard`) on every channel.
+    /// The HTTP server in front of `router`: a live stream's request in a task of its own
+    /// (`LiveRequestTask`), HEAD answered as GET, and the connection limits (`ConnectionGuard`) on every channel.
     package static func application(router: Router<APIRequestContext>, configuration: Configuration,
                                     logger: Logger) -> some ApplicationProtocol {
         let connections = ConnectionGuard.OpenConnections()
@@ -120,7 +120,7 @@ package struct APIServer {
                                             maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
                                             uncappedAddresses: configuration.trustedProxies)
         return Application(
-            responder: HeadAsGet(inner: router.buildResponder()),
+            responder: LiveRequestTask(inner: HeadAsGet(inner: router.buildResponder())),
             server: .http1(configuration: .init(
                 additionalChannelHandlers: [ConnectionGuard(limits: limits, open: connections)],
                 idleTimeout: configuration.idleTimeout)),

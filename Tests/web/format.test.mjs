@@ -1,7 +1,7 @@
 // What the screens print, tested without a page (Sources/PantryAPI/Web/app/format.js).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { amount, count, drawnImage, imageSource, minutes, recipeSource, retryIn } from "../../Sources/PantryAPI/Web/app/format.js";
+import { amount, count, drawnImage, imageSource, minutes, recipeSource, retryIn, webLink } from "../../Sources/PantryAPI/Web/app/format.js";
 
 test("minutes read as a cook says them, none as nothing", () => {
   assert.equal(minutes(45), "45 min");
@@ -37,6 +37,15 @@ test("our own pictures are loaded as they are, others through the API's cache", 
   assert.equal(imageSource(""), null);
   assert.equal(imageSource(null), null);
   assert.equal(drawnImage("mealdb:52772"), "/v1/recipes/mealdb%3A52772/image");
+});
+
+test("a source or licence is a link only when it is an absolute http(s) URL", () => {
+  assert.equal(webLink("https://en.wikibooks.org/wiki/Cookbook:Shakshouka"), true);
+  assert.equal(webLink("HTTP://example.org/a"), true);
+  for (const url of ["javascript:alert(1)", "JavaScript://example.org/%0Aalert(1)", "data:text/html,<b>x</b>", "//example.org/a",
+                     "/v1/recipes/x", "https:///x", "https:// x", " https://example.org", "Pantry catalog", "", null, undefined, 7]) {
+    assert.equal(webLink(url), false, String(url));
+  }
 });
 
 test("a recipe's source is named by its id's provider, and no other word is taken for one", () => {

@@ -138,7 +138,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         self.open = open
     }
 
+    /// What a connection reads into first: NIO keeps its read buffer for the connection's life,
+    /// and its default of 2 KiB is twice a request's usual head (a bearer token's is 400 bytes, a
+    /// browser's 600-900). A longer one fills it and the next read is larger, as before.
+    static let readBuffer = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 65536)
+
     func handlerAdded(context: ChannelHandlerContext) {
+        // Set before the first read (the channel is being initialised, on its event loop).
+        context.channel.setOption(ChannelOptions.recvAllocator, value: Self.readBuffer).whenFailure { _ in }
         let now = open.count.add(1, ordering: .relaxed).newValue
         counted = true
         // Near the cap an idle connection of the heaviest address makes room; past it, without

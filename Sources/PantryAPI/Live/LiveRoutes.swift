@@ -15,11 +15,13 @@ struct LiveRoutes {
     /// password the feed applied a moment ago).
     let isEnded: @Sendable (SessionClaims) -> Bool
 
+    /// Answered in a task of its own (`LiveRequestTask`).
+    static let path = "/v1/me/live"
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
     private static let accelBuffering = HTTPField.Name("X-Accel-Buffering")!
 
     func register(on routes: RouterGroup<APIRequestContext>) {
-        routes.get("v1/me/live") { request, context in
+        routes.get(RouterPath(Self.path)) { request, context in
             try await stream(request, context: context)
         }
     }
@@ -66,11 +68,15 @@ struct LiveRoutes {
         // accounting) and NIO's 64 KiB, so what it leaves queued shows in its mailbox at once.
         context.limitSendBuffer(to: 32 << 10)
         let live = self.live
+        // A body dropped unwritten (HEAD, or a connection gone before the head left) closes the
+        // stream too: else it would hold its place until its unread heartbeats closed the
+        // connection, which a HEAD's keep-alive connection is still serving other requests on.
+        let lease = StreamLease(live: live, stream: stream)
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store", Self.accelBuffering: "no"],
             body: ResponseBody { writer in
-                defer { live.close(stream) }
+                defer { lease.close() }
                 // A client that lost the connection retries after 1 s (EventSource's own default is 3).
                 try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
                 var ended = false
@@ -83,6 +89,21 @@ struct LiveRoutes {
                 }
                 try await writer.finish(nil)
             })
+    }
+
+    /// Closes its stream when the body ends, or when the body is dropped unwritten (closing twice does nothing).
+    private final class StreamLease: Sendable {
+        let live: LiveStreams
+        let stream: LiveSubscription
+
+        init(live: LiveStreams, stream: LiveSubscription) {
+            self.live = live
+            self.stream = stream
+        }
+
+        func close() { live.close(stream) }
+
+        deinit { live.close(stream) }
     }
 
     /// Writes one SSE event; true for the stream's last.

@@ -2,7 +2,7 @@
 import { count, drawnImage, imageSource, minutes, retryIn } from "./format.js";
 
 // The screens take the text helpers from here with the elements they go in.
-export { amount, count, drawnImage, imageSource, minutes, recipeSource } from "./format.js";
+export { amount, count, drawnImage, imageSource, minutes, recipeSource, webLink } from "./format.js";
 
 export function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);

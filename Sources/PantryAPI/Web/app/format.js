@@ -9,6 +9,13 @@ export function imageSource(url) {
   return url.startsWith("/") ? url : `/v1/images?url=${encodeURIComponent(url)}`;
 }
 
+/** Whether `url` may be a link on a page: an absolute http(s) URL, never `javascript:` or `data:`.
+ *  @param {unknown} url
+ *  @returns {url is string} */
+export function webLink(url) {
+  return typeof url === "string" && /^https?:\/\/[^/\s]/i.test(url);
+}
+
 /** The picture the API draws for any recipe, where the recipe has none of its own.
  *  @param {string} id */
 export function drawnImage(id) {

@@ -2,11 +2,9 @@
 // minutes and the credit; save it, put its ingredients on the grocery list, set how many are in the cart
 // (only what the cook puts there: cooking is its own act), read and write tips.
 import { ApiError, del, get, post, put, recipePath, session } from "../api.js";
-import { announce, count as counted, h, imageSource, minutes, problem } from "../dom.js";
+import { announce, count as counted, h, imageSource, minutes, problem, webLink } from "../dom.js";
 import { isOffline, offlineNotice, recall, remember } from "../offline.js";
 import { pointKey } from "../ingredients.js";
-
-const webLink = (url) => typeof url === "string" && /^https?:\/\/[^/]/i.test(url);
 
 /** A button that stays focusable when its work is done (a disabled one drops the focus to <body>). */
 function done(button, text) {
