@@ -24,6 +24,6 @@ package func waitUntilBlocking(timeout: Duration = .seconds(10), interval: Durat
     while true {
         if try condition() { return true }
         guard ContinuousClock.now < deadline else { return false }
-        Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+        Thread.sleep(forTimeInterval: interval / .seconds(1))
     }
 }
