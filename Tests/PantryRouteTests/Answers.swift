@@ -4,9 +4,9 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// The API's routes on an in-process deployment, one test at a time: they share the process's
-/// metrics registry, whose counts one of them compares.
-@Suite(.serialized) enum APIRouteTests {}
+/// The API's routes on in-process deployments, side by side (the one test that compares the
+/// process's metrics runs its deployment alone).
+enum APIRouteTests {}
 
 /// An HTTP answer of the API as a client reads it: status, headers and the JSON body.
 struct Answer: CustomStringConvertible {

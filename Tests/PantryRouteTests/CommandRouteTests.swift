@@ -136,9 +136,9 @@ extension APIRouteTests {
     }
 
     @Test func metricsCountRequestsByRouteAndCommandsByOutcome() async throws {
-        try await InProcessDeployment.run { api, _ in
-            // The registry is the test process's: this one compares the counts before and after
-            // (the route tests run one at a time, so no other test counts meanwhile).
+        try await InProcessDeployment.run(alone: true) { api, _ in
+            // The registry is the test process's: this one compares the counts before and after,
+            // with no other deployment counting meanwhile.
             func count(_ series: String, in text: String) -> Int {
                 text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
             }

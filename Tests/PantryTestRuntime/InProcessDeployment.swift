@@ -42,9 +42,26 @@ package struct InProcessDeployment: Sendable {
 
     /// Runs `body` against a deployment made for it in a new temporary directory, removed after.
     /// `configure` changes the API's settings (the password cost is lowered to 10, and the log-in
-    /// limits raised, as pytest's deployments have them).
+    /// limits raised, as pytest's deployments have them). `alone`: no other deployment of the
+    /// process runs meanwhile, for a test that compares the shared metrics' counts.
     package static func run<Value: Sendable>(
+        alone: Bool = false,
         configure: (inout APIServer.Configuration) -> Void = { _ in },
+        _ body: @Sendable (any TestClientProtocol, InProcessDeployment) async throws -> Value
+    ) async throws -> Value {
+        await DeploymentGate.shared.enter(alone: alone)
+        do {
+            let value = try await deploy(configure: configure, body)
+            await DeploymentGate.shared.leave(alone: alone)
+            return value
+        } catch {
+            await DeploymentGate.shared.leave(alone: alone)
+            throw error
+        }
+    }
+
+    private static func deploy<Value: Sendable>(
+        configure: (inout APIServer.Configuration) -> Void,
         _ body: @Sendable (any TestClientProtocol, InProcessDeployment) async throws -> Value
     ) async throws -> Value {
         _ = registry
