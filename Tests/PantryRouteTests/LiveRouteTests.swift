@@ -39,6 +39,7 @@ extension APIRouteTests {
         #expect(stream.header("X-Accel-Buffering") == "no")
         // Written by the middleware, as on every answer.
         #expect(stream.header("X-Content-Type-Options") == "nosniff")
+        #expect(stream.header("Date")?.hasSuffix(" GMT") == true, "\(stream.header("Date") ?? "no Date")")
         let first = try await stream.events { $0.count >= 1 }
         #expect(first.first?.event == "heartbeat", "the stream says where it starts at once")
         // Past the connections' idle timeout; the test client's own connection kept busy meanwhile.

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -109,7 +110,7 @@ final class LiveStreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { unanswered -= 1 }
+        if case .end = unwrapOutboundIn(data) { unanswered = max(0, unanswered - 1) }
         context.write(data, promise: promise)
     }
 
@@ -171,6 +172,7 @@ final class LiveStreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
             } catch {
                 response = Response(status: .internalServerError)
             }
+            response.headers[.date] = httpDate()
             let opened = handoff.take()
             var body: ByteBuffer?
             if opened == nil {
@@ -258,6 +260,16 @@ final class LiveStreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.read()
         }
     }
+}
+
+/// What Hummingbird's `Date` header says of now (its cache of it is its own).
+private func httpDate() -> String {
+    var now = time(nil)
+    var parts = tm()
+    gmtime_r(&now, &parts)
+    var text = [CChar](repeating: 0, count: 40)
+    let count = strftime(&text, text.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+    return String(decoding: text.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// Gathers a response's body (a problem document) to be written from the event loop.
