@@ -218,13 +218,14 @@ final class LiveStreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let ready = stream.take { messages in
             eventLoop.execute {
                 let (handler, context) = loopBound.value
-                handler.write(messages, of: stream, context: context)
+                handler.send(messages, of: stream, context: context)
             }
         }
-        if let ready { write(ready, of: stream, context: context) }
+        if let ready { send(ready, of: stream, context: context) }
     }
 
-    private func write(_ messages: [LiveMessage], of stream: LiveSubscription, context: ChannelHandlerContext) {
+    /// Writes `messages` of `stream` (if it is still the one open here), and ends the answer after the last.
+    private func send(_ messages: [LiveMessage], of stream: LiveSubscription, context: ChannelHandlerContext) {
         guard case .streaming(let opened) = phase, opened.stream === stream else { return }
         waiting = false
         var buffer = context.channel.allocator.buffer(capacity: 256)
