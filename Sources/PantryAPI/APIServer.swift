@@ -110,8 +110,9 @@ package struct APIServer {
         logger.info("api stopped")
     }
 
-    /// The HTTP server in front of `router`: a live stream's request in a task of its own
-    /// (`LiveRequestTask`), HEAD answered as GET, and the connection limits (`ConnectionGuard`) on every channel.
+    /// The HTTP server in front of `router`: HEAD answered as GET, the connection limits
+    /// (`ConnectionGuard`) on every channel, and a live stream served from the channel's pipeline
+    /// with no task of its own (`LiveStreamHandler`).
     package static func application(router: Router<APIRequestContext>, configuration: Configuration,
                                     logger: Logger) -> some ApplicationProtocol {
         let connections = ConnectionGuard.OpenConnections()
@@ -119,10 +120,12 @@ package struct APIServer {
                                             maxConnections: configuration.maxConnections,
                                             maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
                                             uncappedAddresses: configuration.trustedProxies)
+        let responder = HeadAsGet(inner: router.buildResponder())
+        let live = LiveStreamHandler.Serving(logger: logger) { try await responder.respond(to: $0, context: $1) }
         return Application(
-            responder: LiveRequestTask(inner: HeadAsGet(inner: router.buildResponder())),
+            responder: responder,
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [ConnectionGuard(limits: limits, open: connections)],
+                additionalChannelHandlers: [ConnectionGuard(limits: limits, open: connections), LiveStreamHandler(serving: live)],
                 idleTimeout: configuration.idleTimeout)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in

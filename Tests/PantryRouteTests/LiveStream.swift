@@ -23,6 +23,8 @@ final class LiveStream: Sendable {
         var unread: [UInt8] = []
         var events: [Event] = []
         var closed = false
+        /// Answers to requests sent before the stream's on its connection, still to come.
+        var answersBefore = 0
     }
 
     private let state = Mutex(State())
@@ -35,8 +37,11 @@ final class LiveStream: Sendable {
         (arrivals, arrived) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Opens the stream as `token`'s, from `lastEventId` when given, and waits for its head.
-    static func open(port: Int, token: String, lastEventId: String? = nil) async throws -> LiveStream {
+    /// Opens the stream as `token`'s, from `lastEventId` when given, and waits for its head. On its
+    /// connection, a `GET` of each of `before` is sent first, each answer awaited before the next
+    /// request (keep-alive) or all at once with the stream's (`pipelined`).
+    static func open(port: Int, token: String, lastEventId: String? = nil, before: [String] = [],
+                     pipelined: Bool = false) async throws -> LiveStream {
         let stream = LiveStream()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
@@ -47,7 +52,16 @@ final class LiveStream: Sendable {
             }
             .connect(host: "127.0.0.1", port: port).get()
         stream.channel.withLock { $0 = channel }
-        var headers = HTTPHeaders([("Host", "localhost"), ("Authorization", "Bearer \(token)"), ("Accept", "text/event-stream")])
+        let authorized = HTTPHeaders([("Host", "localhost"), ("Authorization", "Bearer \(token)")])
+        stream.state.withLock { $0.answersBefore = before.count }
+        for (index, path) in before.enumerated() {
+            channel.write(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: authorized)),
+                          promise: nil)
+            try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
+            if !pipelined { _ = try await stream.wait(until: { $0.answersBefore == before.count - index - 1 }) }
+        }
+        var headers = authorized
+        headers.add(name: "Accept", value: "text/event-stream")
         if let lastEventId { headers.add(name: "Last-Event-ID", value: lastEventId) }
         channel.write(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/v1/me/live", headers: headers)),
                       promise: nil)
@@ -93,6 +107,12 @@ final class LiveStream: Sendable {
 
     fileprivate func received(_ part: HTTPClientResponsePart) {
         state.withLock { state in
+            if state.answersBefore > 0 {
+                // An answer to a request sent before the stream's, each expected to succeed.
+                if case .head(let head) = part, head.status != .ok { Issue.record("a request before the stream's: \(head.status)") }
+                if case .end = part { state.answersBefore -= 1 }
+                return
+            }
             switch part {
             case .head(let head):
                 state.head = head

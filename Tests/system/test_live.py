@@ -86,7 +86,7 @@ def user_changes_in_log(processes, user_id):
 def test_a_stream_resumes_on_a_second_api_after_a_kill_9_with_no_gap_and_no_duplicate(api, processes):
     user_id, token = api.register_and_log_in("liveresume")
     recipe = api.catalog_recipe("egg")
-    _, other = start_second_api(processes)
+    other_process, other = start_second_api(processes)
     stream = LiveStream(api.port, token)
     stream.events(lambda events: len(events) >= 1)
     for n in range(5):
@@ -107,6 +107,12 @@ def test_a_stream_resumes_on_a_second_api_after_a_kill_9_with_no_gap_and_no_dupl
     received = [(int(e["id"]), e["data"]["type"]) for e in seen + rest]
     assert received == logged, "every change of the user's, in log order, each exactly once"
     # Nothing more was owed: the next thing is a heartbeat or a new change, not a repeat.
+    # A graceful stop ends the open stream with `restart` (its client resumes elsewhere) and
+    # does not wait for it.
+    other_process.send_signal(signal.SIGTERM)
+    ended = resumed.events(lambda events: any(e["event"] == "end" for e in events))
+    assert ended[-1]["event"] == "end" and ended[-1]["data"]["reason"] == "restart", ended
+    assert other_process.wait(timeout=20) == 0
     resumed.close()
 
 

@@ -17,6 +17,8 @@ package struct APIRequestContext: RequestContext {
     private let peer: SocketAddress?
     private var forwardedClient: String?
     private let channel: any Channel
+    /// Set by `LiveStreamHandler` on the live requests it answers: where the live route leaves its stream.
+    var liveHandoff: LiveStreamHandoff?
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -27,7 +29,8 @@ package struct APIRequestContext: RequestContext {
     /// Closes the request's connection now, whatever is being written on it (a live stream whose
     /// client stopped reading).
     var closeConnection: @Sendable () -> Void {
-        { [channel] in channel.close(promise: nil) }
+        if let liveHandoff { return liveHandoff.closeConnection }
+        return { [channel] in channel.close(promise: nil) }
     }
 
     /// Caps what the kernel buffers for the connection's writes (Linux grows it to 4 MiB for a

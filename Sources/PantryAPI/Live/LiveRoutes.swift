@@ -15,7 +15,7 @@ struct LiveRoutes {
     /// password the feed applied a moment ago).
     let isEnded: @Sendable (SessionClaims) -> Bool
 
-    /// Answered in a task of its own (`LiveRequestTask`).
+    /// Answered by the connection's `LiveStreamHandler`, with no task of its own once open.
     static let path = "/v1/me/live"
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
     private static let accelBuffering = HTTPField.Name("X-Accel-Buffering")!
@@ -67,18 +67,24 @@ struct LiveRoutes {
         // A stream's writes wait for a slow client after 32 KiB here (64 KiB in the kernel's
         // accounting) and NIO's 64 KiB, so what it leaves queued shows in its mailbox at once.
         context.limitSendBuffer(to: 32 << 10)
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store", Self.accelBuffering: "no"]
         let live = self.live
+        if let handoff = context.liveHandoff {
+            // The connection's handler writes it: this body (no length, so the head says chunked) is never run.
+            handoff.hand(stream, of: live)
+            return Response(status: .ok, headers: headers, body: ResponseBody { _ in })
+        }
+        // A live request pipelined behind another: its stream is written from this task.
         // A body dropped unwritten (HEAD, or a connection gone before the head left) closes the
         // stream too: else it would hold its place until its unread heartbeats closed the
         // connection, which a HEAD's keep-alive connection is still serving other requests on.
         let lease = StreamLease(live: live, stream: stream)
         return Response(
             status: .ok,
-            headers: [.contentType: "text/event-stream", .cacheControl: "no-store", Self.accelBuffering: "no"],
+            headers: headers,
             body: ResponseBody { writer in
                 defer { lease.close() }
-                // A client that lost the connection retries after 1 s (EventSource's own default is 3).
-                try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+                try await writer.write(ByteBuffer(string: Self.retry))
                 var ended = false
                 while !ended {
                     let messages = await stream.next()
@@ -90,6 +96,9 @@ struct LiveRoutes {
                 try await writer.finish(nil)
             })
     }
+
+    /// A stream's first words: a client that lost the connection retries after 1 s (EventSource's own default is 3).
+    static let retry = "retry: 1000\n\n"
 
     /// Closes its stream when the body ends, or when the body is dropped unwritten (closing twice does nothing).
     private final class StreamLease: Sendable {

@@ -15,9 +15,9 @@ enum LiveMessage: Sendable {
 }
 
 /// One open stream's mailbox, filled by the feed's thread (`LiveStreams`) and emptied by the
-/// stream's own request task. The feed never waits for a stream: a stream that lets more than
-/// `maxPendingBytes` pile up is ended and its connection closed, and the client resumes from the
-/// last change it read.
+/// connection's handler (`LiveStreamHandler`), or by the stream's request task (`next()`). The
+/// feed never waits for a stream: a stream that lets more than `maxPendingBytes` pile up is ended
+/// and its connection closed, and the client resumes from the last change it read.
 final class LiveSubscription: Sendable {
     let id: UInt64
     let userId: String
@@ -38,7 +38,7 @@ final class LiveSubscription: Sendable {
         /// Heartbeats queued with nobody waiting for them: a stream whose writer is stuck behind a
         /// client that reads nothing, or that never began writing.
         var unreadHeartbeats = 0
-        var waiter: CheckedContinuation<[LiveMessage], Never>?
+        var waiter: (@Sendable ([LiveMessage]) -> Void)?
     }
     private let mailbox = Mutex(Mailbox())
 
@@ -61,7 +61,7 @@ final class LiveSubscription: Sendable {
         if case .change(let change) = message, change.position <= after { return true }
         let size = if case .change(let change) = message { change.json.count } else { 16 }
         enum Outcome { case queued, ended, overflowed }
-        let (outcome, waiter, ready): (Outcome, CheckedContinuation<[LiveMessage], Never>?, [LiveMessage]) = mailbox.withLock { box in
+        let (outcome, waiter, ready): (Outcome, (@Sendable ([LiveMessage]) -> Void)?, [LiveMessage]) = mailbox.withLock { box in
             guard !box.ended else { return (.ended, nil, []) }
             if case .heartbeat = message, box.waiter == nil { box.unreadHeartbeats += 1 }
             guard box.pendingBytes + size <= maxPendingBytes, box.unreadHeartbeats <= Self.maxUnreadHeartbeats else {
@@ -77,7 +77,7 @@ final class LiveSubscription: Sendable {
             defer { box.pending = []; box.pendingBytes = 0 }
             return (.queued, waiter, box.pending)
         }
-        waiter?.resume(returning: ready)
+        waiter?(ready)
         if outcome == .overflowed { closeConnection() }
         return outcome == .queued
     }
@@ -92,21 +92,26 @@ final class LiveSubscription: Sendable {
     func next() async -> [LiveMessage] {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let ready: [LiveMessage]? = mailbox.withLock { box in
-                    box.unreadHeartbeats = 0
-                    if !box.pending.isEmpty || box.ended {
-                        let taken = box.pending
-                        box.pending = []
-                        box.pendingBytes = 0
-                        return taken
-                    }
-                    box.waiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
+                if let ready = take(orWhenReady: { continuation.resume(returning: $0) }) { continuation.resume(returning: ready) }
             }
         } onCancel: {
             end()
+        }
+    }
+
+    /// The messages queued since the last call, or nil when there are none yet: `reader` is then
+    /// handed the next ones, once, on the thread that queues them (empty: the stream has ended).
+    func take(orWhenReady reader: @escaping @Sendable ([LiveMessage]) -> Void) -> [LiveMessage]? {
+        mailbox.withLock { box in
+            box.unreadHeartbeats = 0
+            if !box.pending.isEmpty || box.ended {
+                let taken = box.pending
+                box.pending = []
+                box.pendingBytes = 0
+                return taken
+            }
+            box.waiter = reader
+            return nil
         }
     }
 
@@ -116,7 +121,7 @@ final class LiveSubscription: Sendable {
             box.ended = true
             return box.waiter.take()
         }
-        waiter?.resume(returning: [])
+        waiter?([])
     }
 
     var isEnded: Bool { mailbox.withLock { $0.ended } }
