@@ -81,6 +81,11 @@ class App:
         xpath = f".//button[normalize-space()='{text}']"
         return self.wait.until(lambda d: (within or d).find_element(By.XPATH, xpath))
 
+    def click(self, xpath):
+        """Finds and clicks in one step, again if the screen redrew the element in between (a live
+        change or the offline notice redraws a list: a handle found before is stale)."""
+        self.wait.until(lambda d: d.find_element(By.XPATH, xpath).click() or True)
+
     def fill(self, label, text, within=None):
         field = (within or self.driver).find_element(By.XPATH, f".//label[contains(normalize-space(), '{label}')]//*[self::input or self::textarea or self::select]")
         field.clear()
@@ -697,7 +702,7 @@ def test_two_members_of_a_household_see_each_others_changes_within_a_second_and_
     handset.fill("Item", "Saffron threads")
     # Timed from the tap on the phone: the command's round trip, the stream and the laptop's redraw.
     started = time.monotonic()
-    handset.driver.find_element(By.XPATH, "//form[@aria-label='Add to the list']//button[@type='submit']").click()
+    handset.click("//form[@aria-label='Add to the list']//button[@type='submit']")
     WebDriverWait(browser, 5, poll_frequency=0.05).until(lambda d: d.execute_script(
         "return [...document.querySelectorAll('#view li')].some(e => e.innerText.includes('Saffron threads'))"))
     shown_after = time.monotonic() - started
@@ -705,9 +710,9 @@ def test_two_members_of_a_household_see_each_others_changes_within_a_second_and_
     laptop.text_appears("#status", "sam-at-home")
 
     saffron = "//li[.//span[@class='name' and normalize-space()='Saffron threads']]//input[@type='checkbox']"
-    box = laptop.wait.until(lambda d: d.find_element(By.XPATH, saffron))
+    laptop.wait.until(lambda d: d.find_element(By.XPATH, saffron))
     started = time.monotonic()
-    box.click()
+    laptop.click(saffron)
     WebDriverWait(phone, 5, poll_frequency=0.05).until(lambda d: d.execute_script(
         "return [...document.querySelectorAll('#view li.checked')].some(e => e.innerText.includes('Saffron threads'))"))
     ticked_after = time.monotonic() - started
@@ -720,12 +725,11 @@ def test_two_members_of_a_household_see_each_others_changes_within_a_second_and_
     # Offline on the phone: three changes are kept with their keys, then sent once it is back.
     phone.set_network_conditions(offline=True, latency=0, download_throughput=0, upload_throughput=0)
     handset.fill("Item", "Basil")
-    handset.driver.find_element(By.XPATH, "//form[@aria-label='Add to the list']//button[@type='submit']").click()
+    handset.click("//form[@aria-label='Add to the list']//button[@type='submit']")
     handset.text_appears("#status", "sent when Pantry is back")
-    handset.wait.until(lambda d: d.find_element(By.XPATH, saffron)).click()
+    handset.click(saffron)
     handset.text_appears("#status", "sent when Pantry is back")
-    handset.button("Remove", within=handset.driver.find_element(
-        By.XPATH, "//li[.//span[@class='name' and normalize-space()='Milk']]")).click()
+    handset.click("//li[.//span[@class='name' and normalize-space()='Milk']]//button[normalize-space()='Remove']")
     handset.wait.until(lambda d: d.execute_script(
         "return ![...document.querySelectorAll('#view li')].some(e => e.innerText.includes('Milk'))"))
     phone.delete_network_conditions()
