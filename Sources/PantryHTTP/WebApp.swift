@@ -2,8 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import PantryWeb
 
-/// The web app (`Sources/PantryAPI/Web`, shipped as this target's resources): its files where no API
+/// The web app (`Sources/PantryWeb/Web`, shipped as `PantryWeb`'s resources): its files where no API
 /// route matches (`/` is `index.html`), the contract at `/openapi.yaml`, and at `/docs` a page that
 /// renders it with ReDoc, whose script `ops/setup` puts in `.cache/docs` (PyPI
 /// `drf-spectacular-sidecar`; `PANTRY_DOCS_ASSETS` to change). The router adds it after every
@@ -15,8 +16,6 @@ struct WebApp<Context: RequestContext>: RouterMiddleware {
     private let docsAssets: String
     /// `sw.js` with its file list and cache name filled in (`ServiceWorker`), made once.
     private let serviceWorker: Result<Data, any Error>
-
-    static var root: String? { Bundle.module.resourceURL?.appendingPathComponent("Web").path }
 
     init(root: String, docsAssets: String, logger: Logger) {
         // Revalidated on every load, so a new release is seen at once (the service worker keeps copies offline).

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
-@testable import PantryAPI
+@testable import PantryHTTP
 import Testing
 
 /// `LiveRequestTask`: the live route is answered in a task of its own, whose slabs go when the

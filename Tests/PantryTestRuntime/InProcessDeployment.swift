@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import Metrics
 import PantryAPI
+import PantryHTTP
 import PantryBus
 import PantryCore
 import PantryEventStore
@@ -22,7 +23,7 @@ import ZeroMQ
 /// A whole deployment in the test's process, with real parts: the core on a SQLite log in a
 /// temporary directory, every projection worker, the fetch worker on the offline catalog, each
 /// over its ZeroMQ `ipc://` socket in that directory as `pantry` processes talk, and the real API
-/// (`APIParts`, `buildRouter`, the server of `APIServer.application`) on a free port, driven
+/// (`APIParts`, `buildRouter`, the server of `buildApplication`) on a free port, driven
 /// through HummingbirdTesting. What needs processes (a kill, a restart, their logs) stays in pytest.
 package struct InProcessDeployment: Sendable {
     package let directory: DataDirectory
@@ -101,7 +102,8 @@ package struct InProcessDeployment: Sendable {
         configure(&configuration)
         let parts = try await APIParts(configuration: configuration, logger: logger)
         services += parts.servicesBeforeServer + parts.servicesAfterServer
-        let app = APIServer.application(router: buildRouter(parts, registry: registry), configuration: configuration, logger: logger)
+        let router = buildRouter(parts.ports, state: parts.state, settings: configuration.http, registry: registry, logger: logger)
+        let app = buildApplication(router: router, settings: configuration.http, logger: logger)
 
         let deployment = InProcessDeployment(directory: directory)
         let group = ServiceGroup(configuration: .init(services: services, logger: logger))

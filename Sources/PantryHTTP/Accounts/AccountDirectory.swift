@@ -168,9 +168,9 @@ package final class AccountDirectory: FeedReadModel {
         state.withLock { $0.origin(of: userId) != nil }
     }
 
-    var eventTypes: Set<EventType> { [.userRegistered, .passwordChanged, .userDeleted, .sessionRevoked] }
+    package var eventTypes: Set<EventType> { [.userRegistered, .passwordChanged, .userDeleted, .sessionRevoked] }
 
-    func apply(_ events: [(event: Event, position: Int64)], through position: Int64) {
+    package func apply(_ events: [(event: Event, position: Int64)], through position: Int64) {
         // Digests outside the lock: a keyed hash each.
         let digests = events.map { one -> (NameDigest, NameDigest)? in
             guard case .userRegistered(let e) = one.event, let details = e.account else { return nil }

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import PantryBus
 import PantryDomain
 import PantryJSON
 import HTTPTypes
@@ -16,7 +15,7 @@ struct AccountRoutes {
 
     let submitter: CommandSubmitter
     let accounts: AccountDirectory
-    let feed: APIFeed
+    let feed: any FeedPort
     let hasher: PasswordHasher
     /// For the operator's throwaway users (the load test's password is public): the lowest cost.
     let operatorHasher: PasswordHasher

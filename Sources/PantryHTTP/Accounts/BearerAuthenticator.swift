@@ -14,7 +14,7 @@ struct BearerAuthenticator: RouterMiddleware {
     let signer: TokenSigner
     let revocations: RevocationList
     let accounts: AccountDirectory
-    let feed: APIFeed
+    let feed: any FeedPort
     let verified = VerifiedTokens()
     var optional = false
 

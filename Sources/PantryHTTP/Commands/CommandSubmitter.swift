@@ -11,7 +11,7 @@ struct CommandSubmitter: Sendable {
     static let idempotencyKeyHeader = HTTPField.Name("Idempotency-Key")!
     static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
 
-    let core: CoreConnection
+    let core: any CommandPort
 
 
     /// The accepted outcome's positions, or the problem the outcome maps to.

@@ -29,7 +29,7 @@ struct ForwardedClient: RouterMiddleware {
     }
 }
 
-extension APIServer.Configuration {
+extension HTTPSettings {
     /// The addresses of a comma- or space-separated list, or nil when one is not an IP address.
     package static func proxyAddresses(_ list: String) -> Set<String>? {
         let named = list.split(whereSeparator: { $0 == "," || $0 == " " })

@@ -4,7 +4,7 @@ import Synchronization
 /// Who is in which household, as the API needs it: to read a member's shared list and cart, to
 /// send a household's changes to every member's live stream, and to show the household. Kept from
 /// the feed, and in the API's snapshot (ids and expiries only: nothing anyone wrote).
-final class HouseholdDirectory: FeedReadModel {
+package final class HouseholdDirectory: FeedReadModel {
     struct Invite: Sendable, Equatable {
         var inviteId: String
         var expiresAt: Int64
@@ -25,13 +25,13 @@ final class HouseholdDirectory: FeedReadModel {
 
     private let state = Mutex(State())
 
-    static let householdTypes: Set<EventType> = [
+    package static let householdTypes: Set<EventType> = [
         .householdCreated, .householdInviteCreated, .householdInviteRevoked, .householdJoined, .householdLeft, .householdHandedOver,
     ]
 
-    var eventTypes: Set<EventType> { Self.householdTypes }
+    package var eventTypes: Set<EventType> { Self.householdTypes }
 
-    func apply(_ events: [(event: Event, position: Int64)], through position: Int64) {
+    package func apply(_ events: [(event: Event, position: Int64)], through position: Int64) {
         state.withLock { state in
             for (event, _) in events {
                 switch event {

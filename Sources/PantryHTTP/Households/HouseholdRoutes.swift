@@ -11,7 +11,7 @@ struct HouseholdRoutes {
     let submitter: CommandSubmitter
     let households: HouseholdDirectory
     let accounts: AccountDirectory
-    let feed: APIFeed
+    let feed: any FeedPort
     let codes: InviteCodes
 
     func register(on routes: RouterGroup<APIRequestContext>) {

@@ -4,7 +4,7 @@ import PantryJSON
 /// One change a user may see on a live stream (`GET /v1/me/live`), rendered once for every stream
 /// it goes to: its log position (the SSE `id`, the `Last-Event-ID` a resume names), whose it is,
 /// and the `data` line (`schemas/openapi.yaml`, `LiveChange`).
-struct LiveChange: Sendable {
+package struct LiveChange: Sendable {
     var position: Int64
     /// Who made it: their words leave the window with them when they are deleted.
     var userId: UserID
@@ -15,7 +15,7 @@ struct LiveChange: Sendable {
 
     /// The event types a stream carries: what the app's screens show of the user's own and their
     /// household's (the grocery list, the cart, what they cook, favourites, points, who is in it).
-    static let eventTypes = Set<EventType>([
+    package static let eventTypes = Set<EventType>([
         .groceryAdded, .groceryChecked, .groceryRemoved, .cartAdjusted, .cookingStarted,
         .recipeSaved, .savedRecipeRemoved, .pointEarned,
     ]).union(HouseholdDirectory.householdTypes)
@@ -23,7 +23,7 @@ struct LiveChange: Sendable {
     /// The change `event` makes, or nil for a type no stream carries. `points` is the user's total
     /// after a point, as the leaderboard stands at `position`. `members` are the household's, for
     /// an event of a household.
-    init?(_ event: Event, at position: Int64, points: Int? = nil, members: [UserID] = []) {
+    package init?(_ event: Event, at position: Int64, points: Int? = nil, members: [UserID] = []) {
         var w = JSONObjectWriter()
         w.field("position", position)
         w.field("type", event.type.rawValue)

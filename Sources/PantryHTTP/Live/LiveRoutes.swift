@@ -9,7 +9,7 @@ import PantryTokens
 /// `Last-Event-ID` gets exactly the changes after it, whichever API process it reaches.
 struct LiveRoutes {
     let live: LiveStreams
-    let feed: APIFeed
+    let feed: any FeedPort
     let households: HouseholdDirectory
     /// Whether a session that passed the authenticator has been ended since (a logout or a new
     /// password the feed applied a moment ago).

@@ -11,7 +11,7 @@ import Synchronization
 /// that reconnects (here or on another API process) with `Last-Event-ID` gets exactly what it
 /// missed; a resume point older than them is read from the log once (at most `maxBackfill`
 /// positions), and an older one still is told to reload (`reset`).
-final class LiveStreams: FeedReadModel, Service {
+package final class LiveStreams: FeedReadModel, Service {
     struct Settings: Sendable {
         var heartbeat: Duration = .seconds(15)
         var resumeWindow = 50_000
@@ -68,7 +68,7 @@ final class LiveStreams: FeedReadModel, Service {
     }
 
     /// The changes, and the events that end streams: a logout, a new password, a deletion, leaving a household.
-    var eventTypes: Set<EventType> { LiveChange.eventTypes.union([.sessionRevoked, .passwordChanged, .userDeleted]) }
+    package var eventTypes: Set<EventType> { LiveChange.eventTypes.union([.sessionRevoked, .passwordChanged, .userDeleted]) }
 
     var openStreams: Int { state.withLock { $0.streams.count } }
 
@@ -76,14 +76,14 @@ final class LiveStreams: FeedReadModel, Service {
     var windowedUsers: [UserID] { state.withLock { $0.window.map(\.userId) } }
 
     /// The feed stands at `position` with every type of `eventTypes` followed from here on.
-    func start(at position: Int64) {
+    package func start(at position: Int64) {
         state.withLock { state in
             state.position = position
             state.floor = position
         }
     }
 
-    func apply(_ events: [(event: Event, position: Int64)], through position: Int64) {
+    package func apply(_ events: [(event: Event, position: Int64)], through position: Int64) {
         var changes: [LiveChange] = []
         var endings: [(userId: UserID, tokenId: String?, kind: EventType)] = []
         for (event, at) in events {
@@ -196,7 +196,7 @@ final class LiveStreams: FeedReadModel, Service {
     /// Heartbeats every `settings.heartbeat` until the group shuts down; then every stream is
     /// ended, so the HTTP server's graceful shutdown is not held by them, and their clients
     /// reconnect (to another API process, or this one restarted) with `Last-Event-ID`.
-    func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 guard (try? await Task.sleep(for: self.settings.heartbeat)) != nil else { break }

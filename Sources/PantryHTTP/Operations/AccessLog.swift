@@ -10,7 +10,7 @@ import Synchronization
 /// The file is rotated at `maxBytes` (one old file kept), so a month of traffic stays bounded.
 /// A service: lines are written once a second by `run()`, and a last time at graceful shutdown,
 /// which in the API's group comes after the HTTP server has answered its last request.
-final class AccessLog: Service {
+package final class AccessLog: Service {
     static let maxBytes = 64 << 20
     static let blockBytes = 64 << 10
     static let summaryInterval: Duration = .seconds(10)
@@ -71,7 +71,7 @@ final class AccessLog: Service {
 
     /// Writes the lines once a second (a timer, not a poll: a full block is written at once by
     /// `record`) and the summary every `summaryInterval`, until graceful shutdown; then the rest.
-    func run() async {
+    package func run() async {
         try? await cancelWhenGracefulShutdown { try await self.flushPeriodically() }
         flush()
     }

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import Metrics
-import PantryBus
 import Prometheus
 import PantryWire
 
@@ -16,13 +15,13 @@ struct HealthRoutes {
     /// fifth of what the API spends on it).
     private static let healthy = ByteBuffer(string: #"{"status":"ok"}"#)
 
-    let feed: APIFeed
+    let feed: any FeedPort
     let queries: WorkerQueries
     let recipes: RecipeSource
     let registry: PrometheusCollectorRegistry
     /// Said in every readiness answer: an API on an open network (`--insecure-network`) is ready,
-    /// but its operator is told each time, not once at start.
-    let network: NetworkProtection
+    /// but its operator is told each time, not once at start (`NetworkProtection`'s name).
+    let network: String
 
     func register(on router: Router<APIRequestContext>) {
         router.get("health") { _, _ in
@@ -42,7 +41,7 @@ struct HealthRoutes {
         var workers: [String: WorkerProgress]
         /// Every part the API needs, by name: "up", or why not.
         var parts: [String: String]
-        var network: NetworkProtection
+        var network: String
     }
 
     struct WorkerProgress: Encodable {

@@ -10,10 +10,10 @@ import PantryStandings
 /// taken on the feed's thread between two batches (so the models agree on one position) every
 /// `every` positions, written in the background, and once more at shutdown. A snapshot that is
 /// damaged, of another version or of another log is ignored with a log line: the log is the truth.
-final class APISnapshotFile: Sendable {
+package final class APISnapshotFile: Sendable {
     let path: String
     /// Positions between two snapshots.
-    let every: Int64
+    package let every: Int64
     private let accounts: AccountDirectory
     private let revocations: RevocationList
     private let leaderboard: LeaderboardReadModel
@@ -37,7 +37,7 @@ final class APISnapshotFile: Sendable {
 
     /// Puts the snapshot's state into the read models and returns its position; nil (the models
     /// untouched) when there is none or it cannot be trusted.
-    func restore(from log: any EventLogReader) -> Int64? {
+    package func restore(from log: any EventLogReader) -> Int64? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let started = ContinuousClock.now
         let snapshot: APISnapshot
@@ -82,7 +82,7 @@ final class APISnapshotFile: Sendable {
     /// The read models at `position`, as taken on the feed's thread (the only one that changes
     /// them) between two batches: copies, and what the feed changes next is copied aside. Merging
     /// the accounts and naming each place is left to `snapshot(of:)`, off that thread.
-    struct Capture: Sendable {
+    package struct Capture: Sendable {
         var position: Int64
         var commandId: String
         var accounts: AccountDirectory.Changes
@@ -94,7 +94,7 @@ final class APISnapshotFile: Sendable {
     /// The read models at `position`, their current one: call it on the feed's thread. Nil when
     /// the standings are elsewhere (they never should be), or the log does not answer for the
     /// command id.
-    func capture(at position: Int64, log: any EventLogReader) -> Capture? {
+    package func capture(at position: Int64, log: any EventLogReader) -> Capture? {
         guard position > 0 else { return nil }
         let commandId: String
         do {
@@ -141,17 +141,17 @@ final class APISnapshotFile: Sendable {
 
     /// Makes the snapshot of `capture` and writes it on NIO's pool for blocking work, unless a
     /// write is still going on (the next one will come).
-    func writeInBackground(_ capture: Capture) {
+    package func writeInBackground(_ capture: Capture) {
         writer.submit { [self] in writeLogged(capture) }
     }
 
     /// Waits for a write under way (the process is about to end).
-    func waitForWrites() {
+    package func waitForWrites() {
         writer.waitForWrites()
     }
 
     /// Waits for a write under way, then writes the snapshot of `capture` (at shutdown).
-    func writeNow(_ capture: Capture) {
+    package func writeNow(_ capture: Capture) {
         waitForWrites()
         writeLogged(capture)
     }

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import NIOPosix
 import PantryDomain
-import PantryBus
 import PantryLog
 import PantryWire
 import Synchronization
@@ -11,12 +10,12 @@ import Synchronization
 /// point index (the file or PostgreSQL here, or the core's log service) rather than of the
 /// leaderboard worker, whose table of one row per point halved its replay. Read-your-writes
 /// holds without waiting: a point is in the log before its command is answered.
-final class CountedIngredientsRead: Sendable {
+package final class CountedIngredientsRead: Sendable {
     /// The log, or nil while it does not exist yet (the API may start before the core).
     private let open: @Sendable () throws -> (any EventLogReader)?
     private let log = Mutex<(any EventLogReader)?>(nil)
 
-    init(open: @escaping @Sendable () throws -> (any EventLogReader)?) {
+    package init(open: @escaping @Sendable () throws -> (any EventLogReader)?) {
         self.open = open
     }
 
@@ -44,7 +43,7 @@ final class CountedIngredientsRead: Sendable {
             }
         } catch let problem as Problem {
             throw problem
-        } catch is RemoteEventStore.Unavailable {
+        } catch is any LogServiceUnavailable {
             throw Problem(.coreUnavailable, detail: "the core's log service did not answer", headers: [.retryAfter: "1"])
         } catch EventStoreError.unavailable {
             throw Problem(.storageUnavailable, detail: "the log's server cannot be reached now", headers: [.retryAfter: "1"])
@@ -57,3 +56,7 @@ final class CountedIngredientsRead: Sendable {
         return JSONResponse.make(QueryReply(position: earned.head, result: Result(recipeId: recipeId, ingredients: earned.ingredients)))
     }
 }
+
+/// The core's log service did not answer: its client's error, marked so where the API is wired
+/// (a 503 `core_unavailable`, as when the core's socket does not answer).
+package protocol LogServiceUnavailable: Error {}

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import Logging
-import PantryBus
 import PantryWire
 
 /// The read side: a user's lists and a recipe's experiences, answered by the projection workers,
@@ -11,7 +10,7 @@ import PantryWire
 /// need the user's token.
 struct ReadRoutes {
     let queries: WorkerQueries
-    let feed: APIFeed
+    let feed: any FeedPort
     let leaderboard: LeaderboardReadModel
     let recipes: RecipeSource
     let liked: LikedRecipes

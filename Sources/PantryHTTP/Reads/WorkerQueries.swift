@@ -1,34 +1,13 @@
 import Foundation
 import Hummingbird
-import Logging
-import PantryBus
 import PantryJSON
-import ServiceLifecycle
-import ZeroMQ
 import PantryWire
 
-/// The API's questions to the projection workers, over ZeroMQ (`schemas/zeromq.md`, queries).
-/// A worker answers `{"position": P, "result": ...}` where P is the log position it has applied;
-/// that document is the HTTP body as it is, so reads cost no re-encoding here. A service: the
-/// socket threads of its connections (one per kind of worker) run in `run()`.
-final class WorkerQueries: Service {
-    private let connections: [WorkerName: RequestConnection]
-
-    init(context: ZMQContext, endpoints: BusEndpoints, timeout: Duration, logger: Logger) throws {
-        var connections: [WorkerName: RequestConnection] = [:]
-        for worker in WorkerName.allCases {
-            connections[worker] = try RequestConnection(
-                context: context, endpoint: endpoints.queries(of: worker),
-                timeout: timeout, logger: logger)
-        }
-        self.connections = connections
-    }
-
-    func run() async throws {
-        try await withThrowingDiscardingTaskGroup { group in
-            for connection in connections.values { group.addTask { try await connection.run() } }
-        }
-    }
+/// The API's questions to the projection workers, through the `QueryPort` (`schemas/zeromq.md`,
+/// queries). A worker answers `{"position": P, "result": ...}` where P is the log position it has
+/// applied; that document is the HTTP body as it is, so reads cost no re-encoding here.
+struct WorkerQueries: Sendable {
+    let port: any QueryPort
 
     /// The worker's answer as an HTTP response, or the problem its error maps to.
     func answer(_ query: QueryRequest) async throws -> Response {
@@ -40,10 +19,9 @@ final class WorkerQueries: Service {
     /// The answer document of the worker `query` is for, once checked not to be an error.
     func ask(_ query: QueryRequest, timeout: Duration? = nil) async throws -> Data {
         let worker = query.query.worker
-        guard let connection = connections[worker] else { preconditionFailure("no worker named \(worker)") }
         let reply: Data
         do {
-            reply = try await connection.send(query.document, timeout: timeout)
+            reply = try await port.ask(query, timeout: timeout)
         } catch {
             throw Problem(.workerUnavailable,
                           detail: "the \(worker) worker did not answer in time", headers: [.retryAfter: "1"])

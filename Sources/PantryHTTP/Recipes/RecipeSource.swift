@@ -1,35 +1,20 @@
 import Foundation
 import Hummingbird
-import Logging
 import NIOCore
-import PantryBus
 import PantryJSON
-import ServiceLifecycle
-import ZeroMQ
 import PantryWire
 
-/// Recipe data from the fetch worker (`pantry fetch`), over ZeroMQ. Requests are checked here
-/// first, so a bad one costs no round trip; the worker checks them again. A service: its
-/// connection's socket thread runs in `run()`.
-final class RecipeSource: Service {
-    private let connection: RequestConnection
-    /// What the worker is told it has: this process's own wait, less a second for the way back,
-    /// so that a slow upstream is reported as such rather than as a silent worker.
-    private let deadlineMs: Int
-
+/// Recipe data from the fetch worker (`pantry fetch`), through the `RecipePort`. Requests are
+/// checked here first, so a bad one costs no round trip; the worker checks them again.
+struct RecipeSource: Sendable {
+    private let port: any RecipePort
     private let answers: RecipeReplyCache
 
     /// `reuse`: how long an answer the worker says stays the same may be given again without
     /// asking it (zero: always ask).
-    init(context: ZMQContext, endpoint: String, timeout: Duration, reuse: Duration, logger: Logger) throws {
-        // Immediate: with the worker stopped a request fails at once (a 503 naming it), not after `timeout`.
-        connection = try RequestConnection(context: context, endpoint: endpoint, timeout: timeout, immediate: true, logger: logger)
-        deadlineMs = max(100, Int(timeout / .milliseconds(1)) - 1_000)
+    init(port: any RecipePort, reuse: Duration) {
+        self.port = port
         answers = RecipeReplyCache(lifetime: reuse)
-    }
-
-    func run() async throws {
-        try await connection.run()
     }
 
     func fetch(_ request: FetchRequest, client: String? = nil) async throws -> FetchResponse {
@@ -68,8 +53,8 @@ final class RecipeSource: Service {
 
     private func send(_ checked: FetchRequest, client: String?, timeout: Duration? = nil) async throws -> Data {
         do {
-            return try await connection.send(Data(checked.json(client: client, deadlineMs: deadlineMs)), timeout: timeout)
-        } catch let error as RequestConnection.Unavailable where error.notConnected {
+            return try await port.send(checked, client: client, timeout: timeout)
+        } catch let error as PortUnavailable where error.notConnected {
             throw Problem(.fetchUnavailable, detail: "the fetch worker is not running (no connection to it)", headers: [.retryAfter: "5"])
         } catch {
             throw Problem(.fetchUnavailable, detail: "the fetch worker did not answer in time", headers: [.retryAfter: "1"])
