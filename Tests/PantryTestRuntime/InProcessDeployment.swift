@@ -43,9 +43,12 @@ package struct InProcessDeployment: Sendable {
 
     /// Runs `body` against a deployment made for it in a new temporary directory, removed after.
     /// `configure` changes the API's settings (the password cost is lowered to 10, and the log-in
-    /// limits raised, as pytest's deployments have them).
+    /// limits raised, as pytest's deployments have them). `ports` may put a port of the test's own
+    /// before a real one, for an answer the real parts give only in a state this process cannot
+    /// reach (the log's server away).
     package static func run<Value: Sendable>(
         configure: (inout APIServer.Configuration) -> Void = { _ in },
+        ports: (HTTPPorts) -> HTTPPorts = { $0 },
         _ body: @Sendable (any TestClientProtocol, InProcessDeployment) async throws -> Value
     ) async throws -> Value {
         _ = registry
@@ -102,7 +105,7 @@ package struct InProcessDeployment: Sendable {
         configure(&configuration)
         let parts = try await APIParts(configuration: configuration, logger: logger)
         services += parts.servicesBeforeServer + parts.servicesAfterServer
-        let router = buildRouter(parts.ports, state: parts.state, settings: configuration.http, registry: registry, logger: logger)
+        let router = buildRouter(ports(parts.ports), state: parts.state, settings: configuration.http, registry: registry, logger: logger)
         let app = buildApplication(router: router, settings: configuration.http, logger: logger)
 
         let deployment = InProcessDeployment(directory: directory)
