@@ -251,7 +251,6 @@ let package = Package(
             dependencies: [
                 "PantryHTTP",
                 "PantryDomain",
-                "PantryJSON",
                 "PantryLog",
                 "PantryWire",
                 "PantryBus",
