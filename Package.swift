@@ -213,21 +213,23 @@ let package = Package(
         .target(name: "PantryTokens", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "PantryFilesTests", dependencies: ["PantryFiles", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "PantryTokensTests", dependencies: ["PantryTokens", .product(name: "Crypto", package: "swift-crypto")]),
-        // The HTTP API process: accounts, tokens, command endpoints, health and metrics (Hummingbird).
+        // The web app and the contract it follows, served as files, and the service worker made from them.
+        .target(name: "PantryWeb", dependencies: [.product(name: "Crypto", package: "swift-crypto")], resources: [.copy("Web")]),
+        // The API's routes over small ports (`CommandPort`, `QueryPort`, `RecipePort`, `FeedPort`)
+        // and what it keeps in memory (accounts, tokens, households, live streams, the leaderboard):
+        // `buildRouter(ports)` and `buildApplication`. No ZeroMQ: a test drives it in one process.
         .target(
-            name: "PantryAPI",
+            name: "PantryHTTP",
             dependencies: [
                 "PantryDomain",
                 "PantryFiles",
                 "PantryJSON",
                 "PantryLog",
                 "PantryWire",
-                "PantryBus",
                 "PantryStandings",
                 "PantryBounded",
                 "PantryTokens",
-                "PantryThreads",
-                "ZeroMQ",
+                "PantryWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -240,11 +242,31 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // The web app and the contract it follows, served as files.
-            resources: [.copy("Web")]
+            ]
         ),
-        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryWire", "PantryBounded", "PantryDomain", "PantryTestSupport", "ZeroMQ",
+        // The `pantry api` process's wiring: its configuration, the ZeroMQ adapters of the ports
+        // (the core's command socket, the workers' queries, the fetch worker, the feed), the services.
+        .target(
+            name: "PantryAPI",
+            dependencies: [
+                "PantryHTTP",
+                "PantryDomain",
+                "PantryLog",
+                "PantryWire",
+                "PantryBus",
+                "PantryBounded",
+                "PantryTokens",
+                "PantryThreads",
+                "ZeroMQ",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "PantryAPITests", dependencies: ["PantryAPI", "PantryHTTP", "PantryWeb", "PantryWire", "PantryBounded", "PantryDomain", "PantryTestSupport", "ZeroMQ",
                                                           .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(
             name: "pantry",
@@ -259,6 +281,7 @@ let package = Package(
                 "PantryCore",
                 "PantryBus",
                 "PantryAPI",
+                "PantryHTTP",
                 "PantryMail",
                 "PantryProjections",
                 "PantryWorkers",
@@ -321,7 +344,7 @@ let package = Package(
         // sockets in a temporary directory: the API's routes tested without processes.
         .target(
             name: "PantryTestRuntime",
-            dependencies: ["PantryAPI", "PantryBus", "PantryCore", "PantryEventStore", "PantryFetch", "PantryFetchServer", "PantryKeys", "PantryMail",
+            dependencies: ["PantryAPI", "PantryHTTP", "PantryBus", "PantryCore", "PantryEventStore", "PantryFetch", "PantryFetchServer", "PantryKeys", "PantryMail",
                            "PantryLog", "PantryProjections", "PantryTestSupport", "PantryWire", "PantryWorkers", "ZeroMQ",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -333,7 +356,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PantryRouteTests",
-            dependencies: ["PantryTestRuntime", "PantryLog", "PantryMail", "PantryBus", "PantryWire", "ZeroMQ",
+            dependencies: ["PantryTestRuntime", "PantryHTTP", "PantryLog", "PantryMail", "PantryBus", "PantryWire", "ZeroMQ",
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -5,6 +5,7 @@ import Logging
 import PantryDomain
 import PantryLog
 import PantryBus
+import PantryHTTP
 import PantryWire
 import Prometheus
 import ServiceLifecycle
@@ -72,6 +73,17 @@ package struct APIServer {
         /// How reset links reach people (`PANTRY_SMTP_URL`); nil: `POST /v1/password-resets` is 503.
         package var passwordResetMail: PasswordResetMail?
 
+        /// What `PantryHTTP` is told of it: the routes', the kept state's and the server's settings.
+        package var http: HTTPSettings {
+            HTTPSettings(host: host, port: port, recipeReuse: recipeReuse, tokenLifetimeSeconds: tokenLifetimeSeconds,
+                         passwordLogN: passwordLogN, hashingQueueWait: hashingQueueWait, loginLimitPerClient: loginLimitPerClient,
+                         loginLimitOverall: loginLimitOverall, idleTimeout: idleTimeout, headerTimeout: headerTimeout,
+                         bodyTimeout: bodyTimeout, maxConnections: maxConnections, maxConnectionsPerAddress: maxConnectionsPerAddress,
+                         accessLogPath: accessLogPath, corsOrigins: corsOrigins, trustedProxies: trustedProxies,
+                         docsAssets: docsAssets, liveHeartbeat: liveHeartbeat, passwordResetMail: passwordResetMail,
+                         network: endpoints.protection.rawValue)
+        }
+
         package init(dataDirectory: URL, endpoints: BusEndpoints, log: LogAccess) {
             self.dataDirectory = dataDirectory
             self.endpoints = endpoints
@@ -98,7 +110,9 @@ package struct APIServer {
         let parts = try await APIParts(configuration: configuration, logger: logger)
         // Whatever a service left blocked on a socket (none should be) is let go as the process ends.
         defer { parts.context.shutdown() }
-        let app = Self.application(router: buildRouter(parts, registry: registry), configuration: configuration, logger: logger)
+        let settings = configuration.http
+        let router = buildRouter(parts.ports, state: parts.state, settings: settings, registry: registry, logger: logger)
+        let app = buildApplication(router: router, settings: settings, logger: logger)
         // The process's one group. On SIGTERM or SIGINT it shuts the services down in reverse order:
         // the HTTP server stops accepting and finishes the requests in flight, which still reach
         // the core, the workers and the fetch worker; then the access log writes its last lines,
@@ -108,29 +122,5 @@ package struct APIServer {
             services: parts.servicesBeforeServer + [app] + parts.servicesAfterServer, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await services.run()
         logger.info("api stopped")
-    }
-
-    /// The HTTP server in front of `router`: HEAD answered as GET, the connection limits
-    /// (`ConnectionGuard`) on every channel, and a live stream served from the channel's pipeline
-    /// with no task of its own (`LiveStreamHandler`).
-    package static func application(router: Router<APIRequestContext>, configuration: Configuration,
-                                    logger: Logger) -> some ApplicationProtocol {
-        let connections = ConnectionGuard.OpenConnections()
-        let limits = ConnectionGuard.Limits(headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout,
-                                            maxConnections: configuration.maxConnections,
-                                            maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
-                                            uncappedAddresses: configuration.trustedProxies)
-        let responder = HeadAsGet(inner: router.buildResponder())
-        let live = LiveStreamHandler.Serving(logger: logger) { try await responder.respond(to: $0, context: $1) }
-        return Application(
-            responder: responder,
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [ConnectionGuard(limits: limits, open: connections), LiveStreamHandler(serving: live)],
-                idleTimeout: configuration.idleTimeout)),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            onServerRunning: { channel in
-                logger.info("api serving", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
-            },
-            logger: logger)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import PantryAPI
+import PantryHTTP
 import PantryBus
 import PantryCore
 import PantryFetch

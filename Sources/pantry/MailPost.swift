@@ -1,4 +1,4 @@
-import PantryAPI
+import PantryHTTP
 import PantryMail
 
 /// The API posts its messages to the sender, which queues them in its outbox: the API links

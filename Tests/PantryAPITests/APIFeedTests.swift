@@ -2,6 +2,7 @@ import Logging
 import Testing
 import ZeroMQ
 @testable import PantryAPI
+@testable import PantryHTTP
 
 struct APIFeedTests {
     @Test func aWaitForAPositionNotAppliedEndsAtItsTimeoutAndOneAlreadyAppliedDoesNotWait() async throws {

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import PantryDomain
 import Testing
-@testable import PantryAPI
+@testable import PantryHTTP
 
 struct APISnapshotTests {
     static let digester = LoginDigester(tokenKey: SymmetricKey(size: .bits256))

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import PantryAPI
+@testable import PantryHTTP
 
 struct AcceptedBodyTests {
     @Test func theAcceptedAnswerIsJSONWithTheLastPositionAndEveryPosition() throws {

@@ -1,7 +1,7 @@
 import Crypto
 import PantryDomain
 import Testing
-@testable import PantryAPI
+@testable import PantryHTTP
 
 struct AccountDirectoryTests {
     static func registered(_ userId: UserID, _ name: String) -> Event {

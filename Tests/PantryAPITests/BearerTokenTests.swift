@@ -1,5 +1,5 @@
 import Testing
-@testable import PantryAPI
+@testable import PantryHTTP
 
 struct BearerTokenTests {
     @Test func theTokenIsWhatFollowsTheSchemeInAnyCaseWithoutSurroundingBlanks() {

@@ -1,5 +1,5 @@
 import Foundation
-@testable import PantryAPI
+@testable import PantryHTTP
 import Testing
 
 /// Rules openapi.yaml states that the API checks itself (schemathesis --checks all holds the two

@@ -4,6 +4,7 @@ import PantryDomain
 import Synchronization
 import Testing
 @testable import PantryAPI
+@testable import PantryHTTP
 
 /// The live streams' fan-out, resume and limits, in process (the HTTP side: Tests/system/test_live.py).
 struct LiveStreamsTests {

@@ -1,5 +1,5 @@
 import Foundation
-@testable import PantryAPI
+@testable import PantryHTTP
 import Hummingbird
 import PantryDomain
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-@testable import PantryAPI
+@testable import PantryHTTP
 import Testing
 
 @Suite struct RecipePictureTests {

@@ -1,7 +1,7 @@
 import NIOCore
 import PantryTestSupport
 import Testing
-@testable import PantryAPI
+@testable import PantryHTTP
 import PantryWire
 
 /// The API's short memory of recipe answers: never longer than the worker said they stay true,

@@ -1,5 +1,5 @@
 import Foundation
-@testable import PantryAPI
+@testable import PantryHTTP
 import Testing
 
 @Suite struct RevocationListTests {

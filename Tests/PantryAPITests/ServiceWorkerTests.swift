@@ -1,13 +1,13 @@
 import Foundation
 import PantryTestSupport
 import Testing
-@testable import PantryAPI
+@testable import PantryWeb
 
 /// The service worker's list of the app's files and its cache name are made from the files, not
 /// kept by hand (`ServiceWorker`).
 @Suite struct ServiceWorkerTests {
     static let web = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/PantryAPI/Web")
+        .deletingLastPathComponent().appendingPathComponent("Sources/PantryWeb/Web")
 
     /// A copy of the web files in the test scratch, removed after `body`.
     private func withCopy(_ body: (URL) throws -> Void) throws {

@@ -58,7 +58,7 @@ extension APIRouteTests {
             #expect(script.firstMatch(of: /const cacheName = "pantry-[0-9a-f]{16}";/) != nil)
             let list = try #require(script.firstMatch(of: /const shell = \[([^\]]*)\];/)?.1)
             let shell = list.split(separator: ", ").map { String($0.dropFirst().dropLast()) }
-            let app = Self.root.appendingPathComponent("Sources/PantryAPI/Web/app")
+            let app = Self.root.appendingPathComponent("Sources/PantryWeb/Web/app")
             let files = try FileManager.default.subpathsOfDirectory(atPath: app.path).filter { path in
                 var isDirectory: ObjCBool = false
                 return FileManager.default.fileExists(atPath: app.appendingPathComponent(path).path, isDirectory: &isDirectory) && !isDirectory.boolValue

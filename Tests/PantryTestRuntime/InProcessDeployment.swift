@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import Metrics
 import PantryAPI
+import PantryHTTP
 import PantryBus
 import PantryCore
 import PantryEventStore
@@ -22,7 +23,7 @@ import ZeroMQ
 /// A whole deployment in the test's process, with real parts: the core on a SQLite log in a
 /// temporary directory, every projection worker, the fetch worker on the offline catalog, each
 /// over its ZeroMQ `ipc://` socket in that directory as `pantry` processes talk, and the real API
-/// (`APIParts`, `buildRouter`, the server of `APIServer.application`) on a free port, driven
+/// (`APIParts`, `buildRouter`, the server of `buildApplication`) on a free port, driven
 /// through HummingbirdTesting. What needs processes (a kill, a restart, their logs) stays in pytest.
 package struct InProcessDeployment: Sendable {
     package let directory: DataDirectory
@@ -42,16 +43,19 @@ package struct InProcessDeployment: Sendable {
 
     /// Runs `body` against a deployment made for it in a new temporary directory, removed after.
     /// `configure` changes the API's settings (the password cost is lowered to 10, and the log-in
-    /// limits raised, as pytest's deployments have them). `alone`: no other deployment of the
-    /// process runs meanwhile, for a test that compares the shared metrics' counts.
+    /// limits raised, as pytest's deployments have them). `ports` may put a port of the test's own
+    /// before a real one, for an answer the real parts give only in a state this process cannot
+    /// reach (the log's server away). `alone`: no other deployment of the process runs meanwhile,
+    /// for a test that compares the shared metrics' counts.
     package static func run<Value: Sendable>(
         alone: Bool = false,
         configure: (inout APIServer.Configuration) -> Void = { _ in },
+        ports: (HTTPPorts) -> HTTPPorts = { $0 },
         _ body: @Sendable (any TestClientProtocol, InProcessDeployment) async throws -> Value
     ) async throws -> Value {
         await DeploymentGate.shared.enter(alone: alone)
         do {
-            let value = try await deploy(configure: configure, body)
+            let value = try await deploy(configure: configure, ports: ports, body)
             await DeploymentGate.shared.leave(alone: alone)
             return value
         } catch {
@@ -62,6 +66,7 @@ package struct InProcessDeployment: Sendable {
 
     private static func deploy<Value: Sendable>(
         configure: (inout APIServer.Configuration) -> Void,
+        ports: (HTTPPorts) -> HTTPPorts,
         _ body: @Sendable (any TestClientProtocol, InProcessDeployment) async throws -> Value
     ) async throws -> Value {
         _ = registry
@@ -118,7 +123,8 @@ package struct InProcessDeployment: Sendable {
         configure(&configuration)
         let parts = try await APIParts(configuration: configuration, logger: logger)
         services += parts.servicesBeforeServer + parts.servicesAfterServer
-        let app = APIServer.application(router: buildRouter(parts, registry: registry), configuration: configuration, logger: logger)
+        let router = buildRouter(ports(parts.ports), state: parts.state, settings: configuration.http, registry: registry, logger: logger)
+        let app = buildApplication(router: router, settings: configuration.http, logger: logger)
 
         let deployment = InProcessDeployment(directory: directory)
         let group = ServiceGroup(configuration: .init(services: services, logger: logger))

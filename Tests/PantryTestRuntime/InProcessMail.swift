@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PantryAPI
+import PantryHTTP
 import PantryMail
 
 extension InProcessDeployment {

@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG_PATH = ROOT / "Sources" / "PantryFetch" / "Resources" / "catalog.json"
-WEB = ROOT / "Sources" / "PantryAPI" / "Web"
+WEB = ROOT / "Sources" / "PantryWeb" / "Web"
 PICTURE = re.compile(r"/app/pictures/[a-z0-9-]+\.svg")
 
 DIETS = {

@@ -1,7 +1,7 @@
-// The grocery list's aisles (Sources/PantryAPI/Web/app/aisles.js).
+// The grocery list's aisles (Sources/PantryWeb/Web/app/aisles.js).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { byAisle } from "../../Sources/PantryAPI/Web/app/aisles.js";
+import { byAisle } from "../../Sources/PantryWeb/Web/app/aisles.js";
 
 const item = (name, aisle, checked = false) => ({ item: name, aisle, checked });
 

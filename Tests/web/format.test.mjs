@@ -1,7 +1,7 @@
-// What the screens print, tested without a page (Sources/PantryAPI/Web/app/format.js).
+// What the screens print, tested without a page (Sources/PantryWeb/Web/app/format.js).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { amount, count, drawnImage, imageSource, minutes, recipeSource, retryIn, webLink } from "../../Sources/PantryAPI/Web/app/format.js";
+import { amount, count, drawnImage, imageSource, minutes, recipeSource, retryIn, webLink } from "../../Sources/PantryWeb/Web/app/format.js";
 
 test("minutes read as a cook says them, none as nothing", () => {
   assert.equal(minutes(45), "45 min");

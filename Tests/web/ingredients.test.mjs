@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { pointKey } from "../../Sources/PantryAPI/Web/app/ingredients.js";
+import { pointKey } from "../../Sources/PantryWeb/Web/app/ingredients.js";
 
 const { cases } = JSON.parse(readFileSync(new URL("../Fixtures/ingredient-keys.json", import.meta.url), "utf8"));
 

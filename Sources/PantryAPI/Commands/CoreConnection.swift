@@ -3,6 +3,7 @@ import Logging
 import PantryBus
 import PantryWire
 import PantryDomain
+import PantryHTTP
 import ServiceLifecycle
 import Synchronization
 import ZeroMQ
@@ -15,12 +16,8 @@ import ZeroMQ
 /// only once the previous batch was answered, so a command that came just after a batch left
 /// waited for that batch's round trip and then its own.) An answer that comes after its caller
 /// gave up is dropped by its id, never taken for another command's. A service: its connection's
-/// socket thread runs in `run()`.
-package final class CoreConnection: Service {
-    package struct Unavailable: Error, CustomStringConvertible {
-        package var description: String
-    }
-
+/// socket thread runs in `run()`. The API's `CommandPort`.
+package final class CoreConnection: Service, CommandPort {
     private let connection: RequestConnection
     private let logger: Logger
     /// When the last failure was logged: while the core is down every command fails, and one line
@@ -52,7 +49,7 @@ package final class CoreConnection: Service {
         return outcome
     }
 
-    private func unavailable(_ reason: String) -> Unavailable {
+    private func unavailable(_ reason: String) -> PortUnavailable {
         let now = ContinuousClock.now
         let due = lastLogged.withLock { last in
             guard last.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
@@ -60,6 +57,6 @@ package final class CoreConnection: Service {
             return true
         }
         if due { logger.warning("the core did not answer", metadata: ["reason": "\(reason)"]) }
-        return Unavailable(description: reason)
+        return PortUnavailable(reason)
     }
 }

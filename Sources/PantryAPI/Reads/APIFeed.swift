@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PantryBus
 import PantryDomain
+import PantryHTTP
 import NIOPosix
 import PantryLog
 import PantryThreads
@@ -10,15 +11,6 @@ import Synchronization
 import ZeroMQ
 import PantryWire
 
-/// A read model the API keeps in memory, fed by `APIFeed`.
-protocol FeedReadModel: Sendable {
-    /// The event types it reads.
-    var eventTypes: Set<EventType> { get }
-    /// Folds `events` (in log order, each with its position); the model then stands at `position`,
-    /// which may lie past the last of them (events of other types in between).
-    func apply(_ events: [(event: Event, position: Int64)], through position: Int64)
-}
-
 /// The API's own view of the log, for the read models it keeps in memory: the accounts (log-in
 /// needs them) and the leaderboard (its most-read answer, served without a hop to a worker).
 /// Caught up from the log at start, then kept current from the event feed (gaps repaired from the
@@ -26,22 +18,7 @@ protocol FeedReadModel: Sendable {
 /// graceful shutdown. One follower for all of them: one subscription, one read of the log at start,
 /// and one position for `?after=` to wait on. Personal fields sealed in the log are opened by the
 /// core's log service, or with `keys` when the log file is read here.
-package final class APIFeed: Service {
-    /// What `/ready` reports.
-    package struct Progress: Sendable {
-        package var position: Int64
-        package var announcedHead: Int64
-        package var lastFeedMessage: ContinuousClock.Instant?
-        /// Why the core's writes fail, as its last heartbeat said (a full disk, the log's server
-        /// away); nil while they work.
-        package var coreStorage: String?
-        /// The log as it stood at start has been read: until then no account can be vouched for.
-        package var loaded = false
-        /// The models hold the log up to `position` (from the API's snapshot, or once loaded): the
-        /// leaderboard may be answered, at the position it stands at.
-        package var restored = false
-    }
-
+package final class APIFeed: Service, FeedPort {
     private struct Waiter {
         var id: UInt64
         var position: Int64
@@ -52,7 +29,7 @@ package final class APIFeed: Service {
     }
 
     private struct State {
-        var progress = Progress(position: 0, announcedHead: 0, lastFeedMessage: nil)
+        var progress = FeedProgress(position: 0, announcedHead: 0, lastFeedMessage: nil)
         var waiters: [Waiter] = []
         var nextWaiterId: UInt64 = 0
     }
@@ -116,7 +93,7 @@ package final class APIFeed: Service {
         thread = try ServiceThread(name: "api-feed")
     }
 
-    package var progress: Progress { state.withLock { $0.progress } }
+    package var progress: FeedProgress { state.withLock { $0.progress } }
 
     /// Waits until the event at `position` has been applied, woken by the follower as soon as it
     /// is; false when `timeout` passed first.
@@ -147,7 +124,7 @@ package final class APIFeed: Service {
     /// blocking work since that read blocks; callers that asked before a read began share the next
     /// one, so a crowd of them costs one read (and one pool thread). Nil when the log does not
     /// answer. The follower reads up to it at once.
-    func logHead() async -> Int64? {
+    package func logHead() async -> Int64? {
         guard openHeadReader != nil else { return nil }
         let asked = ContinuousClock.now
         while true {
@@ -191,7 +168,7 @@ package final class APIFeed: Service {
     /// resumes from before what `LiveStreams` kept; on NIO's pool for blocking work.
     /// A household's changes in the backlog go to its members as they stand now (the log read
     /// holds no history of who was a member when).
-    func liveChanges(of userId: UserID, household: HouseholdID?, after: Int64, through: Int64) async throws -> [LiveChange] {
+    package func liveChanges(of userId: UserID, household: HouseholdID?, after: Int64, through: Int64) async throws -> [LiveChange] {
         guard openHeadReader != nil, through > after else { return [] }
         return try await NIOThreadPool.singleton.runIfActive { [self] () throws -> [LiveChange] in
             guard let log = try sideReader() else { return [] }
@@ -218,13 +195,6 @@ package final class APIFeed: Service {
     /// The types that can change a household's list, cart or members.
     private static let householdTypeNames = HouseholdDirectory.householdTypes
         .union([.groceryAdded, .groceryChecked, .groceryRemoved, .cartAdjusted, .cookingStarted]).names
-
-    /// Waits (at most `timeout`) until the read models hold what the log held when it was called,
-    /// so that an account registered, or a password changed, through another API process a moment
-    /// ago is known here.
-    package func catchUpWithLog(timeout: Duration) async {
-        if let head = await logHead() { _ = await waitUntilApplied(head, timeout: timeout) }
-    }
 
     /// Follows the log on the feed's thread until the group shuts down gracefully (or the context
     /// does). A failure is logged and leaves the models as they are until the shutdown: the API
@@ -367,28 +337,6 @@ package final class APIFeed: Service {
         for waiter in ready {
             waiter.timeout?.cancel()
             waiter.continuation.resume(returning: true)
-        }
-    }
-}
-
-extension APIFeed {
-    /// Before a read of a model kept here: refused while the log is still being read at start;
-    /// with `?after=`, waits (bounded) until that position is applied, as a worker would, and
-    /// refuses at once a position beyond the log's head, which may never be written.
-    func readyToRead(after: Int64?) async throws {
-        let progress = self.progress
-        guard progress.restored else {
-            throw Problem(.notCaughtUp,
-                          detail: "the API is still reading the log (at position \(progress.position))", headers: [.retryAfter: "1"])
-        }
-        guard let after, after > progress.position else { return }
-        // Announced positions are written; one past them is asked of the log, never of the feed.
-        if after > progress.announcedHead, let head = await logHead(), after > head {
-            throw Problem(.positionNotWritten, detail: "position \(after) is beyond the log's head (\(head))")
-        }
-        guard await waitUntilApplied(after, timeout: .milliseconds(QueryRequest.defaultWaitMilliseconds)) else {
-            throw Problem(.notCaughtUp,
-                          detail: "position \(after) was not applied in time; at \(self.progress.position)", headers: [.retryAfter: "1"])
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PantryAPI
+import PantryHTTP
 import PantryBounded
 import PantryBus
 import PantryDomain
@@ -188,7 +189,7 @@ extension ConfigurationSources {
             if isSet(key) { configuration[keyPath: limit] = RateLimit(perSecond: rate, burst: max(rate * 10, 1)) }
         }
         configuration.trustedProxies = try parsed("trusted-proxies", shown: "none", expected: "IP addresses separated by commas or spaces") {
-            APIServer.Configuration.proxyAddresses($0)
+            HTTPSettings.proxyAddresses($0)
         } ?? configuration.trustedProxies
         for (key, timeout) in [("header-timeout", \APIServer.Configuration.headerTimeout),
                                ("body-timeout", \APIServer.Configuration.bodyTimeout),
