@@ -6,7 +6,7 @@ arrive at `--rate` commands/s, paced from due times; each change's delivery is t
 moment its 201 reached the sender (same process, same clock) to the moment its event reached the
 stream. Also: the API's RSS per idle stream, the API's CPU per delivered event (against the same
 load with no streams open), and the durable increments (wrk, as ops/bench-http sends them) with the
-streams open against without them. Run through ops/bench-live."""
+streams open against without them, alternated (`--rounds`). Run through ops/bench-live."""
 import argparse
 import asyncio
 import json
@@ -129,15 +129,48 @@ class Increments:
         self.directory, self.quoted, self.runs = directory, ",".join(f'"{t}"' for t in tokens), 0
 
     def __call__(self, deployment, seconds):
+        """(rate, p99 ms, non-2xx, the API's CPU µs per increment)."""
         self.runs += 1
         script = os.path.join(self.directory, f"increments-{self.runs}.lua")
         with open(script, "w") as f:
             f.write(LUA_INCREMENT % (self.quoted, RECIPES, INGREDIENTS, self.runs * 1_000_000))
-        rate, p99, errors, _ = wrk(f"http://127.0.0.1:{deployment.port}", seconds, 64, script)
-        return rate, p99, errors
+        pid = api_pid(deployment)
+        cpu_before = cpu_seconds([pid])[pid]
+        rate, p99, errors, requests = wrk(f"http://127.0.0.1:{deployment.port}", seconds, 64, script)
+        return rate, p99, errors, (cpu_seconds([pid])[pid] - cpu_before) * 1e6 / max(requests, 1)
 
 
-def measure(deployment, count, rate, seconds, increments, wrk_seconds, work):
+def alternate_increments(deployment, tokens, increments, wrk_seconds, rounds, settle, work):
+    """wrk's increments without the streams, then with them open, `rounds` times, and once more
+    without: on this shared machine two runs without streams in one bench differed by 22%
+    (2026-12-07), as much as the gap measured, so single runs cannot tell the streams' cost."""
+    without, with_open = [increments(deployment, wrk_seconds)], []
+    for n in range(rounds):
+        streams = Streams(deployment, tokens, work)
+        streams.open()
+        time.sleep(settle)
+        with_open.append(increments(deployment, wrk_seconds))
+        streams.close()
+        time.sleep(settle)
+        without.append(increments(deployment, wrk_seconds))
+        print(f"  increments, round {n + 1} of {rounds}: {without[-2][0]:.0f}/s without, {with_open[-1][0]:.0f}/s with "
+              f"the streams open, {without[-1][0]:.0f}/s without", flush=True)
+    # Each run with the streams against the runs without on either side of it.
+    pairs = [w[0] / statistics.mean([before[0], after[0]]) for w, before, after in zip(with_open, without, without[1:])]
+    return {
+        "without": [{"rate": r, "p99_ms": p, "non2xx": e, "api_cpu_us": c} for r, p, e, c in without],
+        "with": [{"rate": r, "p99_ms": p, "non2xx": e, "api_cpu_us": c} for r, p, e, c in with_open],
+        "median_without": statistics.median(r[0] for r in without),
+        "median_with": statistics.median(r[0] for r in with_open),
+        "ratio_of_medians": statistics.median(r[0] for r in with_open) / statistics.median(r[0] for r in without),
+        "ratio_per_round": pairs,
+        "median_ratio_per_round": statistics.median(pairs),
+        "api_cpu_us_per_increment": {"without": statistics.median(r[3] for r in without),
+                                     "with": statistics.median(r[3] for r in with_open)},
+    }
+
+
+def measure(deployment, count, rate, seconds, increments, wrk_seconds, rounds, settle, work):
     pid = api_pid(deployment)
     tokens = register(deployment, count, f"live{count}-")
     # Every token used once first: the first request of a token pays for its signature check.
@@ -146,31 +179,27 @@ def measure(deployment, count, rate, seconds, increments, wrk_seconds, work):
     cpu_before = cpu_seconds([pid])[pid]
     _, errors_without, _ = asyncio.run(load(deployment.port, tokens, rate, seconds))
     cpu_without = cpu_seconds([pid])[pid] - cpu_before
-    quiet_without = increments(deployment, wrk_seconds)
 
     async def with_streams():
         streams = Streams(deployment, tokens, work)
         rss_before = rss_kib(pid)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, streams.open)
-        await asyncio.sleep(3)
+        await asyncio.sleep(settle)
         rss_idle = rss_kib(pid)
         cpu_start = cpu_seconds([pid])[pid]
         accepted, errors, took = await load(deployment.port, tokens, rate, seconds)
         await asyncio.sleep(2)  # the last deliveries
         cpu_with = cpu_seconds([pid])[pid] - cpu_start
-        # wrk with the streams open (the holder keeps reading them meanwhile).
-        with_open = await loop.run_in_executor(None, increments, deployment, wrk_seconds)
         streams.close()
-        return rss_before, rss_idle, accepted, errors, took, cpu_with, streams, with_open
+        return rss_before, rss_idle, accepted, errors, took, cpu_with, streams
 
-    rss_before, rss_idle, accepted, errors, took, cpu_with, streams, with_open = asyncio.run(with_streams())
+    rss_before, rss_idle, accepted, errors, took, cpu_with, streams = asyncio.run(with_streams())
     latencies = [(streams.arrived[p] - answered) * 1000 for p, answered, _ in accepted if p in streams.arrived]
     from_send = [(streams.arrived[p] - sent) * 1000 for p, _, sent in accepted if p in streams.arrived]
     delivered = len(latencies)
-    time.sleep(3)
-    quiet_after = increments(deployment, wrk_seconds)
-    without_rate = statistics.mean([quiet_without[0], quiet_after[0]])
+    time.sleep(settle)
+    alternated = alternate_increments(deployment, tokens, increments, wrk_seconds, rounds, settle, work)
     result = {
         "streams": count, "rate": rate, "seconds": seconds, "commands_accepted": len(accepted), "command_errors": errors,
         "achieved_rate": len(accepted) / took, "delivered": delivered, "missing": len(accepted) - delivered,
@@ -178,9 +207,9 @@ def measure(deployment, count, rate, seconds, increments, wrk_seconds, work):
         "delivery_ms_after_send": {"p50": percentile(from_send, 50), "p99": percentile(from_send, 99), "max": max(from_send, default=None)},
         "rss_kib_per_idle_stream": (rss_idle - rss_before) / count,
         "api_cpu_us_per_delivered_event": (cpu_with - cpu_without) * 1e6 / max(delivered, 1),
-        "increments_per_s_without_streams": without_rate, "increments_per_s_with_streams": with_open[0],
-        "increments_ratio_with_over_without": with_open[0] / without_rate,
-        "increments_p99_ms": {"without": [quiet_without[1], quiet_after[1]], "with": with_open[1]},
+        "increments_per_s_without_streams": alternated["median_without"], "increments_per_s_with_streams": alternated["median_with"],
+        "increments_ratio_with_over_without": alternated["ratio_of_medians"],
+        "increments_alternated": alternated,
         "load_errors_without_streams": errors_without,
     }
     d, s = result["delivery_ms_after_answer"], result["delivery_ms_after_send"]
@@ -190,9 +219,11 @@ def measure(deployment, count, rate, seconds, increments, wrk_seconds, work):
           f"after the send: p50 {s['p50']:.1f}, p99 {s['p99']:.1f}, max {s['max']:.1f} ms", flush=True)
     print(f"  API memory {result['rss_kib_per_idle_stream']:.1f} KiB per idle stream; "
           f"CPU {result['api_cpu_us_per_delivered_event']:.0f} µs per delivered event", flush=True)
-    print(f"  durable increments {with_open[0]:.0f}/s with the streams open, {without_rate:.0f}/s without "
-          f"({quiet_without[0]:.0f} before, {quiet_after[0]:.0f} after): {result['increments_ratio_with_over_without']:.2f}",
-          flush=True)
+    cpu = alternated["api_cpu_us_per_increment"]
+    print(f"  durable increments, medians of {rounds} runs with the streams open and {rounds + 1} without: "
+          f"{alternated['median_with']:.0f}/s against {alternated['median_without']:.0f}/s: "
+          f"{alternated['ratio_of_medians']:.2f} (per round: {', '.join(f'{r:.2f}' for r in alternated['ratio_per_round'])}); "
+          f"API CPU per increment {cpu['with']:.0f} µs with, {cpu['without']:.0f} µs without", flush=True)
     return result
 
 
@@ -222,6 +253,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--wrk-seconds", type=int, default=10)
     parser.add_argument("--wrk-users", type=int, default=200, help="users whose points wrk's increments earn")
+    parser.add_argument("--rounds", type=int, default=3, help="increments with the streams open, alternated with runs without")
+    parser.add_argument("--settle-seconds", type=float, default=3, help="the pause after streams open or close, before wrk")
     parser.add_argument("--json")
     parser.add_argument("--idle-only", action="store_true", help="only the memory per idle stream (a fresh deployment per count)")
     args = parser.parse_args()
@@ -256,7 +289,7 @@ def run_all(args, counts, env, work, results):
         increments = Increments(work, prepare(deployment, args.wrk_users))
         for count in counts:
             try:
-                results.append(measure(deployment, count, args.rate, args.seconds, increments, args.wrk_seconds, work))
+                results.append(measure(deployment, count, args.rate, args.seconds, increments, args.wrk_seconds, args.rounds, args.settle_seconds, work))
             except Exception as error:  # a count that could not be measured is said, and the others kept
                 print(f"== {count} streams: not measured: {error}", flush=True)
                 results.append({"streams": count, "error": str(error)})

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PantryHTTP
+import PantryTestSupport
 import Testing
 
 @Suite struct PasswordHasherTests {
@@ -97,6 +98,44 @@ import Testing
         let refusedOfTheFirstThree = await [second, third].asyncCount { (try? await $0.value) == nil }
         #expect(refusedOfTheFirstThree == 1, "one of the flood's waiting jobs gave its place")
         #expect(try await [first.value, newcomer.value] == [1, 4])
+    }
+}
+
+@Suite struct PasswordHashingPoolLengthTests {
+    @Test func knownDevicesLogInsMayHoldMorePlacesThanTheQueueHas() async throws {
+        let pool = PasswordHashingPool(threads: 1, queueLimit: 2)
+        let gate = DispatchSemaphore(value: 0)
+        defer { gate.signal() }
+        let (holding, holds) = AsyncStream.makeStream(of: Void.self)
+        let running = Task { try await pool.run(client: "flood") { holds.yield(); gate.wait(); return 0 } }
+        var holdingEvents = holding.makeAsyncIterator()
+        await holdingEvents.next()
+        let cooks = (1...5).map { n in Task.immediate { try await pool.run(client: "cook\(n)", first: true) { n } } }
+        #expect(pool.queued == 5, "five returning cooks in a queue of two")
+        let guess = Task.immediate { try await pool.run(client: "flood") { -1 } }
+        #expect(pool.queued == 5, "a guess finds the queue full")
+        gate.signal()
+        await #expect(throws: PasswordHashingPool.Busy.self) { try await guess.value }
+        #expect(try await running.value == 0)
+        for (n, cook) in cooks.enumerated() { #expect(try await cook.value == n + 1) }
+    }
+
+    @Test func theQueueFollowsTheTimeTheHashesTake() async throws {
+        let clock = ManualClock()
+        let pool = PasswordHashingPool(threads: 1, queueLimit: 2, now: { clock.instant })
+        // One thread, 10 ms a hash, a wait of 1 s: what it hashes in that time.
+        #expect(pool.limitQueue(toWait: .seconds(1), oneHash: .milliseconds(10)) == 100)
+        // A machine slowed by other work: each hash now takes 100 ms. Each reads the length its
+        // predecessor left (one thread: a job runs after the last one's time is counted).
+        var limits: [Int] = []
+        for _ in 0...8 {
+            limits.append(try await pool.run(client: nil) {
+                clock.advance(by: .milliseconds(100))
+                return pool.queueLimit
+            })
+        }
+        #expect(limits.first == 100 && limits == limits.sorted(by: >), "it shortens with each slow hash: \(limits)")
+        #expect(limits.last == 10, "about 1 s of 100 ms hashes, not 100 of them: \(limits)")
     }
 }
 

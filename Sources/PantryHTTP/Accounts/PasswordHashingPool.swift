@@ -12,8 +12,8 @@ import Glibc
 /// `queueLimit` wait, the rest answered 503 at once.
 /// The API lets each client address hold one place (`AccountRoutes.admitted`), so the queue should
 /// be as long as the addresses it is fair to, and no longer than a wait a client sits through:
-/// `limitQueue` sets it from the time one hash takes (a waiting job costs no memory to speak of;
-/// scrypt's 32 MiB is taken only while it runs).
+/// `limitQueue` sets it from the time one hash takes, and each hash done moves it (a waiting job
+/// costs no memory to speak of; scrypt's 32 MiB is taken only while it runs).
 final class PasswordHashingPool: Sendable {
     struct Busy: Error {}
 
@@ -30,6 +30,11 @@ final class PasswordHashingPool: Sendable {
         var jobs: [Job] = []
         var places: [String: Int] = [:]
         var minuteStarted = ContinuousClock.now
+        /// The wait the queue is sized for (`limitQueue`), and the recent hashes' mean time, which
+        /// its length follows: sized once at start, it held log-ins for 30 s and more once other
+        /// work slowed the hashes (four test processes on two cores, a debug build).
+        var wait: Duration?
+        var recentHash = Duration.zero
 
         mutating func count(_ client: String?, now: ContinuousClock.Instant) -> Int {
             if now - minuteStarted > .seconds(60) || places.count > 100_000 {
@@ -52,11 +57,15 @@ final class PasswordHashingPool: Sendable {
     private let limit: Atomic<Int>
     let threads: Int
     var queueLimit: Int { limit.load(ordering: .relaxed) }
+    /// The clock of the hashes' times (a test's own moves only when told).
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), queueLimit: Int = 32) {
+    init(threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), queueLimit: Int = 32,
+         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         pool = NIOThreadPool(numberOfThreads: threads)
         limit = Atomic(queueLimit)
         self.threads = threads
+        self.now = now
     }
 
     deinit {
@@ -76,16 +85,38 @@ final class PasswordHashingPool: Sendable {
         #endif
     }
 
+    static let knownDeviceLane = 32
+
     /// Jobs waiting for a thread.
     var queued: Int { jobs.withLock { $0.jobs.count } }
 
-    /// As many jobs as the threads finish in `wait` when each takes `oneHash`, from 32 to 1,024.
+    /// As many jobs as the threads finish in `wait` when each takes `oneHash`, from 4 to 1,024; from
+    /// then on, when each takes what the recent hashes took.
     @discardableResult
     func limitQueue(toWait wait: Duration, oneHash: Duration) -> Int {
+        jobs.withLock { queue in
+            queue.wait = wait
+            queue.recentHash = oneHash
+        }
+        return resize(wait: wait, oneHash: oneHash)
+    }
+
+    @discardableResult
+    private func resize(wait: Duration, oneHash: Duration) -> Int {
         let jobs = Int((Double(threads) * (wait / max(oneHash, .milliseconds(1)))).rounded(.down))
-        let bounded = min(max(jobs, 32), 1_024)
+        let bounded = min(max(jobs, 4), 1_024)
         limit.store(bounded, ordering: .relaxed)
         return bounded
+    }
+
+    /// A hash took `took`: the queue follows the recent mean (a quarter of the weight to the newest).
+    private func observe(_ took: Duration) {
+        let sizing = jobs.withLock { queue -> (wait: Duration, oneHash: Duration)? in
+            guard let wait = queue.wait else { return nil }
+            queue.recentHash = (queue.recentHash * 3 + took) / 4
+            return (wait, queue.recentHash)
+        }
+        if let sizing { resize(wait: sizing.wait, oneHash: sizing.oneHash) }
     }
 
     /// Runs `work` on the pool for `client`; `Busy` at once when `queueLimit` jobs already wait,
@@ -96,7 +127,9 @@ final class PasswordHashingPool: Sendable {
     ///
     /// A `first` job (a known device's log-in) goes ahead of the others, and when the queue is full
     /// takes the place of the last of them: under a flood from 200 addresses a returning cook's
-    /// log-in waited behind 32 guesses (2.9-3.6 s each, issue 45).
+    /// log-in waited behind 32 guesses (2.9-3.6 s each, issue 45). Known devices' log-ins alone
+    /// may hold up to `knownDeviceLane` places, however short the queue: each came through its
+    /// device's own lockout, and 20 returning cooks at once found 4 places (hashes slowed).
     func run<T: Sendable>(client: String?, first: Bool = false, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         // Started on the first hash rather than in `init`: a pool never used holds no thread.
         pool.start()
@@ -114,7 +147,12 @@ final class PasswordHashingPool: Sendable {
                         give()
                         return .queued
                     }
-                    guard others < queue.jobs.endIndex else { return .busy }
+                    guard others < queue.jobs.endIndex else {
+                        guard queue.jobs.count < Self.knownDeviceLane else { return .busy }
+                        queue.jobs.append(job)
+                        give()
+                        return .queued
+                    }
                     let refused = queue.jobs.removeLast()
                     queue.jobs.insert(job, at: others)
                     give()
@@ -141,9 +179,11 @@ final class PasswordHashingPool: Sendable {
                 pool.submit { [self] state in
                     guard let next = jobs.withLock({ $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }) else { return }
                     guard case .active = state else { return next.refuse() }
+                    let started = self.now()
                     // Every job: the pool's threads are NIO's, started without it (one call, against ~90 ms of scrypt).
                     Self.yieldToRequests()
                     next.work()
+                    observe(self.now() - started)
                 }
             case .replacing(let refused): refused.refuse()
             case .busy: job.refuse()
