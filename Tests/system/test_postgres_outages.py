@@ -240,8 +240,14 @@ def test_the_core_survives_its_postgres_server(processes, servers, monkeypatch, 
         struck = time.monotonic()
         fault(server)
         back = time.monotonic()
-        wait_for(lambda: any(t > back and o["status"] == "accepted" and not o.get("duplicate")
-                             for t, o in list(load.answers)), timeout=10, what="commands accepted again")
+        try:
+            wait_for(lambda: any(t > back and o["status"] == "accepted" and not o.get("duplicate")
+                                 for t, o in list(load.answers)), timeout=10, what="commands accepted again")
+        except AssertionError as error:
+            since = [(round(t - back, 2), o["status"], o.get("code")) for t, o in list(load.answers) if t > back - 1]
+            log = (processes.data / "core-core-0.log").read_text()
+            raise AssertionError(f"{error}; answers from 1 s before: {since[:5]} ... {since[-5:]} ({len(since)}); "
+                                 f"the core's log ends:\n{log[-3000:]}") from None
         time.sleep(1)
         load.sending = False
         load.resend_until_resolved()
