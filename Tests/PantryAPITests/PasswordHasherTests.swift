@@ -123,8 +123,8 @@ import Testing
     @Test func theQueueFollowsTheTimeTheHashesTake() async throws {
         let clock = ManualClock()
         let pool = PasswordHashingPool(threads: 1, queueLimit: 2, now: { clock.instant })
-        // One thread, 10 ms a hash, a wait of 1 s: what it hashes in that time.
-        #expect(pool.limitQueue(toWait: .seconds(1), oneHash: .milliseconds(10)) == 100)
+        // One thread, 10 ms a hash, a wait of 2 s: what it hashes in that time.
+        #expect(pool.limitQueue(toWait: .seconds(2), oneHash: .milliseconds(10)) == 200)
         // A machine slowed by other work: each hash now takes 100 ms. Each reads the length its
         // predecessor left (one thread: a job runs after the last one's time is counted).
         var limits: [Int] = []
@@ -134,8 +134,8 @@ import Testing
                 return pool.queueLimit
             })
         }
-        #expect(limits.first == 100 && limits == limits.sorted(by: >), "it shortens with each slow hash: \(limits)")
-        #expect(limits.last == 10, "about 1 s of 100 ms hashes, not 100 of them: \(limits)")
+        #expect(limits.first == 200 && limits == limits.sorted(by: >), "it shortens with each slow hash: \(limits)")
+        #expect(limits.last == 21, "about 2 s of 100 ms hashes, not 200 of them: \(limits)")
     }
 }
 
