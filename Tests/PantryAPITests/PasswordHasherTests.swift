@@ -135,7 +135,7 @@ import Testing
             })
         }
         #expect(limits.first == 200 && limits == limits.sorted(by: >), "it shortens with each slow hash: \(limits)")
-        #expect(limits.last == 21, "about 2 s of 100 ms hashes, not 200 of them: \(limits)")
+        #expect(limits.last == 32, "down to the floor of 32 (2 s of 100 ms hashes is 20), not 200: \(limits)")
     }
 }
 

@@ -90,9 +90,10 @@ final class PasswordHashingPool: Sendable {
     /// Jobs waiting for a thread.
     var queued: Int { jobs.withLock { $0.jobs.count } }
 
-    /// As many jobs as the threads finish in `wait` when each takes `oneHash`, from 16 to 1,024; from
-    /// then on, when each takes what the recent hashes took. Not fewer than 16: newcomers take the
-    /// places of repeat clients, and with 4 places 9 honest log-ins at once refused each other.
+    /// As many jobs as the threads finish in `wait` when each takes `oneHash`, from 32 to 1,024; from
+    /// then on, when each takes what the recent hashes took. Not fewer than 32: newcomers take the
+    /// places of repeat clients, and with 4 places 9 honest log-ins at once refused each other;
+    /// with 16, parallel in-process tests' registrations were refused.
     @discardableResult
     func limitQueue(toWait wait: Duration, oneHash: Duration) -> Int {
         jobs.withLock { queue in
@@ -105,7 +106,7 @@ final class PasswordHashingPool: Sendable {
     @discardableResult
     private func resize(wait: Duration, oneHash: Duration) -> Int {
         let jobs = Int((Double(threads) * (wait / max(oneHash, .milliseconds(1)))).rounded(.down))
-        let bounded = min(max(jobs, 16), 1_024)
+        let bounded = min(max(jobs, 32), 1_024)
         limit.store(bounded, ordering: .relaxed)
         return bounded
     }
