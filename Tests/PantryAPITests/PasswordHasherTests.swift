@@ -102,24 +102,6 @@ import Testing
 }
 
 @Suite struct PasswordHashingPoolLengthTests {
-    @Test func knownDevicesLogInsMayHoldMorePlacesThanTheQueueHas() async throws {
-        let pool = PasswordHashingPool(threads: 1, queueLimit: 2)
-        let gate = DispatchSemaphore(value: 0)
-        defer { gate.signal() }
-        let (holding, holds) = AsyncStream.makeStream(of: Void.self)
-        let running = Task { try await pool.run(client: "flood") { holds.yield(); gate.wait(); return 0 } }
-        var holdingEvents = holding.makeAsyncIterator()
-        await holdingEvents.next()
-        let cooks = (1...5).map { n in Task.immediate { try await pool.run(client: "cook\(n)", first: true) { n } } }
-        #expect(pool.queued == 5, "five returning cooks in a queue of two")
-        let guess = Task.immediate { try await pool.run(client: "flood") { -1 } }
-        #expect(pool.queued == 5, "a guess finds the queue full")
-        gate.signal()
-        await #expect(throws: PasswordHashingPool.Busy.self) { try await guess.value }
-        #expect(try await running.value == 0)
-        for (n, cook) in cooks.enumerated() { #expect(try await cook.value == n + 1) }
-    }
-
     @Test func theQueueFollowsTheTimeTheHashesTake() async throws {
         let clock = ManualClock()
         let pool = PasswordHashingPool(threads: 1, queueLimit: 2, now: { clock.instant })

@@ -31,8 +31,8 @@ final class PasswordHashingPool: Sendable {
         var places: [String: Int] = [:]
         var minuteStarted = ContinuousClock.now
         /// The wait the queue is sized for (`limitQueue`), and the recent hashes' mean time, which
-        /// its length follows: sized once at start, it held log-ins for 30 s and more once other
-        /// work slowed the hashes (four test processes on two cores, a debug build).
+        /// its length follows above its floor: sized once from one hash at start, it kept that
+        /// length whatever the hashes took later.
         var wait: Duration?
         var recentHash = Duration.zero
 
@@ -85,8 +85,6 @@ final class PasswordHashingPool: Sendable {
         #endif
     }
 
-    static let knownDeviceLane = 32
-
     /// Jobs waiting for a thread.
     var queued: Int { jobs.withLock { $0.jobs.count } }
 
@@ -129,9 +127,7 @@ final class PasswordHashingPool: Sendable {
     ///
     /// A `first` job (a known device's log-in) goes ahead of the others, and when the queue is full
     /// takes the place of the last of them: under a flood from 200 addresses a returning cook's
-    /// log-in waited behind 32 guesses (2.9-3.6 s each, issue 45). Known devices' log-ins alone
-    /// may hold up to `knownDeviceLane` places, however short the queue: each came through its
-    /// device's own lockout, and 20 returning cooks at once found 4 places (hashes slowed).
+    /// log-in waited behind 32 guesses (2.9-3.6 s each, issue 45).
     func run<T: Sendable>(client: String?, first: Bool = false, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         // Started on the first hash rather than in `init`: a pool never used holds no thread.
         pool.start()
@@ -149,12 +145,7 @@ final class PasswordHashingPool: Sendable {
                         give()
                         return .queued
                     }
-                    guard others < queue.jobs.endIndex else {
-                        guard queue.jobs.count < Self.knownDeviceLane else { return .busy }
-                        queue.jobs.append(job)
-                        give()
-                        return .queued
-                    }
+                    guard others < queue.jobs.endIndex else { return .busy }
                     let refused = queue.jobs.removeLast()
                     queue.jobs.insert(job, at: others)
                     give()
