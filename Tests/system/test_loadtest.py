@@ -100,19 +100,19 @@ def test_the_load_test_registers_its_users_against_a_deployment_with_default_lim
     # The API's own log-in limits (2/s per address, 100/s overall) and its full scrypt cost.
     api = start_core_and_api(processes, env={"PANTRY_LOGIN_RATE_PER_CLIENT": "2", "PANTRY_LOGIN_RATE_OVERALL": "100"},
                              api_args=("--password-cost", "15"))
-    run = subprocess.run([processes.bin, "loadtest", "--url", api.url, "--users", "150", "--clients", "8",
+    run = subprocess.run([processes.bin, "loadtest", "--url", api.url, "--users", "60", "--clients", "8",
                           "--duration", "2", "--seed", "11", "--data", str(processes.data), "--cleanup",
                           "--output", str(tmp_path / "result.json"), "--plot", str(tmp_path / "result.svg")],
                          capture_output=True, timeout=120)
     assert run.returncode == 0, run.stdout.decode() + run.stderr.decode()
     assert b"register as the operator" in run.stderr and b"check         PASSED" in run.stdout
-    assert json.loads((tmp_path / "result.json").read_text())["check"]["users"] == 150
-    assert b"cleanup       150 users deleted" in run.stdout, "the operator removes its users past the limits too"
+    assert json.loads((tmp_path / "result.json").read_text())["check"]["users"] == 60
+    assert b"cleanup       60 users deleted" in run.stdout, "the operator removes its users past the limits too"
 
     # Without the key it registers like any client, and says how to give it the key when refused.
     empty = tmp_path / "elsewhere"
     empty.mkdir()
-    refused = subprocess.run([processes.bin, "loadtest", "--url", api.url, "--users", "150", "--clients", "8",
+    refused = subprocess.run([processes.bin, "loadtest", "--url", api.url, "--users", "60", "--clients", "8",
                               "--duration", "2", "--data", str(empty), "--output", str(tmp_path / "r.json"),
                               "--plot", str(tmp_path / "r.svg")], capture_output=True, timeout=120)
     assert refused.returncode == 2, refused.stderr.decode()
