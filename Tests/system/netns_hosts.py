@@ -74,12 +74,18 @@ class Host:
         self.kill()
 
     def signal_all(self, number, wait):
+        self.signal(number)
+        self.wait_for_none(wait)
+
+    def signal(self, number):
         for pid in self.pids():
             try:
                 os.kill(pid, number)
             except ProcessLookupError:
                 pass
-        deadline = time.monotonic() + wait
+
+    def wait_for_none(self, seconds):
+        deadline = time.monotonic() + seconds
         while self.pids() and time.monotonic() < deadline:
             time.sleep(0.05)
 
@@ -128,6 +134,9 @@ class Lan:
         self.cleanups.append(cleanup)
 
     def close(self):
+        # Every host told to stop at once, as an operator's shutdown would: one at a time took 7 s.
+        for host in self.hosts:
+            host.signal(signal.SIGTERM)
         for host in self.hosts:
             host.stop()
         for cleanup in self.cleanups:
