@@ -225,8 +225,16 @@ def test_a_burst_right_after_a_restart_is_answered_well_within_the_apis_wait_wit
     expired = [search(f"stew {n}") for n in range(50)]
     # 152.5 points, charged by the stand-in, fill the cache.
     set_mode(upstream, "normal", "&quota=1000")
-    warm = fetch.ask(*cached[:50]) + fetch.ask(*cached[50:]) + fetch.ask(*expired)
-    assert all(a["ok"] and a["response"]["origin"] == "upstream" for a in warm), [a for a in warm if not a["ok"]][:3]
+    # The warm-up is the set-up, not the test: when a loaded machine answered some otherwise (once,
+    # with three tests at a time), all are asked again: the cached ones come from the cache.
+    for _ in range(3):
+        warm = fetch.ask(*cached[:50]) + fetch.ask(*cached[50:]) + fetch.ask(*expired)
+        missed = [a["response"]["origin"] if a["ok"] else a["error"] for a in warm
+                  if not (a["ok"] and a["response"]["origin"] in ("upstream", "cache"))]
+        if not missed:
+            break
+        print(f"warm-up: {len(missed)} answers not from the upstream, asked again: {missed[:3]}")
+    assert not missed, missed[:3]
     fetch.socket.close()
     fetch.process.terminate()
     fetch.process.wait(timeout=10)
