@@ -356,7 +356,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PantryRouteTests",
-            dependencies: ["PantryTestRuntime", "PantryHTTP", "PantryLog", "PantryMail", "PantryBus", "PantryWire", "ZeroMQ",
+            dependencies: ["PantryTestRuntime", "PantryTestSupport", "PantryHTTP", "PantryLog", "PantryMail", "PantryBus", "PantryWire", "ZeroMQ",
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import PantryTestRuntime
+import PantryTestSupport
 import Testing
 
 /// GET /v1/me/live: Server-Sent Events of the user's own changes (issue 42), on one deployment.
@@ -141,11 +142,9 @@ extension APIRouteTests {
     private static func everyAnswerIsInTheAccessLog(_ deployment: InProcessDeployment) async throws {
         let path = deployment.directory.url.appendingPathComponent("access.log").path
         // The access log writes its lines once a second.
-        var logged = false
-        for _ in 0..<50 where !logged {
+        let logged = try await waitUntil(timeout: .seconds(5), interval: .milliseconds(100)) {
             let lines = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-            logged = ["200", "400", "401"].allSatisfy { lines.contains(" GET /v1/me/live \($0) ") }
-            if !logged { try await Task.sleep(for: .milliseconds(100)) }
+            return ["200", "400", "401"].allSatisfy { lines.contains(" GET /v1/me/live \($0) ") }
         }
         #expect(logged, "\((try? String(contentsOfFile: path, encoding: .utf8)) ?? "no access log")")
     }
