@@ -158,9 +158,12 @@ def alternate_increments(deployment, tokens, increments, wrk_seconds, rounds, se
     # Each run with the streams against the runs without on either side of it.
     pairs = [w[0] / statistics.mean([before[0], after[0]]) for w, before, after in zip(with_open, without, without[1:])]
     median_without, median_with = statistics.median(r[0] for r in without), statistics.median(r[0] for r in with_open)
+    def rows(runs):
+        return [{"rate": r, "p99_ms": p, "non2xx": e, "api_cpu_us": c} for r, p, e, c in runs]
+
     return {
-        "without": [{"rate": r, "p99_ms": p, "non2xx": e, "api_cpu_us": c} for r, p, e, c in without],
-        "with": [{"rate": r, "p99_ms": p, "non2xx": e, "api_cpu_us": c} for r, p, e, c in with_open],
+        "without": rows(without),
+        "with": rows(with_open),
         "median_without": median_without,
         "median_with": median_with,
         "ratio_of_medians": median_with / median_without,

@@ -70,8 +70,8 @@ def test_a_full_disk_fails_commands_cleanly_and_the_core_recovers_without_a_rest
         assert all(o["status"] == "accepted" for o in submit(cooking("fill", 25)))
 
         accepted, failed = set(), set()
-        # Ten rounds of every user's a run: one `pantry submit` a round took a minute to fill the
-        # disk with four tests at a time on two cores (a debug binary's start each).
+        # Ten rounds of every user's commands to each `pantry submit`: with one round each, filling
+        # the disk took a minute with four tests at a time on two cores (a debug binary's start each).
         for first in range(0, 5_000, 10):
             outcomes = submit([use("fill", u, n) for n in range(first, first + 10) for u in range(USERS)])
             accepted |= {o["commandId"] for o in outcomes if o["status"] == "accepted"}
